@@ -1,0 +1,27 @@
+"""Pyramide: the game of Pyramid solitaire as a pure Python library."""
+
+from .cards import Card, InvalidCard
+from .codes import InvalidCode, InvalidLayout
+from .events import Event, Outcome, Spot
+from .game import STOCK, UNDER, UNDO, WASTE, Game, InvalidAction, InvalidSpot, Move
+from .rules import InvalidRules, Rules
+
+__all__ = [
+    "STOCK",
+    "UNDER",
+    "UNDO",
+    "WASTE",
+    "Card",
+    "Event",
+    "Game",
+    "InvalidAction",
+    "InvalidCard",
+    "InvalidCode",
+    "InvalidLayout",
+    "InvalidRules",
+    "InvalidSpot",
+    "Move",
+    "Outcome",
+    "Rules",
+    "Spot",
+]

@@ -1,0 +1,120 @@
+"""``python -m pyramide play [CODE]`` and ``python -m pyramide show CODE [--png FILE]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import events as ev
+from .codes import InvalidCode
+from .game import STOCK, Game
+from .text import board_text
+
+HELP = (
+    "Type a position (1-28), a card name (10C, QS, K♦), 'w' for the waste top, "
+    "'d' to draw or turn the waste back, 'u' to undo, 'q' to quit."
+)
+
+MESSAGES = {
+    ev.Blocked: "This card is blocked by another card",
+    ev.SumNot13: "The sum must be 13",
+}
+
+
+def describe(event: ev.Event) -> str:
+    if type(event) in MESSAGES:
+        return MESSAGES[type(event)]
+    match event:
+        case ev.Selected(card=card):
+            return f"{card} selected"
+        case ev.Deselected(card=card):
+            return f"{card} deselected"
+        case ev.PairRemoved(cards=(a, b), points=points):
+            return f"removed {a} + {b} (+{points})"
+        case ev.KingRemoved(card=card, points=points):
+            return f"removed {card} (+{points})"
+        case ev.Drew(card=card):
+            return f"drew {card}"
+        case ev.TurnedBack(count=count):
+            return f"turned the waste back ({count} cards)"
+        case ev.NoPassesLeft():
+            return "no passes left: the waste cannot be turned back again"
+        case ev.NotInPlay(card=card, removed=removed):
+            return f"{card} has been removed" if removed else f"{card} is not free to play"
+        case ev.UnknownCard(reason=reason):
+            return reason
+        case ev.Undone(kind=kind):
+            return f"undid the last {kind}"
+        case ev.NothingToUndo():
+            return "nothing to undo"
+        case ev.GameOver():
+            return "the game is over"
+    return "nothing to do"
+
+
+def play(game: Game, stdin=sys.stdin, stdout=sys.stdout) -> int:  # noqa: ANN001
+    print(HELP, file=stdout)
+    print(board_text(game), file=stdout)
+    while game.outcome is None:
+        print("> ", end="", file=stdout, flush=True)
+        line = stdin.readline()
+        if not line:
+            return 0
+        text = line.strip()
+        if not text:
+            continue
+        low = text.lower()
+        if low in ("q", "quit", "exit"):
+            return 0
+        if low in ("d", "draw", "s", "stock"):
+            event = game.tap(STOCK)
+        elif low in ("u", "undo"):
+            event = game.undo()
+        elif low in ("w", "waste"):
+            event = game.tap("waste")
+        elif low.isdigit():
+            number = int(low)
+            if not 1 <= number <= 28:
+                print("positions are 1-28", file=stdout)
+                continue
+            event = game.tap(number - 1)
+        else:
+            event = game.tap_card(text)
+        print(describe(event), file=stdout)
+        print(board_text(game), file=stdout)
+    if game.outcome.value == "won":
+        print(f"You won! Score {game.score}, {game.moves} moves.", file=stdout)
+    else:
+        print("No more possible moves", file=stdout)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pyramide", description="Pyramid solitaire in the terminal")
+    sub = parser.add_subparsers(dest="command", required=True)
+    play_parser = sub.add_parser("play", help="play a game (a random deal, or the deal of CODE)")
+    play_parser.add_argument("code", nargs="?")
+    show_parser = sub.add_parser("show", help="print the deal of CODE")
+    show_parser.add_argument("code")
+    show_parser.add_argument("--png", metavar="FILE", help="also write the board picture to FILE")
+    args = parser.parse_args(argv)
+    try:
+        game = Game.from_code(args.code) if args.code else Game.new()
+    except InvalidCode as error:
+        print(f"invalid deal code: {error}", file=sys.stderr)
+        return 2
+    if args.command == "play":
+        return play(game)
+    print(board_text(game))
+    print("stock (draw order): " + " ".join(map(str, game.stock)))
+    if args.png:
+        from .render import render_board
+
+        with open(args.png, "wb") as out:
+            out.write(render_board(game))
+        print(f"wrote {args.png}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,165 @@
+"""What a tap or an undo did. Events are values: the bot turns them into words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .cards import Card
+
+Spot = int | str
+"""A pyramid index 0-27 (position 1 is index 0), ``"waste"``, ``"stock"``, or ``"under"``."""
+
+
+class Outcome(StrEnum):
+    WON = "won"
+    STUCK = "stuck"  # "No more possible moves"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base class. ``is_action`` is true when the event is a move that counts and can be undone."""
+
+    @property
+    def is_action(self) -> bool:
+        return False
+
+    @property
+    def key(self) -> str:
+        """A stable name for translation catalogues, e.g. ``sum_not_13``."""
+        return _KEYS[type(self)]
+
+
+@dataclass(frozen=True, slots=True)
+class Selected(Event):
+    spot: Spot
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Deselected(Event):
+    spot: Spot
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class PairRemoved(Event):
+    spots: tuple[Spot, Spot]
+    cards: tuple[Card, Card]
+    points: int
+
+    @property
+    def is_action(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class KingRemoved(Event):
+    spot: Spot
+    card: Card
+    points: int
+
+    @property
+    def is_action(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Blocked(Event):
+    """The card is covered ("This card is blocked by another card"); nothing changed."""
+
+    spot: Spot
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class SumNot13(Event):
+    """Two cards that do not sum to 13 ("The sum must be 13"); ``second`` is now selected."""
+
+    first: Card
+    second: Card
+    spot: Spot
+
+
+@dataclass(frozen=True, slots=True)
+class Drew(Event):
+    card: Card
+
+    @property
+    def is_action(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class TurnedBack(Event):
+    count: int
+    passes: int
+
+    @property
+    def is_action(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class NoPassesLeft(Event):
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class NothingToDo(Event):
+    """An empty place was tapped (a removed card, an empty stock and waste)."""
+
+    spot: Spot
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Event):
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class NotInPlay(Event):
+    """``tap_card`` named a real card that is neither in the pyramid nor on top of the waste."""
+
+    card: Card
+    removed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownCard(Event):
+    """``tap_card`` got a name that is no card; ``reason`` is the parser's message."""
+
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Undone(Event):
+    """The last action was taken back; ``kind`` is pair, king, draw or turn."""
+
+    kind: str
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class NothingToUndo(Event):
+    pass
+
+
+_KEYS: dict[type, str] = {
+    Selected: "selected",
+    Deselected: "deselected",
+    PairRemoved: "pair_removed",
+    KingRemoved: "king_removed",
+    Blocked: "blocked",
+    SumNot13: "sum",
+    Drew: "drew",
+    TurnedBack: "turned_back",
+    NoPassesLeft: "no_passes_left",
+    NothingToDo: "nothing_to_do",
+    GameOver: "game_over",
+    NotInPlay: "not_in_play",
+    UnknownCard: "unknown_card",
+    Undone: "undone",
+    NothingToUndo: "nothing_to_undo",
+}

@@ -1,0 +1,82 @@
+"""Deals built by hand whose answers are known, shared by engine, solver and bot tests."""
+
+from __future__ import annotations
+
+from pyramide import STOCK, WASTE, Game, Rules
+
+SUIT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+def card(value: int, suit: str) -> str:
+    return NAMES[value - 1] + SUIT[suit]
+
+
+# ---------------------------------------------------------------------------
+# "Kings and pairs": every row falls by a king and pairs of neighbours.
+KINGS_AND_PAIRS_ROWS = [
+    "K♣",
+    "6♥ 7♥",
+    "K♦ 5♥ 8♥",
+    "3♥ 10♥ 4♥ 9♥",
+    "K♥ A♥ Q♥ 2♥ J♥",
+    "4♠ 9♠ 5♠ 8♠ 6♠ 7♠",
+    "K♠ A♠ Q♠ 2♠ J♠ 3♠ 10♠",
+]
+KINGS_AND_PAIRS_PYRAMID = [c for row in KINGS_AND_PAIRS_ROWS for c in row.split()]
+# Outside cards: ♦ and ♣ in partner order, so that top and under pair in the W variant.
+_OUTSIDE = [card(v, s) for s in "DC" for x in range(1, 7) for v in (x, 13 - x)]
+KINGS_AND_PAIRS_WASTE = _OUTSIDE[:1]
+KINGS_AND_PAIRS_STOCK = _OUTSIDE[1:]
+
+
+def kings_and_pairs(rules: Rules = Rules()) -> Game:
+    return Game.from_layout(KINGS_AND_PAIRS_PYRAMID, KINGS_AND_PAIRS_WASTE, KINGS_AND_PAIRS_STOCK, rules)
+
+
+def clear_kings_and_pairs(game: Game) -> None:
+    """Clear the pyramid row by row, bottom up, without touching the stock."""
+    for row in range(6, -1, -1):
+        start = row * (row + 1) // 2
+        spots = list(range(start, start + row + 1))
+        while spots:
+            first = spots.pop(0)
+            if game.pyramid[first] is not None and game.pyramid[first].is_king:
+                game.tap(first)
+            else:
+                game.tap(first)
+                game.tap(spots.pop(0))
+
+
+# ---------------------------------------------------------------------------
+# "Stuck": 20 pyramid cards pair with the stock, the last 8 are pairs of a card
+# and a card covering it, so once the stock and waste are gone nothing can move.
+STUCK_TOP = {0: "4♠", 1: "9♠", 2: "10♠", 5: "3♠", 3: "Q♠", 6: "A♠", 4: "J♠", 7: "2♠"}
+STUCK_ORDER = [*range(21, 28), *range(15, 21), *range(10, 15), 8, 9]
+_ZONE = [card(v, "H") for v in range(1, 13)] + [card(v, "C") for v in range(1, 7)] + ["5♠", "6♠"]
+_PARTNERS = [card(13 - v, "D") for v in range(1, 13)] + [card(13 - v, "C") for v in range(1, 7)] + ["8♠", "7♠"]
+
+
+def stuck_layout() -> tuple[list[str], list[str], list[str]]:
+    pyramid = [""] * 28
+    for index, name in STUCK_TOP.items():
+        pyramid[index] = name
+    for index, name in zip(STUCK_ORDER, _ZONE, strict=True):
+        pyramid[index] = name
+    return pyramid, ["K♥"], [*_PARTNERS, "K♦", "K♣", "K♠"]
+
+
+def stuck_game(rules: Rules = Rules()) -> Game:
+    return Game.from_layout(*stuck_layout(), rules)
+
+
+def play_stuck_line(game: Game, *, check: bool = False) -> None:
+    """The line that empties the stock and waste; with ``check``, asserts the game is not over before the end."""
+    steps: list[tuple[str | int, ...]] = [(WASTE,)]
+    steps += [(STOCK, WASTE, index) for index in STUCK_ORDER]
+    steps += [(STOCK, WASTE)] * 3
+    for step in steps:
+        if check:
+            assert game.outcome is None
+        for spot in step:
+            game.tap(spot)
