@@ -152,6 +152,17 @@ class Game:
             game.apply(action)
         return game
 
+    def copy(self) -> Game:
+        """An independent copy of this game (state, history and action log)."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._pyramid = list(self._pyramid)
+        other._stock = list(self._stock)
+        other._waste = list(self._waste)
+        other._history = deque(self._history, maxlen=UNDO_LIMIT)
+        other.actions = list(self.actions)
+        return other
+
     def apply(self, action: Spot) -> Event:
         """Apply one entry of an action log."""
         if action == UNDO:
@@ -440,6 +451,8 @@ class Game:
         cleared = all(card is None for card in self._pyramid)
         if cleared and (not self.rules.strict_win or not (self._stock or self._waste)):
             self._outcome = Outcome.WON
+        elif self._stock or (self._waste and self._passes_left()):
+            self._outcome = None  # a card to draw or a waste to turn back: the game goes on
         elif not self.legal_moves():
             self._outcome = Outcome.STUCK
         else:

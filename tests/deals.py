@@ -80,3 +80,56 @@ def play_stuck_line(game: Game, *, check: bool = False) -> None:
             assert game.outcome is None
         for spot in step:
             game.tap(spot)
+
+
+# ---------------------------------------------------------------------------
+# "Two passes": Q♣ on top needs an ace, and the aces are drawn long before the
+# 8 and the 6 that free it; one pass buries them, a second pass brings them back.
+TWO_PASS_ROWS = [
+    "Q♣",
+    "5♣ 7♥",
+    "K♦ 5♥ 8♥",
+    "3♥ 10♥ 4♥ 9♥",
+    "K♥ A♥ Q♥ 2♥ J♥",
+    "4♠ 9♠ 5♠ 8♠ 6♠ 7♠",
+    "K♠ A♠ Q♠ 2♠ J♠ 3♠ 10♠",
+]
+TWO_PASS_WASTE = ["2♣"]
+TWO_PASS_STOCK = [
+    "A♣",
+    "A♦",
+    "3♣",
+    "4♣",
+    "7♣",
+    "9♣",
+    "10♣",
+    "J♣",
+    "2♦",
+    "3♦",
+    "4♦",
+    "5♦",
+    "7♦",
+    "9♦",
+    "10♦",
+    "J♦",
+    "Q♦",
+    "K♣",
+    "8♣",
+    "8♦",
+    "6♥",
+    "6♣",
+    "6♦",
+]
+
+
+def two_pass(rules: Rules = Rules()) -> Game:
+    pyramid = [c for row in TWO_PASS_ROWS for c in row.split()]
+    return Game.from_layout(pyramid, TWO_PASS_WASTE, TWO_PASS_STOCK, rules)
+
+
+def queen_over_all_aces(rules: Rules = Rules()) -> Game:
+    """The two-pass deal with A♣ and A♦ moved into row 4: all four aces lie below Q♣."""
+    pyramid = [c for row in TWO_PASS_ROWS for c in row.split()]
+    pyramid[6], pyramid[7] = "A♣", "A♦"
+    stock = [("3♥" if c == "A♣" else "10♥" if c == "A♦" else c) for c in TWO_PASS_STOCK]
+    return Game.from_layout(pyramid, TWO_PASS_WASTE, stock, rules)

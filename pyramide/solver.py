@@ -1,0 +1,596 @@
+"""Exact search over Pyramide positions: winnable?, a winning line, hints, most cards removable.
+
+The search works on compact states and turns its answer back into engine moves.
+
+- With unlimited turns of the waste, every stock or waste card can be brought to
+  the waste top without changing anything else, so the stock order does not
+  matter. Without the drawn-card-with-waste variant, outside cards of one value
+  are interchangeable and a state is (pyramid mask, count of outside cards per
+  value). With that variant the pair "top + under" is any two neighbours in the
+  (fixed) cyclic order of the outside cards, so a state is (pyramid mask, mask of
+  remaining outside cards).
+- With limited passes the full state is searched: (pyramid mask, remaining
+  outside cards, how far the stock has been drawn, passes used).
+
+Kings are removed as soon as they are free (never a loss). A transposition table
+remembers dead states, and a position is proved hopeless early when some pyramid
+card has no partner left that could ever be free together with it, or when the
+cards of a value pair cannot be matched up by counting.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from copy import copy
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from .cards import KING
+from .game import COVERS, PYRAMID_SIZE, STOCK, UNDER, WASTE, Game, Move
+from .rules import Rules
+
+FULL = (1 << PYRAMID_SIZE) - 1
+DEFAULT_NODE_LIMIT = 2_000_000
+
+
+class Verdict(StrEnum):
+    WON = "won"
+    IMPOSSIBLE = "impossible"
+    UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    verdict: Verdict
+    line: tuple[Move, ...] = ()
+    nodes: int = 0
+
+    @property
+    def won(self) -> bool:
+        return self.verdict is Verdict.WON
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """The suggested move, and whether it lies on a winning line."""
+
+    move: Move | None
+    winning: bool
+    removable: int | None = None  # pyramid cards still removable after it (when not winning)
+
+
+class _Undecided(Exception):
+    pass
+
+
+def _relatives() -> tuple[list[int], list[int]]:
+    """For each card: mask of cards above or below it (ancestors and descendants), and of direct neighbours."""
+    below = [0] * PYRAMID_SIZE  # cards that (transitively) cover i
+    for i in range(PYRAMID_SIZE - 1, -1, -1):
+        for c in COVERS[i]:
+            below[i] |= (1 << c) | below[c]
+    related = [below[i] for i in range(PYRAMID_SIZE)]
+    for i in range(PYRAMID_SIZE):
+        for j in range(PYRAMID_SIZE):
+            if below[j] >> i & 1:
+                related[i] |= 1 << j
+    direct = [0] * PYRAMID_SIZE
+    for i in range(PYRAMID_SIZE):
+        for c in COVERS[i]:
+            direct[i] |= 1 << c
+            direct[c] |= 1 << i
+    return related, direct
+
+
+_RELATED, _DIRECT = _relatives()
+_COVER_MASK = [sum(1 << c for c in COVERS[i]) for i in range(PYRAMID_SIZE)]
+
+
+_FREE_CACHE: dict[int, tuple[int, ...]] = {}
+
+
+def _free(mask: int) -> tuple[int, ...]:
+    """Free pyramid cards of a mask (cached: only a few thousand shapes ever occur)."""
+    free = _FREE_CACHE.get(mask)
+    if free is None:
+        free = tuple(i for i in range(PYRAMID_SIZE) if mask >> i & 1 and not mask & _COVER_MASK[i])
+        if len(_FREE_CACHE) < 200_000:
+            _FREE_CACHE[mask] = free
+    return free
+
+
+# A step is an abstract move of the compact search, turned into engine moves by _realize:
+#   ("k", i)        pyramid king i            ("pp", i, j)   pyramid pair
+#   ("po", i, v)    pyramid i + an outside card of value v (counts search)
+#   ("pc", i, p)    pyramid i + outside card at position p
+#   ("cc", p, q)    outside neighbours p < q (W variant: under p, top q)
+#   ("ck", p)       outside king at position p
+#   ("ok",)         any outside king (counts search, strict win)
+#   ("m", move)     an engine move, as is (full search)
+Step = tuple
+
+
+class _Search:
+    """Shared machinery: pyramid values, compatibility masks, node counting, DFS."""
+
+    def __init__(self, game: Game, node_limit: int) -> None:
+        self.rules: Rules = game.rules
+        self.values = [card.value if card else 0 for card in game.pyramid]
+        self.start_mask = sum(1 << i for i, card in enumerate(game.pyramid) if card is not None)
+        self.value_masks = [0] * 14
+        for i, v in enumerate(self.values):
+            if v:
+                self.value_masks[v] |= 1 << i
+        # compat[i]: pyramid cards that may ever pair with i (not above or below it, or its direct
+        # neighbour under the card-with-cover variant), of the partner value.
+        self.compat = [0] * PYRAMID_SIZE
+        for i, v in enumerate(self.values):
+            if v and v != KING:
+                allowed = ~_RELATED[i]
+                if self.rules.pair_with_cover:
+                    allowed |= _DIRECT[i]
+                self.compat[i] = self.value_masks[13 - v] & allowed
+        self.node_limit = node_limit
+        self.nodes = 0
+        self.dead: set = set()
+        self._values_left: dict[int, list[int]] = {}
+
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.nodes > self.node_limit:
+            raise _Undecided
+
+    def pyramid_pairs(self, mask: int, free: tuple[int, ...]) -> Iterator[tuple[int, int]]:
+        values = self.values
+        for a in range(len(free)):
+            i = free[a]
+            for b in range(a + 1, len(free)):
+                j = free[b]
+                if values[i] + values[j] == 13:
+                    yield i, j
+        if self.rules.pair_with_cover:
+            # i covered by exactly one card j, which is free.
+            for i in range(PYRAMID_SIZE):
+                if mask >> i & 1 and values[i] != KING:
+                    cover = mask & _COVER_MASK[i]
+                    if cover and not cover & (cover - 1):
+                        j = cover.bit_length() - 1
+                        if j in free and values[i] + values[j] == 13:
+                            yield i, j
+
+    def values_left(self, mask: int) -> list[int]:
+        """How many pyramid cards of each value remain in ``mask``."""
+        counted = self._values_left.get(mask)
+        if counted is None:
+            counted = [(mask & vm).bit_count() for vm in self.value_masks]
+            self._values_left[mask] = counted
+        return counted
+
+    def unmatched(self, mask: int, outside: list[int]) -> bool:
+        """Counting proof: the cards of some value pair cannot all be matched up.
+
+        With a and b pyramid cards of values v and 13 - v, and c and d outside cards of those
+        values, some x pyramid-pyramid pairs must leave a - x <= d and b - x <= c."""
+        left = self.values_left(mask)
+        for v in range(1, 7):
+            a, b = left[v], left[13 - v]
+            if max(a - outside[13 - v], b - outside[v], 0) > min(a, b):
+                return True
+            if self.rules.strict_win and not self.rules.draw_with_waste and (outside[v] > b or outside[13 - v] > a):
+                return True
+        return False
+
+    def orphan(self, mask: int, outside_has: list[bool]) -> bool:
+        """Some pyramid card has no partner left anywhere it could meet."""
+        m = mask & ~self.value_masks[KING]
+        while m:
+            low = m & -m
+            i = low.bit_length() - 1
+            m ^= low
+            if not outside_has[13 - self.values[i]] and not mask & self.compat[i]:
+                return True
+        return False
+
+    # -- generic depth-first search
+    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+        raise NotImplementedError
+
+    def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+        raise NotImplementedError
+
+    def is_win(self, state: tuple) -> bool:
+        raise NotImplementedError
+
+    def hopeless(self, state: tuple) -> bool:
+        raise NotImplementedError
+
+    def start(self) -> tuple:
+        raise NotImplementedError
+
+    def win_line(self, state: tuple) -> list[Step] | None:
+        self.tick()
+        state, forced = self.expand(state)
+        if self.is_win(state):
+            return forced
+        if state in self.dead or self.hopeless(state):
+            self.dead.add(state)
+            return None
+        for step, child in self.successors(state):
+            rest = self.win_line(child)
+            if rest is not None:
+                return [*forced, step, *rest]
+        self.dead.add(state)
+        return None
+
+    def most_removed(self, state: tuple, memo: dict) -> int:
+        """Most pyramid cards removable from ``state`` (counting those removed by forced kings)."""
+        self.tick()
+        mask0 = state[0]
+        state, _ = self.expand(state)
+        gained = (mask0 ^ state[0]).bit_count()
+        best = memo.get(state)
+        if best is None:
+            best = 0
+            if state[0]:
+                ceiling = self.bound(state)
+                for _, child in self.successors(state):
+                    if best >= ceiling:
+                        break
+                    best = max(best, (state[0] ^ child[0]).bit_count() + self.most_removed(child, memo))
+            memo[state] = best
+        return gained + best
+
+    def bound(self, state: tuple) -> int:
+        """An upper bound on the cards removable from an expanded state."""
+        return state[0].bit_count()
+
+
+class _CountSearch(_Search):
+    """Unlimited passes, no drawn-card-with-waste: outside cards by value only."""
+
+    def __init__(self, game: Game, node_limit: int) -> None:
+        super().__init__(game, node_limit)
+        self.counts = [0] * 14
+        for card in (*game.stock, *game.waste):
+            self.counts[card.value] += 1
+
+    def start(self) -> tuple:
+        return (self.start_mask, tuple(self.counts[1:13]))
+
+    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+        mask, counts = state
+        forced: list[Step] = []
+        kings = self.value_masks[KING]
+        while True:
+            free_kings = [i for i in _free(mask) if kings >> i & 1]
+            if not free_kings:
+                return (mask, counts), forced
+            for i in free_kings:
+                mask &= ~(1 << i)
+                forced.append(("k", i))
+
+    def is_win(self, state: tuple) -> bool:
+        return state[0] == 0 and (not self.rules.strict_win or not any(state[1]))
+
+    def hopeless(self, state: tuple) -> bool:
+        mask, counts = state
+        if mask == 0:
+            return True  # not a win (strict win with outside cards left and no pyramid partner)
+        outside = [0, *counts, 0]
+        return self.orphan(mask, [c > 0 for c in outside]) or self.unmatched(mask, outside)
+
+    def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+        mask, counts = state
+        free = _free(mask)
+        values = self.values
+        for i, j in self.pyramid_pairs(mask, free):
+            yield ("pp", i, j), (mask & ~(1 << i) & ~(1 << j), counts)
+        tried = set()
+        for i in free:
+            partner = 13 - values[i]
+            if counts[partner - 1] and (i, partner) not in tried:
+                tried.add((i, partner))
+                new = list(counts)
+                new[partner - 1] -= 1
+                yield ("po", i, partner), (mask & ~(1 << i), tuple(new))
+
+
+class _OrderSearch(_Search):
+    """Unlimited passes with the drawn-card-with-waste variant: outside cards by position."""
+
+    def __init__(self, game: Game, node_limit: int) -> None:
+        super().__init__(game, node_limit)
+        self.outside = [c.value for c in (*game.waste, *game.stock)]
+        self.cards = [*game.waste, *game.stock]
+
+    def start(self) -> tuple:
+        return (self.start_mask, (1 << len(self.outside)) - 1)
+
+    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+        mask, out = state
+        forced: list[Step] = []
+        kings = self.value_masks[KING]
+        while True:
+            free_kings = [i for i in _free(mask) if kings >> i & 1]
+            if not free_kings:
+                break
+            for i in free_kings:
+                mask &= ~(1 << i)
+                forced.append(("k", i))
+        for p, v in enumerate(self.outside):
+            if v == KING and out >> p & 1:
+                out &= ~(1 << p)
+                forced.append(("ck", p))
+        return (mask, out), forced
+
+    def is_win(self, state: tuple) -> bool:
+        return state[0] == 0 and (not self.rules.strict_win or state[1] == 0)
+
+    def hopeless(self, state: tuple) -> bool:
+        mask, out = state
+        if mask == 0:
+            return not self.neighbour_pairs(out)
+        return self.outside_check(mask, out)
+
+    def outside_check(self, mask: int, out: int) -> bool:
+        counts = [0] * 14
+        for p, v in enumerate(self.outside):
+            if out >> p & 1:
+                counts[v] += 1
+        return self.orphan(mask, [c > 0 for c in counts]) or self.unmatched(mask, counts)
+
+    def neighbour_pairs(self, out: int) -> list[tuple[int, int]]:
+        positions = [p for p in range(len(self.outside)) if out >> p & 1]
+        return [(p, q) for p, q in itertools.pairwise(positions) if self.outside[p] + self.outside[q] == 13]
+
+    def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+        mask, out = state
+        free = _free(mask)
+        for i, j in self.pyramid_pairs(mask, free):
+            yield ("pp", i, j), (mask & ~(1 << i) & ~(1 << j), out)
+        for i in free:
+            partner = 13 - self.values[i]
+            for p, v in enumerate(self.outside):
+                if v == partner and out >> p & 1:
+                    yield ("pc", i, p), (mask & ~(1 << i), out & ~(1 << p))
+        for p, q in self.neighbour_pairs(out):
+            yield ("cc", p, q), (mask, out & ~(1 << p) & ~(1 << q))
+
+
+class _FullSearch(_Search):
+    """Limited passes: the exact stock position and passes used are part of the state."""
+
+    def __init__(self, game: Game, node_limit: int) -> None:
+        super().__init__(game, node_limit)
+        self.cards = [*game.waste, *game.stock]
+        self.outside = [c.value for c in self.cards]
+        self.cursor = len(game.waste)
+        self.passes = game.passes
+        self.limit = game.rules.pass_limit
+        unlimited = copy(game)
+        unlimited.rules = replace(game.rules, pass_limit=None)
+        self.relaxed: _Search = _search_for(unlimited, node_limit)
+        self.relaxed.node_limit = 1 << 62  # counted into this search's own nodes
+        self._alive: dict[tuple, bool] = {}
+        self._relaxed_memo: dict = {}
+
+    def start(self) -> tuple:
+        return (self.start_mask, (1 << len(self.outside)) - 1, self.cursor, self.passes)
+
+    outside_check = _OrderSearch.outside_check
+
+    def tops(self, out: int, cursor: int) -> tuple[int, int]:
+        """Positions of the waste top and the card under it (-1 when none)."""
+        below = out & ((1 << cursor) - 1)
+        if not below:
+            return -1, -1
+        top = below.bit_length() - 1
+        rest = below & ~(1 << top)
+        return top, (rest.bit_length() - 1 if rest else -1)
+
+    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+        mask, out, cursor, passes = state
+        forced: list[Step] = []
+        kings = self.value_masks[KING]
+        while True:
+            free_kings = [i for i in _free(mask) if kings >> i & 1]
+            top, _ = self.tops(out, cursor)
+            if free_kings:
+                for i in free_kings:
+                    mask &= ~(1 << i)
+                    forced.append(("m", Move("king", (i,))))
+            elif top >= 0 and self.outside[top] == KING:
+                out &= ~(1 << top)
+                forced.append(("m", Move("king", (WASTE,))))
+            else:
+                return (mask, out, cursor, passes), forced
+
+    def is_win(self, state: tuple) -> bool:
+        return state[0] == 0 and (not self.rules.strict_win or state[1] == 0)
+
+    def hopeless(self, state: tuple) -> bool:
+        mask, out, _cursor, _passes = state
+        if mask == 0:
+            return not self.rules.draw_with_waste
+        return self.outside_check(mask, out) or not self.relaxed_alive(mask, out)
+
+    def relaxed_key(self, mask: int, out: int) -> tuple:
+        if self.rules.draw_with_waste:
+            return (mask, out)
+        counts = [0] * 14
+        for p, v in enumerate(self.outside):
+            if out >> p & 1:
+                counts[v] += 1
+        return (mask, tuple(counts[1:13]))
+
+    def relaxed_alive(self, mask: int, out: int) -> bool:
+        """Whether the position is winnable with unlimited turns of the waste (a bound, shared memo)."""
+        key = self.relaxed_key(mask, out)
+        alive = self._alive.get(key)
+        if alive is None:
+            self.relaxed.nodes = 0
+            alive = self.relaxed.win_line(key) is not None
+            self.nodes += self.relaxed.nodes
+            self._alive[key] = alive
+        return alive
+
+    def relaxed_most(self, mask: int, out: int) -> int:
+        """Most pyramid cards removable with unlimited turns: an upper bound for this position."""
+        return self.relaxed.most_removed(self.relaxed_key(mask, out), self._relaxed_memo)
+
+    def bound(self, state: tuple) -> int:
+        return self.relaxed_most(state[0], state[1])
+
+    def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+        mask, out, cursor, passes = state
+        free = _free(mask)
+        for i, j in self.pyramid_pairs(mask, free):
+            yield ("m", Move("pair", (i, j))), (mask & ~(1 << i) & ~(1 << j), out, cursor, passes)
+        top, under = self.tops(out, cursor)
+        if top >= 0:
+            for i in free:
+                if self.values[i] + self.outside[top] == 13:
+                    yield ("m", Move("pair", (i, WASTE))), (mask & ~(1 << i), out & ~(1 << top), cursor, passes)
+            if self.rules.draw_with_waste and under >= 0 and self.outside[top] + self.outside[under] == 13:
+                yield ("m", Move("pair", (WASTE, UNDER))), (mask, out & ~(1 << top) & ~(1 << under), cursor, passes)
+        ahead = out >> cursor
+        if ahead:
+            nxt = cursor + (ahead & -ahead).bit_length()
+            yield ("m", Move("draw")), (mask, out, nxt, passes)
+        elif out and (self.limit is None or passes < self.limit):
+            yield ("m", Move("turn")), (mask, out, 0, passes + 1)
+
+
+def _search_for(game: Game, node_limit: int) -> _Search:
+    if game.rules.pass_limit is not None:
+        return _FullSearch(game, node_limit)
+    if game.rules.draw_with_waste:
+        return _OrderSearch(game, node_limit)
+    return _CountSearch(game, node_limit)
+
+
+def solve(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Solution:
+    """Won (with a winning line of engine moves), impossible, or undecided within ``node_limit`` nodes."""
+    if game.outcome is not None:
+        verdict = Verdict.WON if game.outcome.value == "won" else Verdict.IMPOSSIBLE
+        return Solution(verdict)
+    search = _search_for(game, node_limit)
+    try:
+        steps = search.win_line(search.start())
+    except _Undecided:
+        return Solution(Verdict.UNDECIDED, nodes=search.nodes)
+    if steps is None:
+        return Solution(Verdict.IMPOSSIBLE, nodes=search.nodes)
+    return Solution(Verdict.WON, tuple(_realize(game, search, steps)), search.nodes)
+
+
+def max_removable(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> int | None:
+    """The most pyramid cards that can still be removed from this position (None if undecided)."""
+    search = _search_for(game, node_limit)
+    try:
+        return search.most_removed(search.start(), {})
+    except _Undecided:
+        return None
+
+
+def hint(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Hint:
+    """The next move of a winning line or, when there is none, the move that keeps the most cards removable."""
+    moves = game.legal_moves()
+    if not moves:
+        return Hint(None, False)
+    solution = solve(game, node_limit)
+    if solution.won and solution.line:
+        return Hint(solution.line[0], True)
+    best: tuple[int, int] | None = None
+    choice = moves[0]
+    for move in moves:
+        trial = game.copy()
+        trial.play(move)
+        gained = trial.removed - game.removed
+        rest = max_removable(trial, node_limit // max(len(moves), 1))
+        score = (gained + (rest or 0), 0 if move.kind in ("draw", "turn") else 1)
+        if best is None or score > best:
+            best, choice = score, move
+    return Hint(choice, False, game.removed + best[0] if best else None)
+
+
+def _realize(game: Game, search: _Search, steps: list[Step]) -> list[Move]:
+    """Turn abstract steps into engine moves by playing them on a copy of ``game``."""
+    trial = game.copy()
+    trial.selected = None
+    out: list[Move] = []
+
+    def play(move: Move) -> None:
+        out.append(move)
+        trial.play(move)
+
+    def cycle_until(done) -> None:  # noqa: ANN001
+        for _ in range(2 * 52 + 2):
+            if done():
+                return
+            play(Move("draw") if trial.stock else Move("turn"))
+        raise AssertionError("solver line cannot be realised")
+
+    cards = getattr(search, "cards", None)
+    for step in steps:
+        kind = step[0]
+        if kind == "m":
+            play(step[1])
+        elif kind == "k":
+            play(Move("king", (step[1],)))
+        elif kind == "pp":
+            play(Move("pair", (step[1], step[2])))
+        elif kind == "po":
+            value = step[2]
+            cycle_until(lambda v=value: bool(trial.waste) and trial.waste[-1].value == v)
+            play(Move("pair", (step[1], WASTE)))
+        elif kind == "pc":
+            card = cards[step[2]]
+            cycle_until(lambda c=card: bool(trial.waste) and trial.waste[-1] == c)
+            play(Move("pair", (step[1], WASTE)))
+        elif kind == "cc":
+            low, high = cards[step[1]], cards[step[2]]
+            cycle_until(lambda a=low, b=high: len(trial.waste) >= 2 and trial.waste[-2:] == (a, b))
+            play(Move("pair", (WASTE, UNDER)))
+        elif kind == "ck":
+            card = cards[step[1]]
+            cycle_until(lambda c=card: bool(trial.waste) and trial.waste[-1] == c)
+            play(Move("king", (WASTE,)))
+    # Strict win under the counts search: outside kings go last.
+    while game.rules.strict_win and trial.outcome is None and any(c.is_king for c in (*trial.stock, *trial.waste)):
+        cycle_until(lambda: bool(trial.waste) and trial.waste[-1].is_king)
+        play(Move("king", (WASTE,)))
+    return out
+
+
+@dataclass
+class WinnablePick:
+    number: int
+    tried: int
+    nodes: int = 0
+    skipped_undecided: list[int] = field(default_factory=list)
+
+
+def first_winnable(start: int, rules: Rules = Rules(), node_limit: int = DEFAULT_NODE_LIMIT) -> WinnablePick:
+    """The first deal number from ``start`` upwards that is proved winnable under ``rules``.
+
+    Deterministic on every machine: the limit counts nodes, and an undecided deal is
+    skipped the same way everywhere."""
+    number = start
+    tried = 0
+    nodes = 0
+    skipped: list[int] = []
+    while True:
+        game = Game.from_number(number, rules)
+        result = solve(game, node_limit)
+        tried += 1
+        nodes += result.nodes
+        if result.won:
+            return WinnablePick(number, tried, nodes, skipped)
+        if result.verdict is Verdict.UNDECIDED:
+            skipped.append(number)
+        number += 1
+
+
+__all__ = ["STOCK", "Hint", "Solution", "Verdict", "first_winnable", "hint", "max_removable", "solve"]

@@ -1,0 +1,110 @@
+import pytest
+
+from pyramide import Game, Outcome, Rules
+from pyramide.solver import Verdict, first_winnable, hint, max_removable, solve
+from tests.deals import kings_and_pairs, queen_over_all_aces, two_pass
+
+ALL_RULES = [
+    Rules(),
+    Rules(pass_limit=0),
+    Rules(pass_limit=2),
+    Rules(strict_win=True),
+    Rules(draw_with_waste=True),
+    Rules(pair_with_cover=True),
+]
+
+
+def play_line(game: Game, line) -> Game:
+    for move in line:
+        assert move in game.legal_moves(), f"{move} is not legal in {game}"
+        game.play(move)
+    return game
+
+
+@pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.token)
+def test_kings_and_pairs_is_won_by_the_line_the_solver_gives(rules):
+    game = kings_and_pairs(rules)
+    result = solve(game)
+    if rules.strict_win:
+        # The 24 outside cards are ♦ and ♣ with no partner left once the pyramid pairs off.
+        assert result.verdict is Verdict.WON or result.verdict is Verdict.IMPOSSIBLE
+        return
+    assert result.verdict is Verdict.WON
+    assert play_line(game, result.line).outcome is Outcome.WON
+    assert max_removable(kings_and_pairs(rules)) == 28
+
+
+def test_card_whose_partners_all_cover_it_makes_the_deal_impossible():
+    game = queen_over_all_aces()
+    result = solve(game)
+    assert result.verdict is Verdict.IMPOSSIBLE
+    # Q♣ stays, and only three queens are left for the four aces, so one ace stays too.
+    # The cheapest ace to keep is A♣ in row 4: it holds K♦ and 5♣ above it. 28 - 4 = 24.
+    assert max_removable(game) == 24
+
+
+def test_deal_that_needs_two_passes():
+    assert solve(two_pass(Rules(pass_limit=0))).verdict is Verdict.IMPOSSIBLE
+    result = solve(two_pass(Rules(pass_limit=1)))
+    assert result.verdict is Verdict.WON
+    assert any(move.kind == "turn" for move in result.line)
+    assert play_line(two_pass(Rules(pass_limit=1)), result.line).outcome is Outcome.WON
+    assert solve(two_pass()).won
+    assert max_removable(two_pass(Rules(pass_limit=0))) == 27
+
+
+@pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.token)
+def test_verdicts_agree_with_playing_the_line_through_the_engine(rules):
+    for number in range(12):
+        game = Game.from_number(number, rules)
+        result = solve(game, node_limit=300_000)
+        if result.won:
+            assert play_line(Game.from_number(number, rules), result.line).outcome is Outcome.WON
+        elif result.verdict is Verdict.IMPOSSIBLE:
+            removable = max_removable(game, node_limit=300_000)
+            if not rules.strict_win:
+                assert removable is None or removable < 28
+
+
+def test_solving_from_the_middle_of_a_game():
+    game = Game.from_number(first_winnable(0).number)
+    line = solve(game).line
+    for move in line[: len(line) // 2]:
+        game.play(move)
+    rest = solve(game)
+    assert rest.won
+    assert play_line(game, rest.line).outcome is Outcome.WON
+
+
+def test_following_hints_wins_a_winnable_deal():
+    for start in (0, 40):
+        number = first_winnable(start).number
+        game = Game.from_number(number)
+        for _ in range(400):
+            if game.outcome:
+                break
+            suggestion = hint(game)
+            assert suggestion.winning
+            game.play(suggestion.move)
+        assert game.outcome is Outcome.WON
+
+
+def test_hint_without_a_winning_line_keeps_the_most_cards():
+    game = queen_over_all_aces()
+    suggestion = hint(game)
+    assert not suggestion.winning and suggestion.move is not None
+    assert suggestion.removable == 24
+
+
+def test_first_winnable_is_deterministic_and_skips_only_unwinnable_deals():
+    pick = first_winnable(0)
+    assert pick == first_winnable(0)
+    assert solve(Game.from_number(pick.number)).won
+    for number in range(pick.number):
+        assert not solve(Game.from_number(number)).won
+
+
+def test_undecided_within_a_tiny_node_limit():
+    assert solve(kings_and_pairs(), node_limit=3).verdict is Verdict.UNDECIDED
+    assert solve(kings_and_pairs()).verdict is Verdict.WON
+    assert solve(queen_over_all_aces(Rules(pass_limit=2))).verdict is Verdict.IMPOSSIBLE
