@@ -1,0 +1,28 @@
+"""Regenerate the reference boards after an intended design change:
+
+    .venv/bin/python tests/reference/regenerate.py
+
+Then look at the PNGs in tests/reference/ before committing them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from pyramide.render import render_board  # noqa: E402
+from tests.reference.positions import POSITIONS  # noqa: E402
+
+
+def main() -> None:
+    for name, build in POSITIONS.items():
+        path = Path(__file__).with_name(f"{name}.png")
+        path.write_bytes(render_board(build(), now=1000.0))
+        print(f"wrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
