@@ -27,7 +27,13 @@ _FACT52 = factorial(52)
 
 
 class InvalidCode(ValueError):
-    """A deal code that cannot be read; the message says what is wrong."""
+    """A deal code that cannot be read; the message says what is wrong.
+
+    ``kind`` names the problem for translations: format, version, rules, characters, length, range."""
+
+    def __init__(self, message: str, kind: str = "format") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class InvalidLayout(ValueError):
@@ -82,7 +88,7 @@ def shuffled_deck(number: int) -> tuple[Card, ...]:
 
 def numbered_deal(number: int) -> Deal:
     if not 0 <= number <= MAX_DEAL_NUMBER:
-        raise InvalidCode(f"deal number {number} is outside 0-{MAX_DEAL_NUMBER}")
+        raise InvalidCode(f"deal number {number} is outside 0-{MAX_DEAL_NUMBER}", "range")
     deck = shuffled_deck(number)
     return Deal(deck[:PYRAMID_CARDS], deck[PYRAMID_CARDS : PYRAMID_CARDS + 1], deck[PYRAMID_CARDS + 1 :], number)
 
@@ -148,27 +154,30 @@ def parse_code(code: str) -> tuple[Deal, Rules]:
         )
     version, token, body = parts
     if version != VERSION:
-        raise InvalidCode(f"unknown code version {version!r}: this bot reads {VERSION} codes")
+        raise InvalidCode(f"unknown code version {version!r}: this bot reads {VERSION} codes", "version")
     try:
         rules = Rules.from_token(token)
     except InvalidRules as error:
-        raise InvalidCode(str(error)) from None
+        raise InvalidCode(str(error), "rules") from None
     bad = sorted({char for char in body if char not in ALPHABET})
     if bad:
-        raise InvalidCode(f"bad characters in the deal part {body!r}: {' '.join(bad)} (only A-Z and 2-7 are used)")
+        raise InvalidCode(
+            f"bad characters in the deal part {body!r}: {' '.join(bad)} (only A-Z and 2-7 are used)", "characters"
+        )
     if len(body) == NUMBER_LENGTH:
         return numbered_deal(decode_number(body)), rules
     if len(body) == LAYOUT_LENGTH:
         waste_size = ALPHABET.index(body[0])
         rank = decode_number(body[1:])
         if waste_size > MAX_WASTE or rank >= _FACT52:
-            raise InvalidCode(f"the layout deal {body!r} does not describe a deck of 52 cards")
+            raise InvalidCode(f"the layout deal {body!r} does not describe a deck of 52 cards", "range")
         deck = [Card.from_index(i) for i in permutation_unrank(rank, 52)]
         split = PYRAMID_CARDS + waste_size
         return Deal(tuple(deck[:PYRAMID_CARDS]), tuple(deck[PYRAMID_CARDS:split]), tuple(deck[split:])), rules
     raise InvalidCode(
         f"wrong length: the deal part {body!r} has {len(body)} characters; "
-        f"a numbered deal has {NUMBER_LENGTH} and a layout deal {LAYOUT_LENGTH}"
+        f"a numbered deal has {NUMBER_LENGTH} and a layout deal {LAYOUT_LENGTH}",
+        "length",
     )
 
 

@@ -112,6 +112,8 @@ class Game:
         self.score = 0
         self.moves = 0
         self.passes = 0
+        # Counts every change of the board (removal, draw, turn, undo); selection does not count.
+        self.version = 0
         self._history: deque[_HistoryItem] = deque(maxlen=UNDO_LIMIT)
         self.actions: list[Spot] = []
         # Wall-clock times (epoch seconds) kept by the caller; the engine has no clock.
@@ -218,6 +220,7 @@ class Game:
             self.score,
             self.moves,
             self.passes,
+            self.version,
             tuple(self._history),
             self._outcome,
         )
@@ -354,6 +357,7 @@ class Game:
             return NothingToUndo()
         item = self._history.pop()
         self.selected = None
+        self.version += 1
         if item == _DRAW:
             self._stock.append(self._waste.pop())
             return Undone(_DRAW, 0)
@@ -403,6 +407,7 @@ class Game:
         if self.selected in (WASTE, UNDER):
             self.selected = None
         self.moves += 1
+        self.version += 1
         self._history.append(item)
         self._update_outcome()
 
@@ -440,6 +445,7 @@ class Game:
         points = POINTS_PER_CARD * len(pyramid)
         self.score += points
         self.moves += 1
+        self.version += 1
         self.selected = None
         self._history.append(_Removal(kind, pyramid, waste, points))  # type: ignore[arg-type]
         self._update_outcome()

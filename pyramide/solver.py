@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from .cards import KING
+from .codes import MAX_DEAL_NUMBER
 from .game import COVERS, PYRAMID_SIZE, STOCK, UNDER, WASTE, Game, Move
 from .rules import Rules
 
@@ -572,25 +573,28 @@ class WinnablePick:
     skipped_undecided: list[int] = field(default_factory=list)
 
 
-def first_winnable(start: int, rules: Rules = Rules(), node_limit: int = DEFAULT_NODE_LIMIT) -> WinnablePick:
+def first_winnable(
+    start: int, rules: Rules = Rules(), node_limit: int = DEFAULT_NODE_LIMIT, max_tries: int | None = None
+) -> WinnablePick | None:
     """The first deal number from ``start`` upwards that is proved winnable under ``rules``.
 
-    Deterministic on every machine: the limit counts nodes, and an undecided deal is
-    skipped the same way everywhere."""
-    number = start
+    Deterministic on every machine: the limit counts nodes, not seconds, and an undecided
+    deal is skipped the same way everywhere. ``None`` when ``max_tries`` deals were tried
+    without success."""
     tried = 0
     nodes = 0
     skipped: list[int] = []
-    while True:
-        game = Game.from_number(number, rules)
-        result = solve(game, node_limit)
+    number = start
+    while max_tries is None or tried < max_tries:
+        result = solve(Game.from_number(number % (MAX_DEAL_NUMBER + 1), rules), node_limit)
         tried += 1
         nodes += result.nodes
         if result.won:
-            return WinnablePick(number, tried, nodes, skipped)
+            return WinnablePick(number % (MAX_DEAL_NUMBER + 1), tried, nodes, skipped)
         if result.verdict is Verdict.UNDECIDED:
             skipped.append(number)
         number += 1
+    return None
 
 
 __all__ = ["STOCK", "Hint", "Solution", "Verdict", "first_winnable", "hint", "max_removable", "solve"]

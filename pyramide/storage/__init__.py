@@ -1,0 +1,102 @@
+"""Persistence behind one small interface. SQLite (aiosqlite) is the embedded default.
+
+Another database can be added by implementing ``Storage``; the cogs and the game
+manager only ever see this interface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+PLAYING, WON, STUCK, ENDED = "playing", "won", "stuck", "ended"
+FINISHED = (WON, STUCK, ENDED)
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """One game as stored: who, where, which deal, and how it went."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    owner_id: int
+    code: str
+    rules: str
+    status: str = PLAYING
+    score: int = 0
+    moves: int = 0
+    removed: int = 0
+    hints: int = 0
+    message_id: int | None = None
+    daily: str | None = None  # UTC date "YYYY-MM-DD" of a daily challenge attempt
+    counted: bool = False  # the player's first finished attempt at that daily
+    created_at: float = 0.0
+    started_at: float | None = None  # the first move
+    finished_at: float | None = None
+    seconds: float | None = None
+    locale: str | None = None
+    actions: list[int | str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    error_help: bool = True
+    anyone_can_play: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """A finished game, as the statistics see it."""
+
+    status: str
+    score: int
+    moves: int
+    seconds: float | None
+    finished_at: float
+    daily: str | None
+    counted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderRow:
+    player_id: int
+    played: int
+    wins: int
+    best_seconds: float | None
+    fewest_moves: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DailyRow:
+    player_id: int
+    status: str
+    seconds: float | None
+    moves: int
+
+
+class Storage(Protocol):
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+
+    # games
+    async def create_game(self, record: GameRecord) -> GameRecord: ...
+    async def live_game(self, channel_id: int) -> GameRecord | None: ...
+    async def game(self, game_id: int) -> GameRecord | None: ...
+    async def append_action(self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord) -> None: ...
+    async def set_message(self, game_id: int, message_id: int) -> None: ...
+    async def add_hint(self, game_id: int) -> None: ...
+    async def finish_game(self, record: GameRecord) -> GameRecord: ...
+
+    # settings
+    async def settings(self, guild_id: int) -> GuildSettings: ...
+    async def save_settings(self, guild_id: int, settings: GuildSettings) -> None: ...
+
+    # statistics
+    async def results(self, guild_id: int, player_id: int) -> list[ResultRow]: ...
+    async def leaderboard(self, guild_id: int, since: float | None, limit: int, offset: int) -> list[LeaderRow]: ...
+    async def leaderboard_size(self, guild_id: int, since: float | None) -> int: ...
+    async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]: ...
+    async def daily_totals(self, day: str) -> tuple[int, int]: ...
+    async def daily_days(self, player_id: int) -> list[str]: ...
+    async def reset_stats(self, guild_id: int, player_id: int | None) -> int: ...

@@ -1,0 +1,46 @@
+"""Owner tools: command sync on demand, and dropping idle engines from memory."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import commands, tasks
+
+if TYPE_CHECKING:
+    from .client import PyramideBot
+
+log = logging.getLogger(__name__)
+
+
+class Admin(commands.Cog):
+    def __init__(self, bot: PyramideBot) -> None:
+        self.bot = bot
+
+    async def cog_load(self) -> None:
+        self.evict.start()
+
+    async def cog_unload(self) -> None:
+        self.evict.cancel()
+
+    @tasks.loop(minutes=5)
+    async def evict(self) -> None:
+        dropped = self.bot.manager.evict_idle()
+        if dropped:
+            log.info("dropped %d idle games from memory", dropped)
+
+    @commands.command(name="sync")
+    @commands.is_owner()
+    async def sync(self, ctx: commands.Context, scope: str = "global") -> None:
+        """@Pyramide sync [global|here]: push the slash commands to Discord (owner only)."""
+        if scope == "here" and ctx.guild is not None:
+            self.bot.tree.copy_global_to(guild=ctx.guild)
+            synced = await self.bot.tree.sync(guild=ctx.guild)
+        else:
+            synced = await self.bot.tree.sync()
+        await ctx.reply(f"Synced {len(synced)} commands ({scope}).", allowed_mentions=discord.AllowedMentions.none())
+
+
+async def setup(bot: PyramideBot) -> None:
+    await bot.add_cog(Admin(bot))

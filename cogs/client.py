@@ -1,0 +1,64 @@
+"""The bot object: storage and the game manager are made before it and handed to it."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import discord
+from discord.ext import commands
+
+from pyramide.manager import GameManager
+from pyramide.storage import Storage
+
+from .common import CatalogueTranslator
+
+log = logging.getLogger(__name__)
+
+EXTENSIONS = ("cogs.pyramide", "cogs.admin")
+
+
+class PyramideBot(commands.Bot):
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        dev_guild_id: int | None = None,
+        clock: Callable[[], float] = time.time,
+        sync_on_start: bool = False,
+    ) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True  # channel and thread events; no privileged intent is needed
+        super().__init__(
+            command_prefix=commands.when_mentioned,  # "@Pyramide sync" works without the message-content intent
+            intents=intents,
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions(users=False, roles=False, everyone=False),
+        )
+        self.storage = storage
+        self.clock = clock
+        self.manager = GameManager(storage, clock=clock)
+        self.dev_guild_id = dev_guild_id
+        self.sync_on_start = sync_on_start
+        self.failed_extensions: dict[str, str] = {}
+
+    async def setup_hook(self) -> None:
+        await self.tree.set_translator(CatalogueTranslator())
+        for name in EXTENSIONS:
+            try:
+                await self.load_extension(name)
+            except Exception as error:  # one broken cog must not stop the others
+                self.failed_extensions[name] = repr(error)
+                log.exception("could not load %s", name)
+        if self.dev_guild_id:
+            guild = discord.Object(self.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to the development server", len(synced))
+        if self.sync_on_start:
+            synced = await self.tree.sync()
+            log.info("synced %d commands globally", len(synced))
+
+    async def on_ready(self) -> None:
+        log.info("logged in as %s (%s) on %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))

@@ -1,0 +1,58 @@
+"""Discord glue shared by the cogs: languages, translated command texts, small helpers."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str
+
+from pyramide.i18n import DEFAULT, has, language_for, t
+from pyramide.render import Labels
+
+
+def language(interaction: discord.Interaction) -> str:
+    """The player's client language when supported, else the server's, else English."""
+    guild_locale = str(interaction.guild_locale) if interaction.guild_locale is not None else None
+    return language_for(str(interaction.locale) if interaction.locale else None, guild_locale)
+
+
+def text(key: str) -> locale_str:
+    """An app-command text (description, option name or choice) that the translator localises."""
+    return locale_str(t(DEFAULT, key), key=key)
+
+
+class CatalogueTranslator(app_commands.Translator):
+    """Feeds Discord the command descriptions, option names and choices in hr, da and ru."""
+
+    async def translate(
+        self, string: locale_str, locale: discord.Locale, context: app_commands.TranslationContextTypes
+    ) -> str | None:
+        key = string.extras.get("key")
+        lang = language_for(str(locale))
+        if not key or lang == DEFAULT or not has(lang, key):
+            return None
+        return t(lang, key)
+
+
+def board_labels(lang: str) -> Labels:
+    return Labels(
+        score=t(lang, "board.score"),
+        moves=t(lang, "board.moves"),
+        time=t(lang, "board.time"),
+        cards=t(lang, "board.cards"),
+        passes=t(lang, "board.passes"),
+        won=t(lang, "board.won"),
+        stuck=t(lang, "board.stuck"),
+    )
+
+
+def mention(user_id: int) -> str:
+    return f"<@{user_id}>"
+
+
+async def answer(interaction: discord.Interaction, content: str, *, ephemeral: bool = True) -> None:
+    """Reply once, whether or not the interaction was already answered or deferred."""
+    if interaction.response.is_done():
+        await interaction.followup.send(content, ephemeral=ephemeral)
+    else:
+        await interaction.response.send_message(content, ephemeral=ephemeral)

@@ -1,0 +1,225 @@
+"""The /pyramide command group: thin commands over cogs.table and cogs.records."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+from pyramide import STOCK
+from pyramide.i18n import t
+from pyramide.storage import GuildSettings
+
+from . import records, table
+from .common import language, text
+
+if TYPE_CHECKING:
+    from .client import PyramideBot
+
+PASS_CHOICES = [
+    Choice(name=text("choice.passes.unlimited"), value=-1),
+    Choice(name=text("choice.passes.one"), value=0),
+    Choice(name=text("choice.passes.two"), value=1),
+    Choice(name=text("choice.passes.three"), value=2),
+]
+PERIOD_CHOICES = [
+    Choice(name=text("choice.period.today"), value="today"),
+    Choice(name=text("choice.period.week"), value="week"),
+    Choice(name=text("choice.period.all"), value="all"),
+]
+WHO_CHOICES = [
+    Choice(name=text("choice.who.owner"), value="owner"),
+    Choice(name=text("choice.who.anyone"), value="anyone"),
+]
+
+
+@app_commands.guild_only()
+class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text("cmd.pyramide")):
+    stats = app_commands.Group(name="stats", description=text("cmd.stats"))
+    daily = app_commands.Group(name="daily", description=text("cmd.daily"))
+
+    def __init__(self, bot: PyramideBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(table.BoardButton, table.NewGameChoice, records.LeaderboardPage, records.ResetChoice)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(
+            table.BoardButton, table.NewGameChoice, records.LeaderboardPage, records.ResetChoice
+        )
+
+    # ------------------------------------------------------------------ playing
+    @app_commands.command(name="new", description=text("cmd.new"))
+    @app_commands.rename(
+        code=text("opt.code"),
+        strict=text("opt.strict"),
+        passes=text("opt.passes"),
+        draw_with_waste=text("opt.draw_with_waste"),
+        card_with_cover=text("opt.card_with_cover"),
+        winnable=text("opt.winnable"),
+    )
+    @app_commands.describe(
+        code=text("cmd.new.code"),
+        strict=text("cmd.new.strict"),
+        passes=text("cmd.new.passes"),
+        draw_with_waste=text("cmd.new.draw_with_waste"),
+        card_with_cover=text("cmd.new.card_with_cover"),
+        winnable=text("cmd.new.winnable"),
+    )
+    @app_commands.choices(passes=PASS_CHOICES)
+    async def new(
+        self,
+        interaction: discord.Interaction,
+        code: str | None = None,
+        strict: bool | None = None,
+        passes: int | None = None,
+        draw_with_waste: bool | None = None,
+        card_with_cover: bool | None = None,
+        winnable: bool = False,
+    ) -> None:
+        await table.new_game(
+            interaction,
+            code=code,
+            rules={
+                "strict_win": strict,
+                "pass_limit": passes,
+                "draw_with_waste": draw_with_waste,
+                "pair_with_cover": card_with_cover,
+            },
+            winnable=winnable,
+        )
+
+    @app_commands.command(name="tap", description=text("cmd.tap"))
+    @app_commands.rename(card=text("opt.card"))
+    @app_commands.describe(card=text("cmd.tap.card"))
+    async def tap(self, interaction: discord.Interaction, card: str) -> None:
+        await table.command_move(interaction, table.card_action(card, language(interaction)))
+
+    @tap.autocomplete("card")
+    async def tap_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        return [Choice(name=name, value=value) for name, value in await table.card_choices(interaction, current)]
+
+    @app_commands.command(name="draw", description=text("cmd.draw"))
+    async def draw(self, interaction: discord.Interaction) -> None:
+        await table.command_move(interaction, lambda game: game.tap(STOCK))
+
+    @app_commands.command(name="undo", description=text("cmd.undo"))
+    async def undo(self, interaction: discord.Interaction) -> None:
+        await table.command_move(interaction, lambda game: game.undo())
+
+    @app_commands.command(name="hint", description=text("cmd.hint"))
+    async def hint(self, interaction: discord.Interaction) -> None:
+        await table.command_hint(interaction)
+
+    @app_commands.command(name="code", description=text("cmd.code"))
+    async def code(self, interaction: discord.Interaction) -> None:
+        await table.command_code(interaction)
+
+    @app_commands.command(name="end", description=text("cmd.end"))
+    async def end(self, interaction: discord.Interaction) -> None:
+        await table.command_end(interaction)
+
+    @app_commands.command(name="rules", description=text("cmd.rules"))
+    async def rules(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(t(language(interaction), "rules.text"), ephemeral=True)
+
+    @app_commands.command(name="settings", description=text("cmd.settings"))
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.rename(error_help=text("opt.error_help"), who_can_play=text("opt.who_can_play"))
+    @app_commands.describe(error_help=text("cmd.settings.error_help"), who_can_play=text("cmd.settings.who_can_play"))
+    @app_commands.choices(who_can_play=WHO_CHOICES)
+    async def settings(
+        self, interaction: discord.Interaction, error_help: bool | None = None, who_can_play: str | None = None
+    ) -> None:
+        lang = language(interaction)
+        if not interaction.permissions.manage_guild:
+            await table.reply(interaction, t(lang, "error.manage_server"))
+            return
+        guild_id = interaction.guild_id or 0
+        current = await self.bot.storage.settings(guild_id)
+        changed = GuildSettings(
+            error_help=current.error_help if error_help is None else error_help,
+            anyone_can_play=current.anyone_can_play if who_can_play is None else who_can_play == "anyone",
+        )
+        lines = []
+        if changed != current:
+            await self.bot.storage.save_settings(guild_id, changed)
+            lines.append(t(lang, "settings.saved"))
+        lines.append(
+            t(
+                lang,
+                "settings.show",
+                help=t(lang, "settings.on" if changed.error_help else "settings.off"),
+                who=t(lang, "settings.who.anyone" if changed.anyone_can_play else "settings.who.owner"),
+            )
+        )
+        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+
+    # --------------------------------------------------------------- statistics
+    @stats.command(name="show", description=text("cmd.stats.show"))
+    @app_commands.rename(player=text("opt.player"))
+    @app_commands.describe(player=text("cmd.stats.player"))
+    async def stats_show(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
+        await records.show_stats(interaction, player)
+
+    @stats.command(name="reset", description=text("cmd.stats.reset"))
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.rename(player=text("opt.player"))
+    @app_commands.describe(player=text("cmd.stats.player"))
+    async def stats_reset(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
+        await records.ask_reset(interaction, player)
+
+    @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
+    @app_commands.rename(period=text("opt.period"))
+    @app_commands.describe(period=text("cmd.leaderboard.period"))
+    @app_commands.choices(period=PERIOD_CHOICES)
+    async def leaderboard(self, interaction: discord.Interaction, period: str = "all") -> None:
+        await records.show_leaderboard(interaction, period)
+
+    @daily.command(name="play", description=text("cmd.daily.play"))
+    async def daily_play(self, interaction: discord.Interaction) -> None:
+        await records.play_daily(interaction)
+
+    @daily.command(name="leaderboard", description=text("cmd.daily.leaderboard"))
+    async def daily_leaderboard(self, interaction: discord.Interaction) -> None:
+        await records.show_daily_leaderboard(interaction)
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """A press on a board button the message no longer carries: discord.py drops it, we answer it."""
+        if interaction.type is not discord.InteractionType.component or interaction.message is None:
+            return
+        custom_id = str((interaction.data or {}).get("custom_id", ""))
+        if not custom_id.startswith("pyr:"):
+            return
+        present = any(
+            getattr(child, "custom_id", None) == custom_id
+            for row in interaction.message.components
+            for child in getattr(row, "children", ())
+        )
+        if not present:
+            await table.reply(interaction, t(language(interaction), "error.stale_board"))
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await report_error(interaction, error)
+
+
+async def report_error(interaction: discord.Interaction, error: Exception) -> None:
+    """Log the failure and tell the player that nothing was lost (every answered move is stored)."""
+    import logging
+
+    logging.getLogger(__name__).error("command failed", exc_info=error)
+    with contextlib.suppress(discord.HTTPException):
+        await table.reply(interaction, t(language(interaction), "error.generic"))
+
+
+async def setup(bot: PyramideBot) -> None:
+    await bot.add_cog(Pyramide(bot))

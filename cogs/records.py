@@ -1,0 +1,296 @@
+"""Statistics, leaderboards, the daily challenge and the statistics reset, as Discord messages."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from datetime import UTC, datetime, timedelta
+
+import discord
+
+from pyramide.daily import daily_game, daily_number, day_key, time_to_next, today
+from pyramide.i18n import t
+from pyramide.manager import GameExists
+from pyramide.render import format_duration
+from pyramide.stats import day_streaks, player_stats
+from pyramide.storage import WON
+
+from .common import language, mention
+from .table import bot_of, guarded, post_board, reply, start_game
+
+PAGE = 10
+RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜"}
+
+
+def _now(interaction: discord.Interaction) -> datetime:
+    return datetime.fromtimestamp(bot_of(interaction).clock(), UTC)
+
+
+def period_start(period: str, now: datetime) -> float | None:
+    """Start of a leaderboard period in epoch seconds (UTC days; weeks start on Monday)."""
+    midnight = datetime.combine(now.date(), datetime.min.time(), tzinfo=UTC)
+    if period == "today":
+        return midnight.timestamp()
+    if period == "week":
+        return (midnight - timedelta(days=now.weekday())).timestamp()
+    return None
+
+
+def _time(seconds: float | None, lang: str) -> str:
+    return format_duration(seconds) if seconds is not None else t(lang, "stats.dash")
+
+
+# --------------------------------------------------------------------------- stats
+async def show_stats(interaction: discord.Interaction, player: discord.abc.User | None) -> None:
+    lang = language(interaction)
+    if interaction.guild is None and interaction.guild_id is None:
+        await reply(interaction, t(lang, "error.guild_only"))
+        return
+    bot = bot_of(interaction)
+    who = player or interaction.user
+    guild_id = interaction.guild_id or 0
+    rows = await bot.storage.results(guild_id, who.id)
+    if not rows:
+        await interaction.response.send_message(t(lang, "stats.none", player=mention(who.id)))
+        return
+    stats = player_stats(rows)
+    current_days, best_days = day_streaks(await bot.storage.daily_days(who.id), today(_now(interaction)))
+    guild_name = interaction.guild.name if interaction.guild else str(guild_id)
+    embed = discord.Embed(
+        title=t(lang, "stats.title", player=who.display_name, guild=guild_name), colour=discord.Colour.dark_green()
+    )
+    dash = t(lang, "stats.dash")
+    fields = [
+        ("stats.played", str(stats.played)),
+        ("stats.won", str(stats.won)),
+        ("stats.win_rate", f"{stats.win_rate:.0%}"),
+        ("stats.best_time", _time(stats.best_seconds, lang)),
+        ("stats.fewest_moves", str(stats.fewest_moves) if stats.fewest_moves is not None else dash),
+        ("stats.average_score", f"{stats.average_score:.0f}"),
+        ("stats.streak", str(stats.current_streak)),
+        ("stats.best_streak", str(stats.best_streak)),
+        ("stats.daily", t(lang, "stats.daily_value", played=stats.daily_played, won=stats.daily_won)),
+        ("stats.day_streak", t(lang, "stats.day_streak_value", current=current_days, best=best_days)),
+    ]
+    for key, value in fields:
+        embed.add_field(name=t(lang, key), value=value)
+    embed.add_field(name=t(lang, "stats.recent"), value="".join(RESULT_MARKS[r] for r in stats.recent), inline=False)
+    await interaction.response.send_message(embed=embed)
+
+
+# --------------------------------------------------------------------- leaderboard
+class LeaderboardPage(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=r"pyrlb:(?P<period>today|week|all):(?P<page>[0-9]+)",
+):
+    def __init__(self, period: str, page: int, *, label: str = "\u200b", disabled: bool = False) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label, disabled=disabled, style=discord.ButtonStyle.secondary, custom_id=f"pyrlb:{period}:{page}"
+            )
+        )
+        self.period = period
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> LeaderboardPage:
+        return cls(match["period"], int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with guarded(interaction):
+            embed, view = await leaderboard_page(interaction, self.period, self.page)
+            await interaction.response.edit_message(embed=embed, view=view)
+
+
+async def leaderboard_page(
+    interaction: discord.Interaction, period: str, page: int
+) -> tuple[discord.Embed, discord.ui.View]:
+    lang = language(interaction)
+    storage = bot_of(interaction).storage
+    guild_id = interaction.guild_id or 0
+    since = period_start(period, _now(interaction))
+    total = await storage.leaderboard_size(guild_id, since)
+    pages = max(1, -(-total // PAGE))
+    page = min(max(page, 0), pages - 1)
+    rows = await storage.leaderboard(guild_id, since, PAGE, page * PAGE)
+    dash = t(lang, "stats.dash")
+    lines = [
+        t(
+            lang,
+            "leaderboard.row",
+            rank=page * PAGE + i + 1,
+            player=mention(row.player_id),
+            wins=row.wins,
+            played=row.played,
+            best=_time(row.best_seconds, lang),
+            fewest=row.fewest_moves if row.fewest_moves is not None else dash,
+        )
+        for i, row in enumerate(rows)
+    ]
+    embed = discord.Embed(
+        title=t(lang, "leaderboard.title", period=t(lang, f"leaderboard.period.{period}")),
+        description="\n".join(lines) or t(lang, "leaderboard.empty"),
+        colour=discord.Colour.gold(),
+    )
+    embed.set_footer(text=t(lang, "leaderboard.page", page=page + 1, pages=pages))
+    view = discord.ui.View(timeout=None)
+    view.add_item(LeaderboardPage(period, page - 1, label=t(lang, "button.previous"), disabled=page == 0))
+    view.add_item(LeaderboardPage(period, page + 1, label=t(lang, "button.next"), disabled=page >= pages - 1))
+    view.stop()
+    return embed, view
+
+
+async def show_leaderboard(interaction: discord.Interaction, period: str) -> None:
+    embed, view = await leaderboard_page(interaction, period, 0)
+    await interaction.response.send_message(embed=embed, view=view)
+
+
+# --------------------------------------------------------------------------- daily
+def _next_daily(lang: str, now: datetime) -> str:
+    left = time_to_next(now)
+    hours, rest = divmod(int(left.total_seconds()), 3600)
+    return t(lang, "daily.next", hours=hours, minutes=rest // 60)
+
+
+async def play_daily(interaction: discord.Interaction) -> None:
+    """Today's deal in a private thread of the player's own (a thread is a channel: one engine each)."""
+    lang = language(interaction)
+    bot = bot_of(interaction)
+    if interaction.guild_id is None:
+        await reply(interaction, t(lang, "error.guild_only"))
+        return
+    now = _now(interaction)
+    day = today(now)
+    number = daily_number(day)
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    game = await asyncio.to_thread(daily_game, day)
+    channel = interaction.channel
+    parent = channel.parent if isinstance(channel, discord.Thread) else channel
+    name = t(lang, "daily.thread", number=number, player=interaction.user.display_name)[:100]
+    thread = await _create_thread(parent, name)
+    if thread is None:
+        await interaction.followup.send(t(lang, "error.no_thread"), ephemeral=True)
+        return
+    with contextlib.suppress(discord.HTTPException):
+        await thread.add_user(interaction.user)
+    try:
+        live = await bot.manager.start(
+            guild_id=interaction.guild_id,
+            channel_id=thread.id,
+            owner_id=interaction.user.id,
+            game=game,
+            daily=day_key(day),
+            locale=lang,
+        )
+    except GameExists as exists:  # a brand-new thread cannot hold a game; keep the rule anyway
+        live = exists.live
+    from .table import board_message
+
+    message = await board_message(live, lang, [t(lang, "daily.title", number=number)])
+    sent = await thread.send(**message)
+    live.record.message_id = sent.id
+    await bot.storage.set_message(live.record.id, sent.id)
+    notes = [t(lang, "daily.ready", number=number, thread=thread.mention)]
+    if day_key(day) in await bot.storage.daily_days(interaction.user.id):
+        notes.append(t(lang, "daily.replay"))
+    notes.append(_next_daily(lang, now))
+    await interaction.followup.send("\n".join(notes), ephemeral=True)
+
+
+async def _create_thread(parent: object, name: str) -> discord.Thread | None:
+    if not isinstance(parent, discord.TextChannel):
+        return None
+    for kind in (discord.ChannelType.private_thread, discord.ChannelType.public_thread):
+        try:
+            return await parent.create_thread(name=name, type=kind, auto_archive_duration=1440, invitable=False)
+        except discord.HTTPException:
+            continue
+    return None
+
+
+async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
+    lang = language(interaction)
+    storage = bot_of(interaction).storage
+    now = _now(interaction)
+    day = today(now)
+    rows = await storage.daily_rows(day_key(day), interaction.guild_id or 0)
+    players, winners = await storage.daily_totals(day_key(day))
+    lines = [
+        t(
+            lang,
+            "daily.leaderboard.row",
+            rank=i + 1,
+            player=mention(row.player_id),
+            result=t(lang, f"daily.result.{row.status}"),
+            time=_time(row.seconds, lang),
+            moves=row.moves,
+        )
+        for i, row in enumerate(rows)
+    ]
+    embed = discord.Embed(
+        title=t(lang, "daily.leaderboard.title", number=daily_number(day)),
+        description="\n".join(lines) or t(lang, "daily.leaderboard.empty"),
+        colour=discord.Colour.blurple(),
+    )
+    embed.add_field(name="\u200b", value=t(lang, "daily.totals", players=players, winners=winners), inline=False)
+    embed.set_footer(text=_next_daily(lang, now))
+    await interaction.response.send_message(embed=embed)
+
+
+# --------------------------------------------------------------------------- reset
+class ResetChoice(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=r"pyrreset:(?P<choice>yes|no):(?P<player>[0-9]+)",
+):
+    def __init__(
+        self,
+        choice: str,
+        player: int,
+        *,
+        label: str = "\u200b",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+    ) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pyrreset:{choice}:{player}"))
+        self.choice = choice
+        self.player = player
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> ResetChoice:
+        return cls(match["choice"], int(match["player"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with guarded(interaction):
+            await self.answer(interaction)
+
+    async def answer(self, interaction: discord.Interaction) -> None:
+        lang = language(interaction)
+        if self.choice == "no":
+            await interaction.response.edit_message(content=t(lang, "reset.cancelled"), view=None)
+            return
+        if not interaction.permissions.manage_guild:
+            await reply(interaction, t(lang, "error.manage_server"))
+            return
+        count = await bot_of(interaction).storage.reset_stats(interaction.guild_id or 0, self.player or None)
+        await interaction.response.edit_message(content=t(lang, "reset.done", count=count), view=None)
+
+
+async def ask_reset(interaction: discord.Interaction, player: discord.abc.User | None) -> None:
+    lang = language(interaction)
+    if not interaction.permissions.manage_guild:
+        await reply(interaction, t(lang, "error.manage_server"))
+        return
+    player_id = player.id if player else 0
+    text = t(lang, "reset.confirm_player", player=mention(player_id)) if player else t(lang, "reset.confirm_all")
+    view = discord.ui.View(timeout=None)
+    view.add_item(ResetChoice("yes", player_id, label=t(lang, "button.confirm"), style=discord.ButtonStyle.danger))
+    view.add_item(ResetChoice("no", player_id, label=t(lang, "button.cancel")))
+    view.stop()
+    await interaction.response.send_message(text, view=view, ephemeral=True)
+
+
+__all__ = ["WON", "LeaderboardPage", "ResetChoice", "play_daily", "post_board", "start_game"]

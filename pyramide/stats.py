@@ -1,0 +1,65 @@
+"""Statistics computed from stored results: no figure is kept only in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from .storage import WON, ResultRow
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    played: int
+    won: int
+    best_seconds: float | None
+    fewest_moves: int | None
+    average_score: float
+    current_streak: int
+    best_streak: int
+    daily_played: int
+    daily_won: int
+    recent: tuple[str, ...]  # the last results, oldest first
+
+    @property
+    def win_rate(self) -> float:
+        return self.won / self.played if self.played else 0.0
+
+
+def player_stats(rows: Sequence[ResultRow], recent: int = 10) -> PlayerStats:
+    """Figures for one player from their finished games, oldest first."""
+    wins = [r for r in rows if r.status == WON]
+    best = current = 0
+    for row in rows:
+        current = current + 1 if row.status == WON else 0
+        best = max(best, current)
+    counted = [r for r in rows if r.daily is not None and r.counted]
+    return PlayerStats(
+        played=len(rows),
+        won=len(wins),
+        best_seconds=min((r.seconds for r in wins if r.seconds is not None), default=None),
+        fewest_moves=min((r.moves for r in wins), default=None),
+        average_score=sum(r.score for r in rows) / len(rows) if rows else 0.0,
+        current_streak=current,
+        best_streak=best,
+        daily_played=len(counted),
+        daily_won=sum(1 for r in counted if r.status == WON),
+        recent=tuple(r.status for r in rows[-recent:]),
+    )
+
+
+def day_streaks(days: Sequence[str], today: date) -> tuple[int, int]:
+    """(current, best) runs of consecutive UTC days with a counted daily.
+
+    The current run is still alive today if the last day played is today or yesterday:
+    a streak breaks only once a whole day has passed without a daily."""
+    played = sorted({date.fromisoformat(d) for d in days})
+    best = run = 0
+    previous: date | None = None
+    for day in played:
+        run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
+        best = max(best, run)
+        previous = day
+    current = run if previous is not None and today - previous <= timedelta(days=1) else 0
+    return current, best

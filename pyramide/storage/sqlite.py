@@ -1,0 +1,338 @@
+"""SQLite storage through aiosqlite: WAL journal, schema migrated with PRAGMA user_version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import aiosqlite
+
+from . import (
+    FINISHED,
+    PLAYING,
+    DailyRow,
+    GameRecord,
+    GuildSettings,
+    LeaderRow,
+    ResultRow,
+)
+
+# Each entry moves the schema from version i to i + 1. Never edit a released entry: add one.
+MIGRATIONS: list[str] = [
+    # 1: games, their actions, per-server settings
+    """
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        owner_id INTEGER NOT NULL,
+        code TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'playing',
+        score INTEGER NOT NULL DEFAULT 0,
+        moves INTEGER NOT NULL DEFAULT 0,
+        removed INTEGER NOT NULL DEFAULT 0,
+        message_id INTEGER,
+        created_at REAL NOT NULL,
+        started_at REAL,
+        finished_at REAL,
+        seconds REAL,
+        locale TEXT
+    );
+    CREATE UNIQUE INDEX games_one_live_per_channel ON games(channel_id) WHERE status = 'playing';
+    CREATE TABLE actions (
+        game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE settings (
+        guild_id INTEGER PRIMARY KEY,
+        error_help INTEGER NOT NULL DEFAULT 1,
+        anyone_can_play INTEGER NOT NULL DEFAULT 0
+    );
+    """,
+    # 2: hints, the daily challenge, and the indexes the statistics need
+    """
+    ALTER TABLE games ADD COLUMN hints INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN daily TEXT;
+    ALTER TABLE games ADD COLUMN counted INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX games_by_player ON games(guild_id, owner_id, finished_at)
+        WHERE status != 'playing';
+    CREATE INDEX games_by_guild ON games(guild_id, finished_at, owner_id, status, seconds, moves)
+        WHERE status != 'playing';
+    CREATE INDEX games_by_daily ON games(daily, guild_id) WHERE daily IS NOT NULL;
+    CREATE UNIQUE INDEX games_one_counted_daily ON games(daily, owner_id) WHERE counted = 1;
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_COLUMNS = (
+    "id, guild_id, channel_id, owner_id, code, rules, status, score, moves, removed, hints, message_id, "
+    "daily, counted, created_at, started_at, finished_at, seconds, locale"
+)
+
+
+def _encode(action: int | str) -> str:
+    return json.dumps(action)
+
+
+def _decode(text: str) -> int | str:
+    value = json.loads(text)
+    if not isinstance(value, int | str):
+        raise ValueError(f"bad stored action {text!r}")
+    return value
+
+
+class SQLiteStorage:
+    """The default storage: one SQLite file (``":memory:"`` works for experiments)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._db: aiosqlite.Connection | None = None
+
+    @property
+    def db(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise RuntimeError("storage is not open")
+        return self._db
+
+    async def open(self) -> None:
+        self._db = await aiosqlite.connect(self.path)
+        await self.db.execute("PRAGMA journal_mode = WAL")
+        await self.db.execute("PRAGMA synchronous = NORMAL")
+        await self.db.execute("PRAGMA foreign_keys = ON")
+        await self.db.execute("PRAGMA busy_timeout = 5000")
+        await self.migrate()
+
+    async def migrate(self, target: int = SCHEMA_VERSION) -> int:
+        """Bring the schema up to ``target``; returns the version found before."""
+        async with self.db.execute("PRAGMA user_version") as cursor:
+            row = await cursor.fetchone()
+        found = int(row[0]) if row else 0
+        if found > SCHEMA_VERSION:
+            raise RuntimeError(f"the database has schema {found}, newer than this bot ({SCHEMA_VERSION})")
+        for version in range(found, target):
+            await self.db.executescript(
+                "BEGIN;\n" + MIGRATIONS[version] + f"\nPRAGMA user_version = {version + 1};\nCOMMIT;"
+            )
+        return found
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    # ------------------------------------------------------------------ games
+    async def create_game(self, record: GameRecord) -> GameRecord:
+        cursor = await self.db.execute(
+            "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, daily, created_at, locale) "
+            "VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?)",
+            (
+                record.guild_id,
+                record.channel_id,
+                record.owner_id,
+                record.code,
+                record.rules,
+                record.daily,
+                record.created_at,
+                record.locale,
+            ),
+        )
+        await self.db.commit()
+        record.id = int(cursor.lastrowid or 0)
+        return record
+
+    def _record(self, row: aiosqlite.Row | tuple) -> GameRecord:
+        (
+            id_,
+            guild_id,
+            channel_id,
+            owner_id,
+            code,
+            rules,
+            status,
+            score,
+            moves,
+            removed,
+            hints,
+            message_id,
+            daily,
+            counted,
+            created_at,
+            started_at,
+            finished_at,
+            seconds,
+            locale,
+        ) = row
+        return GameRecord(
+            id=id_,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            owner_id=owner_id,
+            code=code,
+            rules=rules,
+            status=status,
+            score=score,
+            moves=moves,
+            removed=removed,
+            hints=hints,
+            message_id=message_id,
+            daily=daily,
+            counted=bool(counted),
+            created_at=created_at,
+            started_at=started_at,
+            finished_at=finished_at,
+            seconds=seconds,
+            locale=locale,
+        )
+
+    async def _load(self, where: str, args: tuple) -> GameRecord | None:
+        async with self.db.execute(f"SELECT {_COLUMNS} FROM games WHERE {where}", args) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            return None
+        record = self._record(tuple(row))
+        async with self.db.execute("SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (record.id,)) as cursor:
+            record.actions = [_decode(r[0]) for r in await cursor.fetchall()]
+        return record
+
+    async def live_game(self, channel_id: int) -> GameRecord | None:
+        return await self._load("channel_id = ? AND status = 'playing'", (channel_id,))
+
+    async def game(self, game_id: int) -> GameRecord | None:
+        return await self._load("id = ?", (game_id,))
+
+    async def append_action(self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord) -> None:
+        """Store one action and the running totals in one transaction (committed before returning)."""
+        await self.db.execute(
+            "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, ?, ?)", (game_id, seq, _encode(action), at)
+        )
+        await self.db.execute(
+            "UPDATE games SET score = ?, moves = ?, removed = ?, started_at = ? WHERE id = ?",
+            (record.score, record.moves, record.removed, record.started_at, game_id),
+        )
+        await self.db.commit()
+
+    async def set_message(self, game_id: int, message_id: int) -> None:
+        await self.db.execute("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
+        await self.db.commit()
+
+    async def add_hint(self, game_id: int) -> None:
+        await self.db.execute("UPDATE games SET hints = hints + 1 WHERE id = ?", (game_id,))
+        await self.db.commit()
+
+    async def finish_game(self, record: GameRecord) -> GameRecord:
+        """Close a game. A daily attempt is counted only if it is the player's first finished one that day;
+        the check and the write are one statement, so two attempts finishing together cannot both count."""
+        assert record.status in FINISHED
+        await self.db.execute(
+            "UPDATE games SET status = ?, score = ?, moves = ?, removed = ?, finished_at = ?, seconds = ?, "
+            "started_at = ? WHERE id = ? AND status = 'playing'",
+            (
+                record.status,
+                record.score,
+                record.moves,
+                record.removed,
+                record.finished_at,
+                record.seconds,
+                record.started_at,
+                record.id,
+            ),
+        )
+        if record.daily is not None:
+            await self.db.execute(
+                "UPDATE games SET counted = 1 WHERE id = ? AND NOT EXISTS "
+                "(SELECT 1 FROM games WHERE daily = ? AND owner_id = ? AND counted = 1)",
+                (record.id, record.daily, record.owner_id),
+            )
+        await self.db.commit()
+        async with self.db.execute("SELECT counted FROM games WHERE id = ?", (record.id,)) as cursor:
+            row = await cursor.fetchone()
+        record.counted = bool(row and row[0])
+        return record
+
+    # --------------------------------------------------------------- settings
+    async def settings(self, guild_id: int) -> GuildSettings:
+        async with self.db.execute(
+            "SELECT error_help, anyone_can_play FROM settings WHERE guild_id = ?", (guild_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return GuildSettings(bool(row[0]), bool(row[1])) if row else GuildSettings()
+
+    async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        await self.db.execute(
+            "INSERT INTO settings (guild_id, error_help, anyone_can_play) VALUES (?, ?, ?) "
+            "ON CONFLICT(guild_id) DO UPDATE SET error_help = excluded.error_help, "
+            "anyone_can_play = excluded.anyone_can_play",
+            (guild_id, int(settings.error_help), int(settings.anyone_can_play)),
+        )
+        await self.db.commit()
+
+    # ------------------------------------------------------------- statistics
+    async def results(self, guild_id: int, player_id: int) -> list[ResultRow]:
+        async with self.db.execute(
+            "SELECT status, score, moves, seconds, finished_at, daily, counted FROM games "
+            "WHERE guild_id = ? AND owner_id = ? AND status != 'playing' ORDER BY finished_at, id",
+            (guild_id, player_id),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [ResultRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
+
+    async def leaderboard(self, guild_id: int, since: float | None, limit: int, offset: int) -> list[LeaderRow]:
+        async with self.db.execute(
+            "SELECT owner_id, COUNT(*) AS played, SUM(status = 'won') AS wins, "
+            "MIN(CASE WHEN status = 'won' THEN seconds END) AS best, "
+            "MIN(CASE WHEN status = 'won' THEN moves END) AS fewest "
+            "FROM games WHERE guild_id = ? AND status != 'playing' AND finished_at >= ? "
+            "GROUP BY owner_id "
+            "ORDER BY wins DESC, best IS NULL, best, fewest IS NULL, fewest, owner_id "
+            "LIMIT ? OFFSET ?",
+            (guild_id, since if since is not None else float("-inf"), limit, offset),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [LeaderRow(r[0], r[1], r[2] or 0, r[3], r[4]) for r in rows]
+
+    async def leaderboard_size(self, guild_id: int, since: float | None) -> int:
+        async with self.db.execute(
+            "SELECT COUNT(DISTINCT owner_id) FROM games WHERE guild_id = ? AND status != 'playing' "
+            "AND finished_at >= ?",
+            (guild_id, since if since is not None else float("-inf")),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]:
+        async with self.db.execute(
+            "SELECT owner_id, status, seconds, moves FROM games WHERE daily = ? AND guild_id = ? AND counted = 1 "
+            "ORDER BY status = 'won' DESC, seconds IS NULL, seconds, moves, finished_at, owner_id",
+            (day, guild_id),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [DailyRow(r[0], r[1], r[2], r[3]) for r in rows]
+
+    async def daily_totals(self, day: str) -> tuple[int, int]:
+        async with self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(status = 'won'), 0) FROM games WHERE daily = ? AND counted = 1", (day,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    async def daily_days(self, player_id: int) -> list[str]:
+        async with self.db.execute(
+            "SELECT daily FROM games WHERE owner_id = ? AND counted = 1 AND daily IS NOT NULL ORDER BY daily",
+            (player_id,),
+        ) as cursor:
+            return [r[0] for r in await cursor.fetchall()]
+
+    async def reset_stats(self, guild_id: int, player_id: int | None) -> int:
+        """Delete the finished games of a server (or of one player there); returns how many."""
+        where = "guild_id = ? AND status != ?"
+        args: tuple = (guild_id, PLAYING)
+        if player_id is not None:
+            where += " AND owner_id = ?"
+            args += (player_id,)
+        cursor = await self.db.execute(f"DELETE FROM games WHERE {where}", args)
+        await self.db.commit()
+        return cursor.rowcount

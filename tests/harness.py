@@ -1,0 +1,518 @@
+"""Drive the real bot offline: real discord.py objects, with only the network edge replaced.
+
+Interactions are built from gateway payloads and fed to ``ConnectionState.parse_interaction_create``,
+the same entry point the gateway uses; the real ``CommandTree`` and ``DynamicItem`` dispatch run.
+What the bot would send to Discord is recorded by two doubles of the HTTP edge:
+``RecordingAdapter`` (interaction responses, followups) and ``Hub.http_request`` (bot REST calls).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import discord
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+
+from cogs.client import PyramideBot
+from pyramide.storage.sqlite import SQLiteStorage
+
+APP_ID = 900_000_000_000_000_001
+GUILD_ID = 800_000_000_000_000_001
+CHANNEL_ID = 700_000_000_000_000_001
+OTHER_CHANNEL_ID = 700_000_000_000_000_002
+OWNER = 600_000_000_000_000_001
+STRANGER = 600_000_000_000_000_002
+ADMIN = 600_000_000_000_000_003
+
+MANAGE_MESSAGES = 1 << 13
+MANAGE_GUILD = 1 << 5
+PLAIN = (1 << 10) | (1 << 11) | (1 << 31)  # view channel, send messages, use application commands
+
+_ids = itertools.count(500_000_000_000_000_000)
+
+
+def snowflake() -> int:
+    return next(_ids)
+
+
+def user_payload(user_id: int) -> dict[str, Any]:
+    return {
+        "id": str(user_id),
+        "username": f"player{user_id % 1000}",
+        "discriminator": "0",
+        "global_name": f"Player {user_id % 1000}",
+        "avatar": None,
+    }
+
+
+BOT_USER = user_payload(APP_ID)
+
+
+@dataclass
+class Sent:
+    """One request the bot made to Discord."""
+
+    method: str
+    path: str
+    data: dict[str, Any] | None
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+
+    @property
+    def content(self) -> str:
+        body = (self.data or {}).get("data", self.data) or {}
+        return body.get("content") or ""
+
+    @property
+    def body(self) -> dict[str, Any]:
+        data = self.data or {}
+        return data.get("data", data) if "type" in data and "data" in data else data
+
+    @property
+    def flags(self) -> int:
+        return int(self.body.get("flags") or 0)
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & 64)
+
+    @property
+    def custom_ids(self) -> list[str]:
+        return [
+            c["custom_id"]
+            for row in self.body.get("components", [])
+            for c in row.get("components", [])
+            if "custom_id" in c
+        ]
+
+    def buttons(self) -> dict[str, dict[str, Any]]:
+        """custom_id -> button payload."""
+        return {
+            c["custom_id"]: c
+            for row in self.body.get("components", [])
+            for c in row.get("components", [])
+            if "custom_id" in c
+        }
+
+    def button(self, label: str) -> str:
+        for custom_id, button in self.buttons().items():
+            if button.get("label") == label:
+                return custom_id
+        raise AssertionError(f"no button {label!r} in {[b.get('label') for b in self.buttons().values()]}")
+
+    @property
+    def png(self) -> bytes | None:
+        return next((data for name, data in self.files if name.endswith(".png")), None)
+
+
+class Hub:
+    """The recorded side of Discord: every request, and the messages they made."""
+
+    def __init__(self) -> None:
+        self.sent: list[Sent] = []
+        self.messages: dict[int, dict[str, Any]] = {}
+        self.history: list[dict[str, Any]] = []  # every version of every message, oldest first
+        self.original: dict[str, int] = {}  # interaction token -> message id
+        self.threads: list[dict[str, Any]] = []
+        self.fail_next: list[str] = []  # paths whose next request fails with HTTP 500
+
+    # -- messages
+    def message(self, channel_id: int, body: dict[str, Any], message_id: int | None = None) -> dict[str, Any]:
+        message_id = message_id or snowflake()
+        old = self.messages.get(message_id, {})
+        attachments = (
+            [
+                {
+                    "id": str(snowflake()),
+                    "filename": a.get("filename", "pyramide.png"),
+                    "size": 1,
+                    "url": "https://cdn.invalid/a.png",
+                    "proxy_url": "https://cdn.invalid/a.png",
+                }
+                for a in body.get("attachments", [])
+            ]
+            if "attachments" in body
+            else old.get("attachments", [])
+        )
+        payload = {
+            "id": str(message_id),
+            "channel_id": str(channel_id),
+            "author": BOT_USER,
+            "content": body.get("content", old.get("content", "")),
+            "components": body.get("components", old.get("components", [])),
+            "embeds": body.get("embeds", old.get("embeds", [])),
+            "attachments": attachments,
+            "timestamp": "2026-11-30T00:00:00+00:00",
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "pinned": False,
+            "type": 0,
+            "flags": body.get("flags", 0),
+        }
+        self.messages[message_id] = payload
+        self.history.append(json.loads(json.dumps(payload)))
+        return payload
+
+    def record(self, method: str, path: str, data: Any, files: Any, multipart: Any) -> Sent:
+        if multipart:
+            for part in multipart:
+                if part.get("name") == "payload_json":
+                    data = json.loads(part["value"])
+        blobs = []
+        for file in files or []:
+            file.reset()
+            blobs.append((file.filename, file.fp.read()))
+            file.reset()
+        sent = Sent(method, path, data, blobs)
+        self.sent.append(sent)
+        if self.fail_next and self.fail_next[0] in path:
+            self.fail_next.pop(0)
+            raise discord.HTTPException(_FakeResponse(500), "recorded failure")
+        return sent
+
+    # -- the webhook edge (interaction responses and followups)
+    def webhook(self, route: Any, data: Any, files: Any, multipart: Any) -> Any:
+        sent = self.record(route.method, route.path, data, files, multipart)
+        token = route.webhook_token
+        if route.path.endswith("/callback"):
+            kind = sent.data["type"]  # type: ignore[index]
+            interaction = {"id": str(route.webhook_id), "type": 2}
+            channel_id, message_id = self._interaction_target[token]
+            if kind in (4, 7):  # new message / update the component's message
+                message = self.message(channel_id, sent.body, message_id if kind == 7 else None)
+                self.original[token] = int(message["id"])
+                return {"interaction": interaction, "resource": {"type": kind, "message": message}}
+            if kind in (5, 6) and message_id and kind == 6:
+                self.original[token] = message_id
+            return {"interaction": interaction, "resource": {"type": kind}}
+        channel_id, _ = self._interaction_target[token]
+        if route.path.endswith("/messages/@original"):
+            message_id = self.original.get(token)
+            if route.method == "GET":
+                assert message_id is not None, "no original response yet"
+                return self.messages[message_id]
+            message = self.message(channel_id, sent.body, message_id)
+            self.original[token] = int(message["id"])
+            return message
+        if route.method == "POST":  # followup
+            return self.message(channel_id, sent.body)
+        return None
+
+    # interaction token -> (channel, message the interaction came from); set by Harness._dispatch
+    _interaction_target: ClassVar[dict[str, tuple[int, int | None]]] = {}
+
+    # -- the bot's REST edge
+    async def http_request(self, route: Any, *, files: Any = None, form: Any = None, **kwargs: Any) -> Any:
+        data = kwargs.get("json")
+        sent = self.record(route.method, route.path, data, files, form)
+        path = route.path
+        ids = [int(x) for x in re.findall(r"/([0-9]{5,})", route.url)]
+        params = {"channel_id": ids[0] if ids else 0, "message_id": ids[1] if len(ids) > 1 else 0}
+        if path == "/channels/{channel_id}/threads" and route.method == "POST":
+            thread = {
+                "id": str(snowflake()),
+                "type": data.get("type", 11),
+                "guild_id": str(GUILD_ID),
+                "parent_id": str(params["channel_id"]),
+                "name": data["name"],
+                "owner_id": str(APP_ID),
+                "thread_metadata": {
+                    "archived": False,
+                    "auto_archive_duration": 1440,
+                    "archive_timestamp": "2026-11-30T00:00:00+00:00",
+                    "locked": False,
+                },
+                "member_count": 1,
+                "message_count": 0,
+                "flags": 0,
+            }
+            self.threads.append(thread)
+            return thread
+        if path == "/channels/{channel_id}/messages" and route.method == "POST":
+            return self.message(int(params["channel_id"]), sent.body)
+        if path == "/channels/{channel_id}/messages/{message_id}" and route.method == "PATCH":
+            return self.message(int(params["channel_id"]), sent.body, int(params["message_id"]))
+        return None
+
+    # -- views of what was sent
+    def responses(self) -> list[Sent]:
+        return [
+            s
+            for s in self.sent
+            if "/interactions/" in s.path
+            or "/webhooks/" in s.path
+            or s.path.startswith("/channels/{channel_id}/messages")
+        ]
+
+    def last(self) -> Sent:
+        return self.responses()[-1]
+
+
+class _FakeResponse:
+    def __init__(self, status: int) -> None:
+        self.status = status
+        self.reason = "Recorded failure"
+
+
+class RecordingAdapter(AsyncWebhookAdapter):
+    """Replaces discord.py's webhook HTTP adapter: the only network edge of interaction responses."""
+
+    def __init__(self, hub: Hub) -> None:
+        super().__init__()
+        self.hub = hub
+
+    async def request(
+        self, route: Any, session: Any, *, payload: Any = None, multipart: Any = None, files: Any = None, **kwargs: Any
+    ) -> Any:
+        await asyncio.sleep(0)
+        return self.hub.webhook(route, payload, files, multipart)
+
+
+class Harness:
+    """A bot on a real SQLite file, and helpers to send it interactions as Discord would."""
+
+    def __init__(self, db_path: str, hub: Hub | None = None, clock: list[float] | None = None) -> None:
+        self.db_path = db_path
+        self.hub = hub or Hub()
+        self.now = clock or [1_764_460_800.0]  # 2025-11-30T00:00:00Z, moved by tests
+        self.bot: PyramideBot | None = None
+        self.storage: SQLiteStorage | None = None
+        self.locale = "en-US"
+        self.guild_locale = "en-US"
+
+    async def start(self) -> Harness:
+        self.storage = SQLiteStorage(self.db_path)
+        await self.storage.open()
+        bot = PyramideBot(self.storage, clock=lambda: self.now[0])
+        bot._connection.application_id = APP_ID
+        bot._connection.user = discord.ClientUser(state=bot._connection, data=BOT_USER)  # as after login
+        bot.http.request = self.hub.http_request  # type: ignore[method-assign]
+        await bot._async_setup_hook()
+        await bot.setup_hook()
+        bot._connection._add_guild_from_data(self.guild_payload())  # type: ignore[arg-type]
+        async_context.set(RecordingAdapter(self.hub))
+        self.bot = bot
+        return self
+
+    async def stop(self) -> None:
+        if self.bot is not None:
+            for cog in list(self.bot.cogs):
+                await self.bot.remove_cog(cog)
+        if self.storage is not None:
+            await self.storage.close()
+
+    async def restart(self) -> Harness:
+        """New bot objects and a new storage connection on the same file, as after a crash."""
+        await self.stop()
+        return await self.start()
+
+    # -- payloads
+    def guild_payload(self) -> dict[str, Any]:
+        def channel(channel_id: int, name: str) -> dict[str, Any]:
+            return {
+                "id": str(channel_id),
+                "type": 0,
+                "name": name,
+                "position": 0,
+                "guild_id": str(GUILD_ID),
+                "permission_overwrites": [],
+                "nsfw": False,
+                "parent_id": None,
+            }
+
+        return {
+            "id": str(GUILD_ID),
+            "name": "Test server",
+            "owner_id": str(ADMIN),
+            "icon": None,
+            "roles": [
+                {
+                    "id": str(GUILD_ID),
+                    "name": "@everyone",
+                    "permissions": str(PLAIN),
+                    "position": 0,
+                    "color": 0,
+                    "hoist": False,
+                    "managed": False,
+                    "mentionable": False,
+                }
+            ],
+            "channels": [channel(CHANNEL_ID, "general"), channel(OTHER_CHANNEL_ID, "games")],
+            "threads": [],
+            "members": [],
+            "member_count": 3,
+            "preferred_locale": self.guild_locale,
+            "features": [],
+            "emojis": [],
+            "stickers": [],
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "premium_tier": 0,
+            "system_channel_flags": 0,
+            "nsfw_level": 0,
+        }
+
+    def _base(self, kind: int, user: int, channel_id: int, permissions: int) -> dict[str, Any]:
+        interaction_id = snowflake()
+        token = f"token-{interaction_id}"
+        channel_type = 0 if channel_id in (CHANNEL_ID, OTHER_CHANNEL_ID) else 12
+        channel: dict[str, Any] = {
+            "id": str(channel_id),
+            "type": channel_type,
+            "guild_id": str(GUILD_ID),
+            "name": "general",
+        }
+        if channel_type == 12:
+            channel.update(
+                parent_id=str(CHANNEL_ID),
+                owner_id=str(APP_ID),
+                thread_metadata={
+                    "archived": False,
+                    "auto_archive_duration": 1440,
+                    "archive_timestamp": "2026-11-30T00:00:00+00:00",
+                    "locked": False,
+                },
+            )
+        return {
+            "id": str(interaction_id),
+            "application_id": str(APP_ID),
+            "type": kind,
+            "token": token,
+            "version": 1,
+            "guild_id": str(GUILD_ID),
+            "channel_id": str(channel_id),
+            "channel": channel,
+            "member": {
+                "user": user_payload(user),
+                "roles": [],
+                "joined_at": "2025-01-01T00:00:00+00:00",
+                "deaf": False,
+                "mute": False,
+                "permissions": str(permissions),
+                "flags": 0,
+            },
+            "locale": self.locale,
+            "guild_locale": self.guild_locale,
+            "app_permissions": str(PLAIN),
+            "entitlements": [],
+            "attachment_size_limit": 10_485_760,
+            "authorizing_integration_owners": {"0": str(GUILD_ID)},
+            "context": 0,
+        }
+
+    async def _dispatch(self, payload: dict[str, Any], message_id: int | None = None) -> list[Sent]:
+        assert self.bot is not None
+        Hub._interaction_target[payload["token"]] = (int(payload["channel_id"]), message_id)
+        before = len(self.hub.sent)
+        known = asyncio.all_tasks()
+        self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+        while True:
+            pending = asyncio.all_tasks() - known - {asyncio.current_task()}
+            if not pending:
+                break
+            known |= pending
+            await asyncio.gather(*pending, return_exceptions=True)
+        return self.hub.sent[before:]
+
+    # -- what a user does
+    async def command(
+        self, path: str, user: int = OWNER, channel_id: int = CHANNEL_ID, permissions: int = PLAIN, **options: Any
+    ) -> list[Sent]:
+        """``/pyramide <path>`` with options, e.g. ``command("new", code="PY1-N-AAAAAAS")``."""
+        payload = self._base(2, user, channel_id, permissions)
+        payload["data"] = self._command_data(path, options)
+        return await self._dispatch(payload)
+
+    async def autocomplete(
+        self, path: str, focused: str, value: str, user: int = OWNER, channel_id: int = CHANNEL_ID
+    ) -> list[Sent]:
+        payload = self._base(4, user, channel_id, PLAIN)
+        payload["data"] = self._command_data(path, {focused: value}, focused=focused)
+        return await self._dispatch(payload)
+
+    def _command_data(self, path: str, options: dict[str, Any], focused: str | None = None) -> dict[str, Any]:
+        def option(name: str, value: Any) -> dict[str, Any]:
+            if isinstance(value, bool):
+                kind = 5
+            elif isinstance(value, int):
+                kind = 4
+            elif isinstance(value, discord.abc.Snowflake):
+                kind, value = 6, str(value.id)
+            else:
+                kind = 3
+            entry: dict[str, Any] = {"name": name, "type": kind, "value": value}
+            if name == focused:
+                entry["focused"] = True
+            return entry
+
+        leaf = [option(k, v) for k, v in options.items()]
+        names = path.split()
+        node: list[dict[str, Any]] = leaf
+        for depth, name in enumerate(reversed(names)):
+            node = [{"name": name, "type": 1 if depth == 0 else 2, "options": node}]
+        resolved: dict[str, Any] = {}
+        users = {str(v.id): user_payload(v.id) for v in options.values() if isinstance(v, discord.abc.Snowflake)}
+        if users:
+            resolved = {"users": users}
+        return {
+            "id": str(snowflake()),
+            "name": "pyramide",
+            "type": 1,
+            "options": node,
+            "resolved": resolved,
+            "guild_id": None,
+        }
+
+    async def press(
+        self,
+        custom_id: str,
+        message_id: int | None = None,
+        user: int = OWNER,
+        channel_id: int | None = None,
+        permissions: int = PLAIN,
+        current: bool = False,
+    ) -> list[Sent]:
+        """Press a button as a client that shows the newest version of a message carrying it.
+
+        With ``current``, the interaction carries the message as it is now (which may no longer
+        hold that button), as Discord does when a client pressed an old render."""
+        version = next(
+            m
+            for m in reversed(self.hub.history)
+            if custom_id in _custom_ids(m) and (message_id is None or int(m["id"]) == message_id)
+        )
+        message = self.hub.messages[int(version["id"])] if current else version
+        channel = channel_id or int(message["channel_id"])
+        payload = self._base(3, user, channel, permissions)
+        payload["data"] = {"custom_id": custom_id, "component_type": 2}
+        payload["message"] = message
+        return await self._dispatch(payload, int(message["id"]))
+
+    def board(self) -> dict[str, Any]:
+        """The newest message that carries a game board (buttons starting with ``pyr:``)."""
+        for message in reversed(list(self.hub.messages.values())):
+            if any(c.startswith("pyr:") for c in _custom_ids(message)):
+                return message
+        raise AssertionError("no board message")
+
+    def board_button(self, label: str) -> str:
+        for row in self.board()["components"]:
+            for button in row["components"]:
+                if button.get("label") == label:
+                    return button["custom_id"]
+        raise AssertionError(f"no {label!r} button on the board")
+
+
+def _custom_ids(message: dict[str, Any]) -> list[str]:
+    return [
+        c["custom_id"] for row in message.get("components", []) for c in row.get("components", []) if "custom_id" in c
+    ]

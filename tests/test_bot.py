@@ -1,0 +1,392 @@
+"""The bot end to end, offline: real discord.py objects, a real SQLite file, only HTTP recorded."""
+
+import asyncio
+import io
+
+import pytest
+from PIL import Image
+
+from pyramide import Game, Rules
+from pyramide.render import HEIGHT, WIDTH
+from tests.deals import kings_and_pairs, stuck_layout
+from tests.harness import (
+    CHANNEL_ID,
+    GUILD_ID,
+    MANAGE_GUILD,
+    MANAGE_MESSAGES,
+    OTHER_CHANNEL_ID,
+    OWNER,
+    PLAIN,
+    STRANGER,
+    Harness,
+)
+
+
+@pytest.fixture
+async def harness(tmp_path):
+    h = await Harness(str(tmp_path / "bot.db")).start()
+    yield h
+    await h.stop()
+
+
+def said(sent):
+    """Everything the bot wrote in answer to one interaction."""
+    return "\n".join(s.content for s in sent)
+
+
+def labels(message):
+    return [c.get("label") for row in message["components"] for c in row["components"]]
+
+
+async def start(h, code):
+    sent = await h.command("new", code=code)
+    assert sent[0].png is not None, [s.content for s in sent]
+    return sent[0]
+
+
+async def test_new_game_posts_the_board_with_a_button_per_free_card(harness):
+    first = await start(harness, "py1-n-aaaaaas")
+    assert "PY1-N-AAAAAAS" in first.content and "New game dealt." in first.content
+    image = Image.open(io.BytesIO(first.png))
+    assert image.size == (WIDTH, HEIGHT)
+    game = Game.from_code("PY1-N-AAAAAAS")
+    names = [str(game.pyramid[i]) for i in game.free_spots() if isinstance(i, int)]
+    assert labels(harness.board()) == [*names, str(game.waste[-1]), "Draw (23)", "Undo", "Hint", "End"]
+    undo = harness.board()["components"][-1]["components"][0]
+    assert undo["disabled"] is True
+    record = await harness.storage.live_game(CHANNEL_ID)
+    assert record.code == "PY1-N-AAAAAAS" and record.owner_id == OWNER and record.message_id is not None
+
+
+async def test_a_whole_game_with_buttons_is_won_and_recorded(harness):
+    await start(harness, kings_and_pairs().code)
+    sent = await harness.press(harness.board_button("K♠"))
+    update = sent[-1]
+    assert update.path.endswith("/callback") and update.data["type"] == 7  # the same message is updated
+    assert "K♠ removed (+10)." in update.content
+    assert len(update.body["attachments"]) == 1 and update.png is not None  # the picture is replaced
+    # draw through the stock, turn back, draw, undo
+    for _ in range(23):
+        await harness.press(
+            harness.board_button(
+                labels(harness.board())[[lab.startswith("Draw") for lab in labels(harness.board())].index(True)]
+            )
+        )
+    sent = await harness.press(harness.board_button("Turn back"))
+    assert "The waste went back into the stock (24 cards)." in sent[-1].content
+    await harness.press(harness.board_button("Draw (24)"))
+    sent = await harness.press(harness.board_button("Undo"))
+    assert "Move taken back." in sent[-1].content
+    assert "Draw (24)" in labels(harness.board())
+    # clear the pyramid: every row falls by a king and pairs of neighbours
+    game = kings_and_pairs()
+    for row in range(6, -1, -1):
+        start_index = row * (row + 1) // 2
+        names = [str(game.pyramid[i]) for i in range(start_index, start_index + row + 1)]
+        if row == 6:
+            names = names[1:]  # K♠ is gone already
+        while names:
+            first = names.pop(0)
+            sent = await harness.press(harness.board_button(first))
+            if not first.startswith("K"):
+                sent = await harness.press(harness.board_button(names.pop(0)))
+    final = sent[-1]
+    assert "You won! 280 points" in final.content
+    assert labels(harness.board()) == ["New game", "Same deal again"]
+    rows = await harness.storage.results(GUILD_ID, OWNER)
+    assert [(r.status, r.score) for r in rows] == [("won", 280)]
+    assert await harness.storage.live_game(CHANNEL_ID) is None
+
+
+async def test_stuck_game_is_declared_and_recorded_with_its_verdict(harness):
+    pyramid, waste, stock = stuck_layout()
+    code = Game.from_layout(pyramid, waste, stock).code
+    await start(harness, code)
+    await harness.press(harness.board_button("K♥"))
+    from tests.deals import STUCK_ORDER, stuck_game
+
+    cards = stuck_game()
+    for index in STUCK_ORDER:
+        await harness.press(
+            harness.board_button(
+                labels(harness.board())[[lab.startswith("Draw") for lab in labels(harness.board())].index(True)]
+            )
+        )
+        top = labels(harness.board())[-5]  # the waste button sits before the stock button
+        await harness.press(harness.board_button(top))
+        sent = await harness.press(harness.board_button(str(cards.pyramid[index])))
+    for _ in range(3):
+        await harness.press(
+            harness.board_button(next(lab for lab in labels(harness.board()) if lab.startswith("Draw")))
+        )
+        sent = await harness.press(harness.board_button(labels(harness.board())[-5]))
+    content = sent[-1].content
+    assert "No more possible moves" in content
+    from pyramide.solver import max_removable
+
+    most = max_removable(stuck_game())
+    assert 20 <= most < 28
+    assert f"This deal could not be won: at most {most} cards could be removed." in content
+    rows = await harness.storage.results(GUILD_ID, OWNER)
+    assert rows[-1].status == "stuck" and rows[-1].score == 200
+
+
+async def test_restart_mid_game_continues_from_the_old_message(harness, tmp_path):
+    await start(harness, kings_and_pairs().code)
+    await harness.press(harness.board_button("K♠"))
+    await harness.press(harness.board_button("A♠"))  # selected before the crash
+    old_board = harness.board()
+    queen = harness.board_button("Q♠")
+    await harness.restart()
+    sent = await harness.press(queen, message_id=int(old_board["id"]))
+    assert "A♠ + Q♠ removed (+20)." in sent[-1].content
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    assert live.game.score == 30 and live.game.moves == 2
+    sent = await harness.press(harness.board_button("Undo"))
+    assert "Move taken back (20 points off)." in sent[-1].content
+
+
+async def test_two_presses_at_once_are_applied_one_after_the_other(harness):
+    await start(harness, kings_and_pairs().code)
+    ace, queen = harness.board_button("A♠"), harness.board_button("Q♠")
+    message_id = int(harness.board()["id"])
+    await asyncio.gather(harness.press(ace, message_id), harness.press(queen, message_id))
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    assert live.game.score == 20 and live.game.moves == 1
+    assert live.game.pyramid[22] is None and live.game.pyramid[23] is None
+
+
+async def test_the_same_draw_pressed_twice_at_once_draws_once(harness):
+    await start(harness, kings_and_pairs().code)
+    draw = harness.board_button("Draw (23)")
+    message_id = int(harness.board()["id"])
+    results = await asyncio.gather(harness.press(draw, message_id), harness.press(draw, message_id))
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    assert live.game.moves == 1 and len(live.game.stock) == 22
+    texts = [s.content for sent in results for s in sent]
+    assert any("This board is out of date" in text for text in texts)
+
+
+async def test_a_press_on_an_outdated_board_is_refused(harness):
+    await start(harness, kings_and_pairs().code)
+    draw = harness.board_button("Draw (23)")
+    message_id = int(harness.board()["id"])
+    await harness.press(draw, message_id)
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    state = live.game.state()
+    sent = await harness.press(draw, message_id)  # the same button again: drawn for the previous board
+    assert sent[-1].ephemeral and "This board is out of date" in sent[-1].content
+    assert live.game.state() == state
+    # Discord may hand over the message as it is now, without that button: still a clear answer.
+    sent = await harness.press(draw, message_id, current=True)
+    assert sent[-1].ephemeral and "This board is out of date" in sent[-1].content
+    assert live.game.state() == state
+
+
+async def test_a_button_of_a_finished_game_is_refused(harness):
+    await start(harness, kings_and_pairs().code)
+    old_draw = harness.board_button("Draw (23)")
+    old_id = int(harness.board()["id"])
+    await harness.press(harness.board_button("End"))
+    await start(harness, kings_and_pairs().code)
+    sent = await harness.press(old_draw, old_id)
+    assert sent[-1].ephemeral and "out of date" in sent[-1].content
+
+
+async def test_a_strangers_press_is_refused_unless_the_server_allows_anyone(harness):
+    await start(harness, kings_and_pairs().code)
+    sent = await harness.press(harness.board_button("K♠"), user=STRANGER)
+    assert sent[-1].ephemeral
+    assert f"This is <@{OWNER}>'s game" in sent[-1].content and "/pyramide new in a thread" in sent[-1].content
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    assert live.game.moves == 0
+    await harness.command("settings", user=STRANGER, permissions=PLAIN | MANAGE_GUILD, who_can_play="anyone")
+    sent = await harness.press(harness.board_button("K♠"), user=STRANGER)
+    assert "K♠ removed" in sent[-1].content
+
+
+async def test_end_needs_the_owner_or_manage_messages(harness):
+    await start(harness, kings_and_pairs().code)
+    await harness.command("settings", user=STRANGER, permissions=PLAIN | MANAGE_GUILD, who_can_play="anyone")
+    sent = await harness.command("end", user=STRANGER)
+    assert sent[-1].ephemeral and "Only <@" in sent[-1].content
+    assert await harness.storage.live_game(CHANNEL_ID) is not None
+    sent = await harness.command("end", user=STRANGER, permissions=PLAIN | MANAGE_MESSAGES)
+    assert "Game ended" in said(sent)
+    rows = await harness.storage.results(GUILD_ID, OWNER)
+    assert rows[-1].status == "ended"
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        ("PY1-N-AAAAAA1", "may only use the letters A–Z and the digits 2–7"),
+        ("PY9-N-AAAAAAS", "another version"),
+        ("hello", "looks like PY1-N-AAAAAAS"),
+        ("PY1-N-AAAA", "must have 7 characters"),
+        ("PY1-Q-AAAAAAS", "rules part"),
+    ],
+)
+async def test_an_invalid_code_gets_a_clear_message_and_deals_nothing(harness, code, words):
+    sent = await harness.command("new", code=code)
+    assert len(sent) == 1 and sent[0].ephemeral
+    assert words in sent[0].content
+    assert await harness.storage.live_game(CHANNEL_ID) is None
+
+
+async def test_new_in_a_busy_channel_asks_before_ending_the_running_game(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    sent = await harness.command("new", code="PY1-N-AAAAAAA")
+    prompt = sent[-1]
+    assert prompt.ephemeral and "already running" in prompt.content
+    assert (await harness.storage.live_game(CHANNEL_ID)).code == "PY1-N-AAAAAAS"
+    sent = await harness.press(prompt.button("Keep it"))
+    assert "kept" in sent[-1].content
+    assert (await harness.storage.live_game(CHANNEL_ID)).code == "PY1-N-AAAAAAS"
+    sent = await harness.press(prompt.button("End it and deal a new one"))
+    assert "PY1-N-AAAAAAA" in said(sent)
+    assert (await harness.storage.live_game(CHANNEL_ID)).code == "PY1-N-AAAAAAA"
+    assert [r.status for r in await harness.storage.results(GUILD_ID, OWNER)] == ["ended"]
+
+
+async def test_a_stranger_cannot_replace_someone_elses_game(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    sent = await harness.command("new", user=STRANGER)
+    prompt = sent[-1]
+    assert prompt.buttons()[prompt.button("End it and deal a new one")]["disabled"] is True
+    sent = await harness.press(prompt.button("End it and deal a new one"), user=STRANGER)
+    assert (await harness.storage.live_game(CHANNEL_ID)).code == "PY1-N-AAAAAAS"
+
+
+async def test_one_engine_per_channel(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    sent = await harness.command("new", code="PY1-N-AAAAAAA", channel_id=OTHER_CHANNEL_ID, user=STRANGER)
+    assert sent[0].png is not None
+    await harness.command("draw", channel_id=OTHER_CHANNEL_ID, user=STRANGER)
+    one = await harness.bot.manager.live(CHANNEL_ID)
+    two = await harness.bot.manager.live(OTHER_CHANNEL_ID)
+    assert one.game.moves == 0 and two.game.moves == 1
+
+
+async def test_covered_card_by_name_with_error_help_on_and_off(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    sent = await harness.command("tap", card="Q♠")  # row 6: covered
+    assert sent[-1].ephemeral and sent[-1].content == "This card is blocked by another card"
+    await harness.command("settings", permissions=PLAIN | MANAGE_GUILD, error_help=False)
+    sent = await harness.command("tap", card="qs")
+    assert "This card is blocked by another card" not in sent[-1].content
+    assert sent[-1].content == "That card is covered."
+
+
+async def test_tap_by_name_moves_and_reposts_the_board(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    first_board = int(harness.board()["id"])
+    sent = await harness.command("tap", card="K♠")
+    assert "K♠ removed (+10)." in sent[0].content and sent[0].png is not None
+    # the old board lost its buttons, the new one is the game's message
+    assert harness.hub.messages[first_board]["components"] == []
+    record = await harness.storage.live_game(CHANNEL_ID)
+    assert record.message_id == int(harness.board()["id"]) != first_board
+
+
+async def test_tap_with_a_name_that_is_no_card(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    sent = await harness.command("tap", card="Z♣")
+    assert sent[-1].ephemeral and "“Z♣” is not a card" in sent[-1].content
+    sent = await harness.command("tap", card="3♣")  # in the stock
+    assert sent[-1].ephemeral and "3♣ is not free to play right now." in sent[-1].content
+
+
+async def test_autocomplete_lists_the_playable_cards(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    sent = await harness.autocomplete("tap", "card", "")
+    choices = sent[-1].data["data"]["choices"]
+    game = Game.from_code("PY1-N-AAAAAAS")
+    assert [c["name"] for c in choices] == [str(game.card_at(s)) for s in game.free_spots()]
+    sent = await harness.autocomplete("tap", "card", "k")
+    assert [c["name"] for c in sent[-1].data["data"]["choices"]] == ["K♠"]
+
+
+async def test_sum_not_13_keeps_the_second_card_selected(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    await harness.press(harness.board_button("5♥"))
+    sent = await harness.press(harness.board_button("2♣"))
+    assert "The sum must be 13" in sent[-1].content
+    two = harness.board_button("2♣")
+    assert sent[-1].buttons()[two]["style"] == 3  # green: selected
+
+
+async def test_hint_highlights_a_move_and_is_counted(harness):
+    await start(harness, kings_and_pairs().code)
+    sent = await harness.press(harness.board_button("Hint"))
+    assert "Hint: K♠." in sent[-1].content
+    await harness.command("hint")
+    record = await harness.storage.live_game(CHANNEL_ID)
+    assert record.hints == 2
+
+
+async def test_code_and_rules_commands(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    sent = await harness.command("code")
+    assert "`PY1-N-AAAAAAS`" in sent[-1].content
+    sent = await harness.command("rules")
+    assert sent[-1].ephemeral and "A+Q, 2+J" in sent[-1].content
+
+
+async def test_rule_options_on_new(harness):
+    sent = await harness.command("new", strict=True, passes=0)
+    assert "strict win, one pass" in sent[0].content
+    record = await harness.storage.live_game(CHANNEL_ID)
+    assert Rules.from_token(record.rules) == Rules(strict_win=True, pass_limit=0)
+    assert record.code.startswith("PY1-SP0-")
+
+
+async def test_winnable_new_game_is_winnable(harness):
+    sent = await harness.command("new", winnable=True)
+    record = await harness.storage.live_game(CHANNEL_ID)
+    from pyramide.solver import solve
+
+    assert solve(Game.from_code(record.code)).won
+    assert any(s.png for s in sent)
+
+
+async def test_new_game_and_same_deal_buttons_after_the_end(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    await harness.press(harness.board_button("End"))
+    sent = await harness.press(harness.board_button("Same deal again"))
+    assert "PY1-N-AAAAAAS" in said(sent)
+    await harness.press(harness.board_button("End"))
+    sent = await harness.press(harness.board_button("New game"))
+    record = await harness.storage.live_game(CHANNEL_ID)
+    assert record is not None and record.code != "PY1-N-AAAAAAS"
+
+
+async def test_a_storage_failure_answers_nothing_and_loses_nothing(harness, monkeypatch):
+    await start(harness, kings_and_pairs().code)
+    await harness.press(harness.board_button("K♠"))
+
+    async def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(harness.storage, "append_action", broken)
+    sent = await harness.press(harness.board_button("A♠"))
+    assert not any(s.png for s in sent)  # the move was not answered as if it happened
+    assert "nothing was lost" in sent[-1].content
+    monkeypatch.undo()
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    assert live.game.moves == 1 and live.game.selected is None  # rebuilt from storage
+
+
+async def test_no_token_prints_one_line_and_exits_2(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, str(root / "bot.py")], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "DISCORD_TOKEN" in result.stderr and ".env" in result.stderr
+    assert "Traceback" not in result.stderr
