@@ -82,12 +82,17 @@ async def show_stats(interaction: discord.Interaction, player: discord.abc.User 
 # --------------------------------------------------------------------- leaderboard
 class LeaderboardPage(
     discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyrlb:(?P<period>today|week|all):(?P<page>[0-9]+)",
+    template=r"pyrlb:(?P<period>today|week|all):(?P<page>[0-9]+):(?P<way>[pn])",
 ):
-    def __init__(self, period: str, page: int, *, label: str = "\u200b", disabled: bool = False) -> None:
+    """Previous (``p``) or next (``n``) page of a leaderboard; ``page`` is the page it leads to."""
+
+    def __init__(self, period: str, page: int, way: str, *, label: str = "\u200b", disabled: bool = False) -> None:
         super().__init__(
             discord.ui.Button(
-                label=label, disabled=disabled, style=discord.ButtonStyle.secondary, custom_id=f"pyrlb:{period}:{page}"
+                label=label,
+                disabled=disabled,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"pyrlb:{period}:{page}:{way}",
             )
         )
         self.period = period
@@ -97,7 +102,7 @@ class LeaderboardPage(
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
     ) -> LeaderboardPage:
-        return cls(match["period"], int(match["page"]))
+        return cls(match["period"], int(match["page"]), match["way"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with guarded(interaction):
@@ -137,8 +142,10 @@ async def leaderboard_page(
     )
     embed.set_footer(text=t(lang, "leaderboard.page", page=page + 1, pages=pages))
     view = discord.ui.View(timeout=None)
-    view.add_item(LeaderboardPage(period, page - 1, label=t(lang, "button.previous"), disabled=page == 0))
-    view.add_item(LeaderboardPage(period, page + 1, label=t(lang, "button.next"), disabled=page >= pages - 1))
+    view.add_item(LeaderboardPage(period, max(page - 1, 0), "p", label=t(lang, "button.previous"), disabled=page == 0))
+    view.add_item(
+        LeaderboardPage(period, min(page + 1, pages - 1), "n", label=t(lang, "button.next"), disabled=page >= pages - 1)
+    )
     view.stop()
     return embed, view
 

@@ -375,6 +375,8 @@ class Harness:
             channel.update(
                 parent_id=str(CHANNEL_ID),
                 owner_id=str(APP_ID),
+                message_count=1,
+                member_count=2,
                 thread_metadata={
                     "archived": False,
                     "auto_archive_duration": 1440,

@@ -1,0 +1,180 @@
+"""Every message in English, Croatian, Danish and Russian; the seed messages exactly as quoted."""
+
+import re
+
+import pytest
+
+from pyramide import Card
+from pyramide.i18n import LANGUAGES, card_name, catalogue, keys, language_for, parse_card, t
+from tests.deals import stuck_game
+from tests.harness import Harness
+
+SEED_MESSAGES = {
+    "en": ("This card is blocked by another card", "The sum must be 13", "No more possible moves"),
+    "hr": ("Ovu kartu blokira druga karta", "Zbroj mora biti jednak 13", "Nema više mogućih poteza"),
+    "da": ("Dette kort er blokeret af et andet", "Summen skal være 13", "Ingen mulige træk tilbage"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_key_exists_in_every_language(lang):
+    missing = keys("en") - keys(lang)
+    extra = keys(lang) - keys("en")
+    assert not missing, f"{lang} lacks {sorted(missing)}"
+    assert not extra, f"{lang} has keys English lacks: {sorted(extra)}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_placeholders_match_english(lang):
+    for key in keys("en"):
+        english = set(re.findall(r"{(\w+)}", t("en", key)))
+        assert set(re.findall(r"{(\w+)}", catalogue(lang)[key])) == english, f"{lang}:{key}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_translated_texts_are_not_left_in_english(lang):
+    if lang == "en":
+        return
+    same = [
+        k
+        for k in keys("en")
+        if t(lang, k) == t("en", k)
+        and not k.startswith(("board.title", "stats.dash"))
+        and not re.fullmatch(r"[\W\d{}a-z_]*", t("en", k))
+    ]
+    assert len(same) <= 3, f"{lang} copies English in {same}"
+
+
+@pytest.mark.parametrize("lang", sorted(SEED_MESSAGES))
+def test_seed_messages_exactly_as_quoted(lang):
+    blocked, total, stuck = SEED_MESSAGES[lang]
+    assert t(lang, "event.blocked") == blocked
+    assert t(lang, "event.sum") == total
+    assert t(lang, "end.stuck") == stuck
+    assert t(lang, "board.stuck") == stuck
+
+
+def test_option_names_are_valid_discord_names():
+    for lang in LANGUAGES:
+        for key in keys(lang):
+            if key.startswith("opt."):
+                assert re.fullmatch(r"[-_\w]{1,32}", t(lang, key)) and t(lang, key) == t(lang, key).lower(), key
+            if key.startswith(("cmd.", "choice.")):
+                assert 1 <= len(t(lang, key)) <= 100, key
+
+
+def test_language_choice():
+    assert language_for("hr", "en-US") == "hr"
+    assert language_for("en-GB", "da") == "en"
+    assert language_for("ja", "da") == "da"
+    assert language_for("ja", "ko") == "en"
+    assert language_for(None, None) == "en"
+    assert language_for("ru", None) == "ru"
+
+
+def test_missing_key_falls_back_to_english(monkeypatch):
+    from pyramide import i18n
+
+    croatian = dict(catalogue("hr"))
+    del croatian["event.drew"]
+    monkeypatch.setattr(i18n, "catalogue", lambda lang: croatian if lang == "hr" else catalogue(lang))
+    assert i18n.t("hr", "event.drew", card="A♠") == "You drew A♠."
+    assert i18n.t("hr", "event.sum") == "Zbroj mora biti jednak 13"
+
+
+def test_card_names_in_each_language():
+    queen = Card.parse("Q♣")
+    assert card_name(queen, "en") == "Q♣"
+    assert card_name(queen, "hr") == "D♣" and card_name(Card.parse("K♦"), "hr") == "R♦"
+    assert card_name(queen, "da") == "D♣" and card_name(Card.parse("K♦"), "da") == "R♦"
+    assert card_name(queen, "ru") == "Д♣" and card_name(Card.parse("A♠"), "ru") == "Т♠"
+    assert parse_card("D♣", "hr") == queen and parse_card("dc", "hr") == queen
+    assert parse_card("R♦", "da") == Card.parse("K♦")
+    assert parse_card("Д♣", "ru") == queen
+    assert parse_card("10♣", "ru") == Card.parse("10C")
+    assert parse_card("QC", "hr") == queen  # English names work everywhere
+
+
+async def test_a_croatian_client_sees_croatian_on_the_whole_flow(tmp_path):
+    h = await Harness(str(tmp_path / "hr.db")).start()
+    h.locale = "hr"
+    try:
+        sent = await h.command("new", code="PY1-N-AAAAAAS")
+        assert "Nova je partija podijeljena." in sent[0].content
+        labels = [c["label"] for row in h.board()["components"] for c in row["components"]]
+        assert "Izvuci (23)" in labels and "Poništi" in labels and "Završi" in labels
+        assert "R♠" in labels  # the king of spades, as the Croatian text writes it
+        sent = await h.command("tap", card="D♠")  # covered queen of spades
+        assert sent[-1].content == "Ovu kartu blokira druga karta"
+        await h.press(h.board_button("5♥"))
+        sent = await h.press(h.board_button("2♣"))
+        assert "Zbroj mora biti jednak 13" in sent[-1].content
+        sent = await h.press(h.board_button("R♠"))
+        assert "Uklonjen je R♠ (+10)." in sent[-1].content
+        sent = await h.press(h.board_button("Završi"))
+        assert "Partija je završena" in sent[-1].content
+        assert [c["label"] for row in h.board()["components"] for c in row["components"]] == [
+            "Nova partija",
+            "Isto dijeljenje ponovno",
+        ]
+        from tests.deals import kings_and_pairs
+
+        await h.command("new", code=kings_and_pairs().code)
+        for name in [
+            "R♠",
+            "A♠",
+            "D♠",
+            "2♠",
+            "V♠",
+            "3♠",
+            "10♠",
+            "4♠",
+            "9♠",
+            "5♠",
+            "8♠",
+            "6♠",
+            "7♠",
+            "R♥",
+            "A♥",
+            "D♥",
+            "2♥",
+            "V♥",
+            "3♥",
+            "10♥",
+            "4♥",
+            "9♥",
+            "R♦",
+            "5♥",
+            "8♥",
+            "6♥",
+            "7♥",
+        ]:
+            sent = await h.press(h.board_button(name))
+        sent = await h.press(h.board_button("R♣"))
+        assert "Pobijedili ste! 280 bodova" in sent[-1].content
+    finally:
+        await h.stop()
+
+
+async def test_a_croatian_client_sees_the_stuck_message(tmp_path):
+    from pyramide import Game
+    from tests.deals import STUCK_ORDER, stuck_layout
+
+    h = await Harness(str(tmp_path / "hr2.db")).start()
+    h.locale = "hr"
+    try:
+        await h.command("new", code=Game.from_layout(*stuck_layout()).code)
+        await h.command("tap", card="R♥")
+        cards = stuck_game()
+        for index in STUCK_ORDER:
+            await h.command("draw")
+            await h.command("tap", card="waste")
+            sent = await h.command("tap", card=card_name(cards.pyramid[index], "hr"))
+        for _ in range(3):
+            await h.command("draw")
+            sent = await h.command("tap", card="waste")
+        text = "\n".join(s.content for s in sent)
+        assert "Nema više mogućih poteza" in text
+        assert "Ovo se dijeljenje nije moglo dobiti" in text
+    finally:
+        await h.stop()

@@ -1,0 +1,314 @@
+"""Statistics, leaderboards and the daily challenge on a real SQLite file."""
+
+import asyncio
+import sqlite3
+from datetime import UTC, date, datetime
+
+import pytest
+
+from pyramide import Game
+from pyramide.daily import daily_deal_number, daily_number, daily_start, time_to_next
+from pyramide.solver import solve
+from pyramide.stats import day_streaks, player_stats
+from pyramide.storage import ENDED, STUCK, WON, GameRecord
+from pyramide.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStorage
+from tests.deals import kings_and_pairs
+from tests.harness import GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness
+
+DAY = 86_400.0
+T0 = datetime(2026, 11, 30, tzinfo=UTC).timestamp()
+
+
+@pytest.fixture
+async def storage(tmp_path):
+    store = SQLiteStorage(tmp_path / "stats.db")
+    await store.open()
+    yield store
+    await store.close()
+
+
+async def add_game(
+    store,
+    *,
+    guild=GUILD_ID,
+    player=OWNER,
+    status=WON,
+    score=280,
+    moves=100,
+    seconds=200.0,
+    finished=T0,
+    daily=None,
+    channel=None,
+):
+    record = GameRecord(
+        id=0,
+        guild_id=guild,
+        channel_id=channel or int(finished * 1000) + player % 997,
+        owner_id=player,
+        code="PY1-N-AAAAAAS",
+        rules="N",
+        daily=daily,
+        created_at=finished - 300,
+    )
+    record = await store.create_game(record)
+    record.status, record.score, record.moves = status, score, moves
+    record.started_at, record.finished_at, record.seconds = finished - seconds, finished, seconds
+    return await store.finish_game(record)
+
+
+async def test_stats_match_a_hand_computed_fixture(storage):
+    # won 200 s / 90 moves, won 150 s / 120 moves, stuck 150 pts, won 300 s / 80 moves, ended 40 pts
+    results = [
+        (WON, 280, 90, 200.0),
+        (WON, 280, 120, 150.0),
+        (STUCK, 150, 60, 99.0),
+        (WON, 280, 80, 300.0),
+        (ENDED, 40, 5, 10.0),
+    ]
+    for i, (status, score, moves, seconds) in enumerate(results):
+        await add_game(storage, status=status, score=score, moves=moves, seconds=seconds, finished=T0 + i * 60)
+    await add_game(storage, player=STRANGER)  # someone else
+    await add_game(storage, guild=GUILD_ID + 1)  # another server
+    stats = player_stats(await storage.results(GUILD_ID, OWNER))
+    assert (stats.played, stats.won) == (5, 3)
+    assert stats.win_rate == pytest.approx(0.6)
+    assert stats.best_seconds == 150.0 and stats.fewest_moves == 80
+    assert stats.average_score == pytest.approx((280 * 3 + 150 + 40) / 5)
+    assert (stats.current_streak, stats.best_streak) == (0, 2)
+    assert stats.recent == (WON, WON, STUCK, WON, ENDED)
+
+
+async def test_leaderboard_ranks_wins_then_time_then_moves_with_ties(storage):
+    a, b, c, d = 11, 12, 13, 14
+    for player, wins, best, moves in [(a, 2, 100.0, 90), (b, 2, 100.0, 80), (c, 3, 500.0, 200), (d, 2, 90.0, 300)]:
+        for i in range(wins):
+            await add_game(storage, player=player, seconds=best + i * 10, moves=moves + i, finished=T0 + player + i)
+        await add_game(storage, player=player, status=STUCK, finished=T0 + 50 + player)
+    rows = await storage.leaderboard(GUILD_ID, None, 10, 0)
+    assert [r.player_id for r in rows] == [c, d, b, a]  # c most wins; d fastest; b and a tie on time, b fewer moves
+    assert rows[0].played == 4 and rows[0].wins == 3 and rows[0].best_seconds == 500.0
+    assert [r.player_id for r in await storage.leaderboard(GUILD_ID, None, 2, 2)] == [b, a]
+    assert await storage.leaderboard_size(GUILD_ID, None) == 4
+    assert await storage.leaderboard(GUILD_ID, T0 + 1000, 10, 0) == []  # a period with nothing finished
+
+
+def test_day_streaks_break_only_after_a_whole_day_without_a_daily():
+    days = ["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-25", "2026-11-26"]
+    assert day_streaks(days, date(2026, 11, 26)) == (2, 3)
+    assert day_streaks(days, date(2026, 11, 27)) == (2, 3)  # today not played yet: still alive
+    assert day_streaks(days, date(2026, 11, 28)) == (0, 3)  # a whole day passed
+    assert day_streaks([], date(2026, 11, 28)) == (0, 0)
+
+
+def test_daily_deals_of_fixed_dates_are_pinned_and_winnable():
+    assert daily_number(date(2026, 1, 1)) == 1
+    assert daily_start(date(2026, 1, 1)) == 1_000_003
+    pinned = {date(2026, 1, 1): None, date(2026, 11, 30): None, date(2027, 2, 28): None}
+    for day in pinned:
+        pinned[day] = daily_deal_number(day)
+        assert pinned[day] >= daily_start(day)
+        assert solve(Game.from_number(pinned[day])).won
+    assert pinned[date(2026, 11, 30)] == 3_637_030
+    assert Game.from_number(pinned[date(2026, 11, 30)]).code == "PY1-N-AADO7ZG"
+    assert time_to_next(datetime(2026, 11, 30, 23, 0, tzinfo=UTC)).total_seconds() == 3600
+
+
+async def test_one_counted_daily_per_player_even_when_two_finish_at_once(tmp_path):
+    path = tmp_path / "race.db"
+    first, second = SQLiteStorage(path), SQLiteStorage(path)
+    await first.open()
+    await second.open()
+    try:
+        records = []
+        for store, channel in ((first, 1), (second, 2)):
+            record = GameRecord(
+                id=0,
+                guild_id=GUILD_ID,
+                channel_id=channel,
+                owner_id=OWNER,
+                code="PY1-N-AAAAAAS",
+                rules="N",
+                daily="2026-11-30",
+                created_at=T0,
+            )
+            records.append((store, await store.create_game(record)))
+        for _, record in records:
+            record.status, record.finished_at, record.seconds = WON, T0 + 100, 100.0
+        done = await asyncio.gather(*(store.finish_game(record) for store, record in records))
+        assert sorted(r.counted for r in done) == [False, True]
+        assert await first.daily_totals("2026-11-30") == (1, 1)
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_migrations_from_an_empty_file_and_from_the_previous_version(tmp_path):
+    fresh = SQLiteStorage(tmp_path / "fresh.db")
+    await fresh.open()
+    assert await fresh.migrate() == SCHEMA_VERSION
+    await fresh.close()
+    # a database left by the previous release (schema 1) with a game in it
+    old = tmp_path / "old.db"
+    with sqlite3.connect(old) as db:
+        db.executescript(MIGRATIONS[0] + "\nPRAGMA user_version = 1;")
+        db.execute(
+            "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, score, moves, created_at,"
+            " finished_at, seconds) VALUES (?, 5, ?, 'PY1-N-AAAAAAS', 'N', 'won', 280, 90, 1, 2, 1)",
+            (GUILD_ID, OWNER),
+        )
+        db.execute(
+            "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, created_at)"
+            " VALUES (?, 6, ?, 'PY1-N-AAAAAAA', 'N', 1)",
+            (GUILD_ID, OWNER),
+        )
+        db.execute("INSERT INTO actions (game_id, seq, action, at) VALUES (2, 0, '\"stock\"', 1)")
+    store = SQLiteStorage(old)
+    await store.open()
+    try:
+        assert await store.migrate() == SCHEMA_VERSION
+        rows = await store.results(GUILD_ID, OWNER)
+        assert [(r.status, r.score, r.counted) for r in rows] == [(WON, 280, False)]
+        live = await store.live_game(6)
+        assert live.actions == ["stock"] and live.hints == 0
+    finally:
+        await store.close()
+
+
+async def test_a_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "future.db"
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    store = SQLiteStorage(path)
+    with pytest.raises(RuntimeError, match="newer"):
+        await store.open()
+    await store.close()
+
+
+# ---------------------------------------------------------------------------- commands
+@pytest.fixture
+async def harness(tmp_path):
+    h = await Harness(str(tmp_path / "bot.db")).start()
+    h.now[0] = T0 + 3600  # 2026-11-30 01:00 UTC
+    yield h
+    await h.stop()
+
+
+async def play_daily_to_the_end(h, *, user=OWNER, win=True):
+    sent = await h.command("daily play", user=user)
+    thread = h.hub.threads[-1]
+    assert thread["type"] == 12 and thread["parent_id"] is not None  # a private thread of the player's
+    board = next(s for s in sent if s.path == "/channels/{channel_id}/messages")
+    number = daily_number(datetime.fromtimestamp(h.now[0], UTC).date())
+    assert f"Daily #{number}" in board.content and board.png is not None
+    thread_id = int(thread["id"])
+    live = await h.bot.manager.live(thread_id)
+    assert live.record.daily == datetime.fromtimestamp(h.now[0], UTC).date().isoformat()
+    if win:
+        line = solve(live.game).line
+        h.now[0] += 200
+        for move in line[:-1]:
+            await h.bot.manager.act(thread_id, lambda game, move=move: game.play(move))
+        last = line[-1]
+        await h.bot.manager.act(thread_id, lambda game: game.play(last))
+    else:
+        h.now[0] += 100
+        await h.command("draw", user=user, channel_id=thread_id)
+        await h.command("end", user=user, channel_id=thread_id)
+    return sent, thread_id
+
+
+async def test_daily_in_a_thread_counted_once_with_a_share_line(harness):
+    sent, thread_id = await play_daily_to_the_end(harness)
+    ready = sent[-1]
+    assert ready.ephemeral and f"<#{thread_id}>" in ready.content and "Next daily in 23 h" in ready.content
+    rows = await harness.storage.daily_rows("2026-11-30", GUILD_ID)
+    assert [(r.player_id, r.status) for r in rows] == [(OWNER, WON)]
+    # a second attempt is a replay: allowed, not counted
+    sent, second = await play_daily_to_the_end(harness, win=False)
+    assert second != thread_id  # a thread of its own again
+    assert "does not count" in sent[-1].content
+    assert "does not count" in "\n".join(s.content for s in harness.hub.sent[-3:])
+    assert await harness.storage.daily_totals("2026-11-30") == (1, 1)
+    stats = player_stats(await harness.storage.results(GUILD_ID, OWNER))
+    assert (stats.daily_played, stats.daily_won) == (1, 1)
+
+
+async def test_share_line_after_a_counted_daily(harness):
+    await harness.command("daily play")
+    thread_id = int(harness.hub.threads[-1]["id"])
+    await harness.command("draw", channel_id=thread_id)  # the clock starts at the first move
+    harness.now[0] += 221
+    sent = await harness.command("end", channel_id=thread_id)
+    text = "\n".join(s.content for s in sent)
+    assert "`Pyramide daily #334 · gave up · 3:41 · 1 moves`" in text
+
+
+async def test_daily_leaderboard_ranks_today_on_this_server(harness):
+    await play_daily_to_the_end(harness, user=OWNER)
+    await play_daily_to_the_end(harness, user=STRANGER, win=False)
+    sent = await harness.command("daily leaderboard")
+    embed = sent[-1].body["embeds"][0]
+    lines = embed["description"].splitlines()
+    assert lines[0].startswith(f"**1.** <@{OWNER}>: won") and lines[1].startswith(f"**2.** <@{STRANGER}>: gave up")
+    assert "All servers: 2 players, 1 winners." in embed["fields"][0]["value"]
+
+
+async def test_day_streak_across_midnight(harness):
+    await play_daily_to_the_end(harness)
+    harness.now[0] += DAY
+    await play_daily_to_the_end(harness, win=False)
+    sent = await harness.command("stats show")
+    fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
+    assert fields["Day streak"] == "2 (best 2)"
+    harness.now[0] += 2 * DAY
+    sent = await harness.command("stats show")
+    fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
+    assert fields["Day streak"] == "0 (best 2)"
+
+
+async def test_stats_command_shows_the_figures(harness):
+    await harness.command("new", code=kings_and_pairs().code)
+    harness.now[0] += 10
+    live = await harness.bot.manager.live(700_000_000_000_000_001)
+    from tests.deals import clear_kings_and_pairs
+
+    harness.now[0] += 65
+    await harness.bot.manager.act(live.record.channel_id, lambda g: (clear_kings_and_pairs(g), g.undo())[1])
+    sent = await harness.command("stats show")
+    fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
+    assert fields["Played"] == "1" and fields["Won"] == "1" and fields["Win rate"] == "100%"
+    assert fields["Fewest moves"] == "16" and fields["Recent games"] == "🟩"
+    sent = await harness.command("stats show", user=STRANGER)
+    assert "has not finished a game" in sent[-1].content
+
+
+async def test_leaderboard_command_pages(harness):
+    for player in range(25):
+        await add_game(harness.storage, player=1000 + player, seconds=100.0 + player, finished=T0 + player)
+    sent = await harness.command("leaderboard", period="all")
+    embed = sent[-1].body["embeds"][0]
+    assert embed["description"].splitlines()[0].startswith("**1.** <@1000>: 1 wins of 1, best time 1:40")
+    assert embed["footer"]["text"] == "Page 1 of 3"
+    sent = await harness.press(sent[-1].button("Next"))
+    assert sent[-1].body["embeds"][0]["description"].splitlines()[0].startswith("**11.** <@1010>")
+    sent = await harness.command("leaderboard", period="today")
+    assert sent[-1].body["embeds"][0]["footer"]["text"] == "Page 1 of 3"  # all 25 finished today
+    harness.now[0] += DAY
+    sent = await harness.command("leaderboard", period="today")
+    assert sent[-1].body["embeds"][0]["description"] == "No finished games in this period yet."
+    sent = await harness.command("leaderboard", period="week")
+    assert sent[-1].body["embeds"][0]["footer"]["text"] == "Page 1 of 3"  # Monday 30 Nov starts the week
+
+
+async def test_stats_reset_needs_manage_server_and_a_confirmation(harness):
+    await add_game(harness.storage, player=OWNER)
+    await add_game(harness.storage, player=STRANGER)
+    sent = await harness.command("stats reset", user=STRANGER)
+    assert "Manage Server" in sent[-1].content
+    sent = await harness.command("stats reset", user=STRANGER, permissions=PLAIN | MANAGE_GUILD)
+    prompt = sent[-1]
+    await harness.press(prompt.button("Cancel"), user=STRANGER, permissions=PLAIN | MANAGE_GUILD)
+    assert len(await harness.storage.results(GUILD_ID, OWNER)) == 1
+    sent = await harness.press(prompt.button("Yes, delete"), user=STRANGER, permissions=PLAIN | MANAGE_GUILD)
+    assert "2 games deleted" in sent[-1].content
+    assert await harness.storage.results(GUILD_ID, OWNER) == []
