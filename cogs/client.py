@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -10,6 +11,7 @@ import discord
 from discord.ext import commands
 
 from pyramide.manager import GameManager
+from pyramide.render import sprites
 from pyramide.storage import Storage
 
 from .common import CatalogueTranslator
@@ -44,6 +46,8 @@ class PyramideBot(commands.Bot):
         self.failed_extensions: dict[str, str] = {}
 
     async def setup_hook(self) -> None:
+        # Card sprites are drawn once, before the first press has to wait for them.
+        await asyncio.to_thread(sprites)
         await self.tree.set_translator(CatalogueTranslator())
         for name in EXTENSIONS:
             try:

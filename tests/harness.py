@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -61,6 +62,8 @@ class Sent:
     path: str
     data: dict[str, Any] | None
     files: list[tuple[str, bytes]] = field(default_factory=list)
+    token: str | None = None  # the interaction this answers (webhook requests)
+    at: float = field(default_factory=time.perf_counter)
 
     @property
     def content(self) -> str:
@@ -119,6 +122,7 @@ class Hub:
         self.original: dict[str, int] = {}  # interaction token -> message id
         self.threads: list[dict[str, Any]] = []
         self.fail_next: list[str] = []  # paths whose next request fails with HTTP 500
+        self.waiters: dict[str, asyncio.Future[Sent]] = {}  # interaction token -> its first answer
 
     # -- messages
     def message(self, channel_id: int, body: dict[str, Any], message_id: int | None = None) -> dict[str, Any]:
@@ -181,6 +185,10 @@ class Hub:
     def webhook(self, route: Any, data: Any, files: Any, multipart: Any) -> Any:
         sent = self.record(route.method, route.path, data, files, multipart)
         token = route.webhook_token
+        sent.token = token
+        waiter = self.waiters.pop(token, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(sent)
         if route.path.endswith("/callback"):
             kind = sent.data["type"]  # type: ignore[index]
             interaction = {"id": str(route.webhook_id), "type": 2}
@@ -410,6 +418,18 @@ class Harness:
             "authorizing_integration_owners": {"0": str(GUILD_ID)},
             "context": 0,
         }
+
+    def fire(self, payload: dict[str, Any], message_id: int | None = None) -> None:
+        """Hand an interaction to the bot as the gateway would, without waiting for the answer."""
+        assert self.bot is not None
+        Hub._interaction_target[payload["token"]] = (int(payload["channel_id"]), message_id)
+        self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+
+    def press_payload(self, custom_id: str, message: dict[str, Any], user: int = OWNER) -> dict[str, Any]:
+        payload = self._base(3, user, int(message["channel_id"]), PLAIN)
+        payload["data"] = {"custom_id": custom_id, "component_type": 2}
+        payload["message"] = message
+        return payload
 
     async def _dispatch(self, payload: dict[str, Any], message_id: int | None = None) -> list[Sent]:
         assert self.bot is not None

@@ -1,0 +1,100 @@
+"""N channels x M button presses through the real offline bot stack on a real SQLite file.
+
+Prints presses per second and the median / p99 milliseconds from the interaction being
+received to the response being sent, for two loads:
+- paced: every channel's player presses again 1-3 s (then 0.5-1.5 s) after seeing the new board, first
+  presses spread over the first second: about 50 (then 85) presses a second;
+- burst: every channel presses again as soon as its board is back (saturation).
+
+Usage: .venv/bin/python bench/bot.py [CHANNELS] [PRESSES]   (default 100 x 20)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pyramide import Game
+from tests.harness import GUILD_ID, OWNER, Harness
+
+
+async def play_channel(
+    h: Harness,
+    channel_id: int,
+    presses: int,
+    pace: tuple[float, float] | None,
+    rng: random.Random,
+    latencies: list[float],
+) -> None:
+    manager = h.bot.manager
+    live = await manager.start(
+        guild_id=GUILD_ID, channel_id=channel_id, owner_id=OWNER, game=Game.from_number(rng.randrange(2**35))
+    )
+    message = h.hub.message(channel_id, {"content": "", "components": []})
+    live.record.message_id = int(message["id"])
+    if pace:  # players do not press in lockstep: each starts at a random moment of the first second
+        await asyncio.sleep(rng.uniform(0, 1.0))
+    for _ in range(presses):
+        live = await manager.live(channel_id)
+        if live is None or live.game.is_over:
+            return
+        game = live.game
+        spots = [s for s in game.selectable_spots() if isinstance(s, int)]
+        action = str(rng.choice(spots)) if spots and rng.random() < 0.6 else "s"
+        custom_id = f"pyr:{live.record.id}:{game.version}:{action}"
+        message["components"] = [
+            {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}
+        ]
+        payload = h.press_payload(custom_id, message)
+        answered = asyncio.get_running_loop().create_future()
+        h.hub.waiters[payload["token"]] = answered
+        start = time.perf_counter()
+        h.fire(payload, int(message["id"]))
+        answer = await answered
+        latencies.append((answer.at - start) * 1000)
+        await asyncio.sleep(rng.uniform(*pace) if pace else 0)
+
+
+async def run(channels: int, presses: int, pace: tuple[float, float] | None) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        h = await Harness(str(Path(folder) / "bench.db")).start()
+        rng = random.Random(1)
+        latencies: list[float] = []
+        start = time.perf_counter()
+        await asyncio.gather(
+            *(
+                play_channel(h, 10_000 + i, presses, pace, random.Random(rng.random()), latencies)
+                for i in range(channels)
+            )
+        )
+        elapsed = time.perf_counter() - start
+        await h.stop()
+    latencies.sort()
+    p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
+    name = f"paced ({pace[0]}-{pace[1]} s between a player's presses)" if pace else "burst (no pause)"
+    print(
+        f"{name}: {channels} channels x {presses} presses = {len(latencies)} presses in {elapsed:.1f} s, "
+        f"{len(latencies) / elapsed:.0f} presses/s; median {statistics.median(latencies):.1f} ms, "
+        f"p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms"
+    )
+
+
+def main() -> None:
+    logging.disable(logging.WARNING)
+    channels = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    presses = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+    asyncio.run(run(channels, presses, pace=(1.0, 3.0)))
+    asyncio.run(run(channels, presses, pace=(0.5, 1.5)))
+    asyncio.run(run(channels, presses, pace=None))
+
+
+if __name__ == "__main__":
+    main()
