@@ -64,6 +64,7 @@ MIGRATIONS: list[str] = [
         WHERE status != 'playing';
     CREATE INDEX games_by_daily ON games(daily, guild_id) WHERE daily IS NOT NULL;
     CREATE UNIQUE INDEX games_one_counted_daily ON games(daily, owner_id) WHERE counted = 1;
+    CREATE INDEX games_daily_by_player ON games(owner_id, daily) WHERE counted = 1;
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,135 @@
+"""Statistics queries on a big database: 1,000,000 finished games across 1,000 servers.
+
+Prints the median and worst milliseconds of each query the stats, leaderboard and daily
+commands make for one server (through the real aiosqlite storage).
+
+Usage: .venv/bin/python bench/stats.py [GAMES] [SERVERS]   (default 1000000 1000)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pyramide.stats import day_streaks, player_stats
+from pyramide.storage.sqlite import SQLiteStorage
+
+PLAYERS_PER_SERVER = 60
+DAY = 86_400
+T0 = 1_767_225_600  # 2026-01-01
+
+
+def fill(path: Path, games: int, servers: int) -> None:
+    rng = random.Random(5)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA journal_mode = WAL")
+        rows = []
+        counted: set[tuple[str, int]] = set()
+        for n in range(games):
+            guild = rng.randrange(servers)
+            player = guild * 1000 + rng.randrange(PLAYERS_PER_SERVER)
+            status = rng.choices(("won", "stuck", "ended"), (6, 3, 1))[0]
+            finished = T0 + rng.randrange(330 * DAY)
+            seconds = rng.uniform(60, 900)
+            daily = None
+            is_counted = 0
+            if rng.random() < 0.1:
+                daily = time.strftime("%Y-%m-%d", time.gmtime(finished))
+                if (daily, player) not in counted:
+                    counted.add((daily, player))
+                    is_counted = 1
+            rows.append(
+                (
+                    guild,
+                    n,
+                    player,
+                    "PY1-N-AAAAAAS",
+                    "N",
+                    status,
+                    280 if status == "won" else 120,
+                    rng.randrange(60, 200),
+                    28,
+                    finished - seconds - 60,
+                    finished - seconds,
+                    finished,
+                    seconds,
+                    daily,
+                    is_counted,
+                )
+            )
+        db.executemany(
+            "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, score, moves, removed,"
+            " created_at, started_at, finished_at, seconds, daily, counted)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        db.execute("ANALYZE")
+
+
+async def timed(label: str, make, repeat: int = 30) -> None:
+    times = []
+    for i in range(repeat):
+        start = time.perf_counter()
+        await make(i)
+        times.append((time.perf_counter() - start) * 1000)
+    print(f"  {label:38} median {statistics.median(times):6.2f} ms   max {max(times):6.2f} ms")
+
+
+async def main() -> None:
+    games = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    servers = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "stats.db"
+        store = SQLiteStorage(path)
+        await store.open()  # creates the schema
+        await store.close()
+        start = time.perf_counter()
+        fill(path, games, servers)
+        print(f"{games:,} games across {servers:,} servers written in {time.perf_counter() - start:.1f} s")
+        store = SQLiteStorage(path)
+        await store.open()
+        rng = random.Random(9)
+
+        def guild(i: int) -> int:
+            return rng.randrange(servers)
+
+        async def stats(i: int) -> None:
+            g = guild(i)
+            player = g * 1000 + rng.randrange(PLAYERS_PER_SERVER)
+            player_stats(await store.results(g, player))
+            day_streaks(await store.daily_days(player), date(2026, 11, 30))
+
+        async def board(i: int) -> None:
+            g = guild(i)
+            await store.leaderboard_size(g, None)
+            await store.leaderboard(g, None, 10, 0)
+
+        async def week(i: int) -> None:
+            g = guild(i)
+            await store.leaderboard_size(g, T0 + 300 * DAY)
+            await store.leaderboard(g, T0 + 300 * DAY, 10, 0)
+
+        async def daily(i: int) -> None:
+            day = time.strftime("%Y-%m-%d", time.gmtime(T0 + rng.randrange(330) * DAY))
+            await store.daily_rows(day, guild(i))
+            await store.daily_totals(day)
+
+        print("per command, for one server:")
+        await timed("/pyramide stats show (results + days)", stats)
+        await timed("/pyramide leaderboard all time", board)
+        await timed("/pyramide leaderboard this week", week)
+        await timed("/pyramide daily leaderboard", daily)
+        await store.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
