@@ -1,0 +1,81 @@
+"""The game manager on a real SQLite file: stored before answered, idle engines dropped and rebuilt."""
+
+import asyncio
+
+import pytest
+
+from pyramide import STOCK, Game
+from pyramide.manager import BrokenGame, GameExists, GameManager, NoGame, StaleBoard
+from pyramide.storage.sqlite import SQLiteStorage
+
+
+@pytest.fixture
+async def store(tmp_path):
+    storage = SQLiteStorage(tmp_path / "m.db")
+    await storage.open()
+    yield storage
+    await storage.close()
+
+
+async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(store):
+    clock = [1000.0]
+    manager = GameManager(store, clock=lambda: clock[0], idle_seconds=60)
+    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    for action in (lambda g: g.tap(STOCK), lambda g: g.tap(26), lambda g: g.undo(), lambda g: g.tap(21)):
+        await manager.act(5, action)
+    state = live.game.state()
+    clock[0] += 61
+    assert manager.evict_idle() == 1 and manager.live_count == 0
+    again = await manager.live(5)
+    assert again is not live and again.game.state() == state
+    assert again.record.started_at == 1000.0
+
+
+async def test_a_second_manager_on_the_same_file_sees_every_answered_move(store, tmp_path):
+    manager = GameManager(store)
+    await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    await manager.act(5, lambda g: g.tap(STOCK))
+    other = SQLiteStorage(tmp_path / "m.db")
+    await other.open()
+    try:
+        rebuilt = await GameManager(other).live(5)
+        assert rebuilt.game.moves == 1 and len(rebuilt.game.waste) == 2
+    finally:
+        await other.close()
+
+
+async def test_stale_versions_and_other_games_are_refused(store):
+    manager = GameManager(store)
+    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    await manager.act(5, lambda g: g.tap(STOCK), game_id=live.record.id, version=0)
+    with pytest.raises(StaleBoard):
+        await manager.act(5, lambda g: g.tap(STOCK), game_id=live.record.id, version=0)
+    with pytest.raises(StaleBoard):
+        await manager.act(5, lambda g: g.tap(STOCK), game_id=live.record.id + 1, version=1)
+    with pytest.raises(NoGame):
+        await manager.act(6, lambda g: g.tap(STOCK))
+    with pytest.raises(GameExists):
+        await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAA"))
+    assert live.game.moves == 1
+
+
+async def test_concurrent_acts_in_one_channel_never_interleave(store):
+    manager = GameManager(store)
+    await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    await asyncio.gather(*(manager.act(5, lambda g: g.tap(STOCK)) for _ in range(30)))
+    live = await manager.live(5)
+    assert live.game.moves == 30
+    record = await store.game(live.record.id)
+    assert record.actions == [STOCK] * 30 and record.moves == 30
+
+
+async def test_a_corrupt_action_log_is_reported_not_crashed(store):
+    manager = GameManager(store)
+    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    await store.db.execute(
+        "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, '\"nowhere\"', 0)", (live.record.id,)
+    )
+    await store.db.commit()
+    manager.forget(5)
+    with pytest.raises(BrokenGame):
+        await manager.live(5)
