@@ -405,16 +405,41 @@ class _FullSearch(_Search):
                 out &= ~(1 << top)
                 forced.append(("m", Move("king", (WASTE,))))
             else:
+                if not self.rules.strict_win:
+                    # Cards buried for good under an unremovable waste card change nothing any more:
+                    # forget them, so that positions differing only there are one state.
+                    out = self.reachable(mask, out, cursor, passes)
                 return (mask, out, cursor, passes), forced
 
     def is_win(self, state: tuple) -> bool:
         return state[0] == 0 and (not self.rules.strict_win or state[1] == 0)
 
     def hopeless(self, state: tuple) -> bool:
-        mask, out, _cursor, _passes = state
+        mask, out, cursor, passes = state
         if mask == 0:
             return not self.rules.draw_with_waste
-        return self.outside_check(mask, out) or not self.relaxed_alive(mask, out)
+        reachable = self.reachable(mask, out, cursor, passes)
+        if self.rules.strict_win and reachable != out:
+            return True  # a buried card can never be cleared
+        return self.outside_check(mask, reachable) or not self.relaxed_alive(mask, reachable)
+
+    def reachable(self, mask: int, out: int, cursor: int, passes: int) -> int:
+        """Outside cards that may still become the waste top.
+
+        Once no turn of the waste is left, a waste card that can never be removed (no partner
+        value left in the pyramid) buries every card under it for good."""
+        if self.rules.draw_with_waste or self.limit is None or passes < self.limit:
+            return out
+        below = out & ((1 << cursor) - 1)
+        keep = out & ~below
+        while below:
+            top = below.bit_length() - 1
+            value = self.outside[top]
+            if value != KING and not mask & self.value_masks[13 - value]:
+                break  # stuck on top: everything under it is out of reach
+            keep |= 1 << top
+            below &= ~(1 << top)
+        return keep
 
     def relaxed_key(self, mask: int, out: int) -> tuple:
         if self.rules.draw_with_waste:
