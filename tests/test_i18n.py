@@ -178,3 +178,22 @@ async def test_a_croatian_client_sees_the_stuck_message(tmp_path):
         assert "Ovo se dijeljenje nije moglo dobiti" in text
     finally:
         await h.stop()
+
+
+async def test_commands_are_synced_with_localised_descriptions_and_option_names(tmp_path):
+    h = await Harness(str(tmp_path / "sync.db")).start()
+    try:
+        tree = h.bot.tree
+        payloads = [await c.get_translated_payload(tree, tree.translator) for c in tree.get_commands()]
+        group = next(p for p in payloads if p["name"] == "pyramide")
+        assert group["description_localizations"]["hr"] == "Igrajte pasijans Piramida"
+        new = next(o for o in group["options"] if o["name"] == "new")
+        assert new["description_localizations"]["da"] == "Giv et nyt spil i denne kanal"
+        code = next(o for o in new["options"] if o["name"] == "code")
+        assert code["name_localizations"] == {"hr": "kod", "da": "kode", "ru": "код"}
+        passes = next(o for o in new["options"] if o["name"] == "passes")
+        assert passes["choices"][1]["name_localizations"]["ru"] == "только один проход"
+        daily = next(o for o in group["options"] if o["name"] == "daily")
+        assert {o["name"] for o in daily["options"]} == {"play", "leaderboard"}
+    finally:
+        await h.stop()
