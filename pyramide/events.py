@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import ClassVar
 
 from .cards import Card
 
@@ -20,9 +21,7 @@ class Outcome(StrEnum):
 class Event:
     """Base class. ``is_action`` is true when the event is a move that counts and can be undone."""
 
-    @property
-    def is_action(self) -> bool:
-        return False
+    is_action: ClassVar[bool] = False
 
     @property
     def key(self) -> str:
@@ -48,9 +47,7 @@ class PairRemoved(Event):
     cards: tuple[Card, Card]
     points: int
 
-    @property
-    def is_action(self) -> bool:
-        return True
+    is_action: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +56,7 @@ class KingRemoved(Event):
     card: Card
     points: int
 
-    @property
-    def is_action(self) -> bool:
-        return True
+    is_action: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +80,7 @@ class SumNot13(Event):
 class Drew(Event):
     card: Card
 
-    @property
-    def is_action(self) -> bool:
-        return True
+    is_action: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +88,7 @@ class TurnedBack(Event):
     count: int
     passes: int
 
-    @property
-    def is_action(self) -> bool:
-        return True
+    is_action: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -160,6 +160,17 @@ class _Search:
                         if j in free and values[i] + values[j] == 13:
                             yield i, j
 
+    def remove_kings(self, mask: int, steps: list[Step]) -> int:
+        """Remove every free pyramid king, again and again (never a loss), noting each as a step."""
+        kings = self.value_masks[KING]
+        while True:
+            free_kings = [i for i in _free(mask) if kings >> i & 1]
+            if not free_kings:
+                return mask
+            for i in free_kings:
+                mask &= ~(1 << i)
+                steps.append(("k", i))
+
     def values_left(self, mask: int) -> list[int]:
         """How many pyramid cards of each value remain in ``mask``."""
         counted = self._values_left.get(mask)
@@ -262,14 +273,8 @@ class _CountSearch(_Search):
     def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
         mask, counts = state
         forced: list[Step] = []
-        kings = self.value_masks[KING]
-        while True:
-            free_kings = [i for i in _free(mask) if kings >> i & 1]
-            if not free_kings:
-                return (mask, counts), forced
-            for i in free_kings:
-                mask &= ~(1 << i)
-                forced.append(("k", i))
+        mask = self.remove_kings(mask, forced)
+        return (mask, counts), forced
 
     def is_win(self, state: tuple) -> bool:
         return state[0] == 0 and (not self.rules.strict_win or not any(state[1]))
@@ -311,14 +316,7 @@ class _OrderSearch(_Search):
     def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
         mask, out = state
         forced: list[Step] = []
-        kings = self.value_masks[KING]
-        while True:
-            free_kings = [i for i in _free(mask) if kings >> i & 1]
-            if not free_kings:
-                break
-            for i in free_kings:
-                mask &= ~(1 << i)
-                forced.append(("k", i))
+        mask = self.remove_kings(mask, forced)
         for p, v in enumerate(self.outside):
             if v == KING and out >> p & 1:
                 out &= ~(1 << p)

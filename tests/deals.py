@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from pyramide import STOCK, WASTE, Game, Rules
 
+# Every rule set of RULES.md: the defaults and each variant alone (three passes = P2).
+ALL_RULES = [
+    Rules(),
+    Rules(pass_limit=0),
+    Rules(pass_limit=2),
+    Rules(strict_win=True),
+    Rules(draw_with_waste=True),
+    Rules(pair_with_cover=True),
+]
+
 SUIT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 

@@ -37,8 +37,15 @@ def test_game_imports_only_the_standard_library():
 
 def test_terminal_play_takes_positions_card_names_draw_and_undo():
     typed = "23\nK♦\n26\nd\nu\nzz\nq\n"
-    result = subprocess.run([sys.executable, "-m", "pyramide", "play", "PY1-N-AAAAAAS"], input=typed,
-                            capture_output=True, text=True, cwd=ROOT, check=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "pyramide", "play", "PY1-N-AAAAAAS"],
+        input=typed,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        timeout=60,
+    )
     out = result.stdout
     assert "removed K♠ (+10)" in out  # position 23 of PY1-N-AAAAAAS is K♠
     assert "This card is blocked by another card" in out  # K♦ lies in row 6
@@ -48,6 +55,7 @@ def test_terminal_play_takes_positions_card_names_draw_and_undo():
 
 
 def test_show_rejects_a_bad_code_with_status_2():
-    result = subprocess.run([sys.executable, "-m", "pyramide", "show", "PY1-N-XXXX"], capture_output=True,
-                            text=True, cwd=ROOT, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "pyramide", "show", "PY1-N-XXXX"], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert result.returncode == 2 and "invalid deal code" in result.stderr

@@ -2,18 +2,11 @@
 
 import random
 
-from pyramide import STOCK, UNDER, WASTE, Game, Rules
+from pyramide import STOCK, UNDER, WASTE, Game
 from pyramide.cards import full_deck
 from pyramide.game import PYRAMID_SIZE
+from tests.deals import ALL_RULES
 
-RULE_SETS = [
-    Rules(),
-    Rules(pass_limit=0),
-    Rules(pass_limit=2),
-    Rules(strict_win=True),
-    Rules(draw_with_waste=True),
-    Rules(pair_with_cover=True),
-]
 SPOTS = [*range(PYRAMID_SIZE), WASTE, STOCK, UNDER]
 
 
@@ -48,7 +41,7 @@ def check_invariants(game: Game) -> None:
 def test_random_games_keep_every_card_and_score_and_replay_exactly():
     rng = random.Random(20261130)
     for number in range(2400):
-        rules = RULE_SETS[number % len(RULE_SETS)]
+        rules = ALL_RULES[number % len(ALL_RULES)]
         game = Game.from_number(rng.randrange(2**35), rules)
         moves = 0
         for _ in range(rng.randrange(20, 120)):

@@ -2,16 +2,7 @@ import pytest
 
 from pyramide import Game, Outcome, Rules
 from pyramide.solver import Verdict, first_winnable, hint, max_removable, solve
-from tests.deals import kings_and_pairs, queen_over_all_aces, two_pass
-
-ALL_RULES = [
-    Rules(),
-    Rules(pass_limit=0),
-    Rules(pass_limit=2),
-    Rules(strict_win=True),
-    Rules(draw_with_waste=True),
-    Rules(pair_with_cover=True),
-]
+from tests.deals import ALL_RULES, kings_and_pairs, queen_over_all_aces, two_pass
 
 
 def play_line(game: Game, line) -> Game:
