@@ -4,11 +4,12 @@ The search works on compact states and turns its answer back into engine moves.
 
 - With unlimited turns of the waste, every stock or waste card can be brought to
   the waste top without changing anything else, so the stock order does not
-  matter. Without the drawn-card-with-waste variant, outside cards of one value
-  are interchangeable and a state is (pyramid mask, count of outside cards per
-  value). With that variant the pair "top + under" is any two neighbours in the
-  (fixed) cyclic order of the outside cards, so a state is (pyramid mask, mask of
-  remaining outside cards).
+  matter, outside cards of one value are interchangeable and a state is (pyramid
+  mask, count of outside cards per value). Pairing two outside cards (the
+  drawn-card-with-waste variant) cannot help to clear the pyramid then; only under
+  strict win does it matter, and there the pair "top + under" is any two
+  neighbours in the (fixed) cyclic order of the outside cards, so a state is
+  (pyramid mask, mask of remaining outside cards).
 - With limited passes the full state is searched: (pyramid mask, remaining
   outside cards, how far the stock has been drawn, passes used).
 
@@ -303,7 +304,8 @@ class _CountSearch(_Search):
 
 
 class _OrderSearch(_Search):
-    """Unlimited passes with the drawn-card-with-waste variant: outside cards by position."""
+    """Unlimited passes, drawn card with waste and strict win: outside cards by position, since the
+    neighbour pairs that clear the stock and waste depend on their order."""
 
     def __init__(self, game: Game, node_limit: int) -> None:
         super().__init__(game, node_limit)
@@ -440,7 +442,7 @@ class _FullSearch(_Search):
         return keep
 
     def relaxed_key(self, mask: int, out: int) -> tuple:
-        if self.rules.draw_with_waste:
+        if not isinstance(self.relaxed, _CountSearch):
             return (mask, out)
         counts = [0] * 14
         for p, v in enumerate(self.outside):
@@ -489,8 +491,10 @@ class _FullSearch(_Search):
 def _search_for(game: Game, node_limit: int) -> _Search:
     if game.rules.pass_limit is not None:
         return _FullSearch(game, node_limit)
-    if game.rules.draw_with_waste:
+    if game.rules.draw_with_waste and game.rules.strict_win:
         return _OrderSearch(game, node_limit)
+    # With unlimited turns any outside card can be brought to the top, so pairing two outside cards
+    # (the W variant) never helps to clear the pyramid: without strict win, W plays like N.
     return _CountSearch(game, node_limit)
 
 
