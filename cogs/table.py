@@ -45,6 +45,7 @@ QUIET_EVENTS = (
     ev.GameOver,
 )
 WINNABLE_TRIES = 60
+WINNABLE_BUDGET = 1_500_000  # nodes over all tries: a few seconds at worst, for the rarest rule sets
 
 
 def bot_of(interaction: discord.Interaction) -> PyramideBot:
@@ -300,7 +301,8 @@ async def board_message(
 ) -> dict[str, Any]:
     """content, file and view of a game message; the picture is drawn in a worker thread."""
     snapshot = game or live.game
-    png = await asyncio.to_thread(render_board, snapshot, labels=board_labels(lang), highlight=highlight)
+    banner = t(lang, "board.ended") if live.record.status == ENDED else None
+    png = await asyncio.to_thread(render_board, snapshot, labels=board_labels(lang), highlight=highlight, banner=banner)
     lines = [t(lang, "board.title", player=mention(live.record.owner_id), code=live.record.code)]
     lines.extend(line for line in status if line)
     return {
@@ -579,7 +581,7 @@ async def new_game(
         if winnable:
             await interaction.response.defer(thinking=True)
             start = secrets.randbelow(MAX_DEAL_NUMBER + 1)
-            pick = await asyncio.to_thread(first_winnable, start, chosen, SOLVER_NODES, WINNABLE_TRIES)
+            pick = await asyncio.to_thread(first_winnable, start, chosen, SOLVER_NODES, WINNABLE_TRIES, WINNABLE_BUDGET)
             if pick is None:
                 notes.append(t(lang, "error.winnable_not_found"))
             else:
@@ -677,4 +679,4 @@ async def card_choices(interaction: discord.Interaction, current: str) -> list[t
     return [c for c in choices if typed in c[0].lower() or typed in c[1].lower()][:25]
 
 
-__all__ = ["ENDED", "BoardButton", "NewGameChoice"]
+__all__ = ["BoardButton", "NewGameChoice"]

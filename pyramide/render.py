@@ -260,8 +260,12 @@ def render_image(
     labels: Labels | None = None,
     now: float | None = None,
     highlight: Collection[Spot] = (),
+    banner: str | None = None,
 ) -> Image.Image:
-    """The board as an RGB ``Image`` (see ``render_board`` for the PNG)."""
+    """The board as an RGB ``Image`` (see ``render_board`` for the PNG).
+
+    ``banner`` is drawn across the board (for example "Game ended"); a won or stuck
+    game gets its banner from ``labels`` without it."""
     labels = labels or Labels()
     cache = sprites()
     image = cache.table.copy()
@@ -350,10 +354,12 @@ def render_image(
 
     if game.outcome is not None:
         _banner(image, labels.won if game.outcome is Outcome.WON else labels.stuck, game.outcome)
+    elif banner:
+        _banner(image, banner, None)
     return image
 
 
-def _banner(image: Image.Image, text: str, outcome: Outcome) -> None:
+def _banner(image: Image.Image, text: str, outcome: Outcome | None) -> None:
     top, bottom = 230, 340
     band = Image.new("RGBA", (WIDTH, bottom - top), (0, 0, 0, 170))
     image.paste(band, (0, top), band)
@@ -372,9 +378,10 @@ def render_board(
     labels: Labels | None = None,
     now: float | None = None,
     highlight: Collection[Spot] = (),
+    banner: str | None = None,
 ) -> bytes:
     """The board as PNG bytes."""
-    image = render_image(game, labels=labels, now=now, highlight=highlight)
+    image = render_image(game, labels=labels, now=now, highlight=highlight, banner=banner)
     out = io.BytesIO()
     # A fixed palette: no dithering noise, a third of the bytes to compress, one look for every board.
     paletted = image.quantize(palette=sprites().palette, dither=Image.Dither.NONE)

@@ -601,25 +601,31 @@ class WinnablePick:
 
 
 def first_winnable(
-    start: int, rules: Rules = Rules(), node_limit: int = DEFAULT_NODE_LIMIT, max_tries: int | None = None
+    start: int,
+    rules: Rules = Rules(),
+    node_limit: int = DEFAULT_NODE_LIMIT,
+    max_tries: int | None = None,
+    node_budget: int | None = None,
 ) -> WinnablePick | None:
     """The first deal number from ``start`` upwards that is proved winnable under ``rules``.
 
-    Deterministic on every machine: the limit counts nodes, not seconds, and an undecided
-    deal is skipped the same way everywhere. ``None`` when ``max_tries`` deals were tried
-    without success."""
+    Deterministic on every machine: the limits count nodes and tries, not seconds, and an
+    undecided deal is skipped the same way everywhere. ``None`` when ``max_tries`` deals or
+    ``node_budget`` nodes were spent without success."""
     tried = 0
     nodes = 0
     skipped: list[int] = []
     number = start
-    while max_tries is None or tried < max_tries:
-        result = solve(Game.from_number(number % (MAX_DEAL_NUMBER + 1), rules), node_limit)
+    while (max_tries is None or tried < max_tries) and (node_budget is None or nodes < node_budget):
+        deal = number % (MAX_DEAL_NUMBER + 1)
+        limit = node_limit if node_budget is None else min(node_limit, node_budget - nodes)
+        result = solve(Game.from_number(deal, rules), limit)
         tried += 1
         nodes += result.nodes
         if result.won:
-            return WinnablePick(number % (MAX_DEAL_NUMBER + 1), tried, nodes, skipped)
+            return WinnablePick(deal, tried, nodes, skipped)
         if result.verdict is Verdict.UNDECIDED:
-            skipped.append(number)
+            skipped.append(deal)
         number += 1
     return None
 

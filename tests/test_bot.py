@@ -213,6 +213,9 @@ async def test_end_needs_the_owner_or_manage_messages(harness):
     assert await harness.storage.live_game(CHANNEL_ID) is not None
     sent = await harness.command("end", user=STRANGER, permissions=PLAIN | MANAGE_MESSAGES)
     assert "Game ended" in said(sent)
+    board = Image.open(io.BytesIO(next(s.png for s in sent if s.png))).convert("L")
+    band = board.crop((0, 250, 40, 320))
+    assert max(band.getdata()) < 40  # the "Game ended" banner darkens the middle of the board
     rows = await harness.storage.results(GUILD_ID, OWNER)
     assert rows[-1].status == "ended"
 

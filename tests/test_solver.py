@@ -99,3 +99,8 @@ def test_undecided_within_a_tiny_node_limit():
     assert solve(kings_and_pairs(), node_limit=3).verdict is Verdict.UNDECIDED
     assert solve(kings_and_pairs()).verdict is Verdict.WON
     assert solve(queen_over_all_aces(Rules(pass_limit=2))).verdict is Verdict.IMPOSSIBLE
+
+
+def test_first_winnable_gives_up_within_its_node_budget():
+    assert first_winnable(0, Rules(pass_limit=0), node_limit=1000, node_budget=50) is None
+    assert first_winnable(0, Rules(), node_budget=10_000_000) == first_winnable(0)
