@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import os
 import sys
@@ -34,8 +33,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     db_path = os.environ.get("PYRAMIDE_DB", "").strip() or str(HERE / "pyramide.db")
     dev_guild = os.environ.get("DEV_GUILD_ID", "").strip()
-    with contextlib.suppress(KeyboardInterrupt):
+    import aiohttp
+    import discord
+
+    try:
         asyncio.run(run(token, db_path, int(dev_guild) if dev_guild.isdigit() else None, args.sync))
+    except KeyboardInterrupt:
+        return 0
+    except discord.LoginFailure:
+        print("Discord refused the token in DISCORD_TOKEN: put your application's bot token in .env", file=sys.stderr)
+        return 1
+    except (aiohttp.ClientError, OSError) as error:
+        print(f"Cannot reach Discord ({type(error).__name__}): check the network connection", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -215,7 +215,7 @@ async def test_end_needs_the_owner_or_manage_messages(harness):
     assert "Game ended" in said(sent)
     board = Image.open(io.BytesIO(next(s.png for s in sent if s.png))).convert("L")
     band = board.crop((0, 250, 40, 320))
-    assert max(band.getdata()) < 40  # the "Game ended" banner darkens the middle of the board
+    assert band.getextrema()[1] < 40  # the "Game ended" banner darkens the middle of the board
     rows = await harness.storage.results(GUILD_ID, OWNER)
     assert rows[-1].status == "ended"
 
@@ -393,3 +393,30 @@ async def test_no_token_prints_one_line_and_exits_2(tmp_path):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "DISCORD_TOKEN" in result.stderr and ".env" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_unreachable_discord_is_one_clear_line_and_never_shows_the_token(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    # The network edge: Discord's API address points at a closed local port, so the failure is immediate.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import discord.http\ndiscord.http.Route.BASE = 'https://127.0.0.1:9/api/v10'\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "DISCORD_TOKEN": "secret.token.value",
+        "PYRAMIDE_DB": str(tmp_path / "x.db"),
+        "PYTHONPATH": str(tmp_path),
+        "LOG_LEVEL": "DEBUG",
+    }
+    result = subprocess.run(
+        [sys.executable, str(root / "bot.py")], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
+    assert result.returncode == 1
+    assert "secret.token.value" not in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert "Discord" in result.stderr.strip().splitlines()[-1]
