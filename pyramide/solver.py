@@ -137,6 +137,7 @@ class _Search:
         self.nodes = 0
         self.dead: set = set()
         self._values_left: dict[int, list[int]] = {}
+        self._outside_counts: dict[int, list[int]] = {}
 
     def tick(self) -> None:
         self.nodes += 1
@@ -334,11 +335,19 @@ class _OrderSearch(_Search):
             return not self.neighbour_pairs(out)
         return self.outside_check(mask, out)
 
+    def outside_counts(self, out: int) -> list[int]:
+        """How many outside cards of each value remain in ``out`` (cached per search)."""
+        counts = self._outside_counts.get(out)
+        if counts is None:
+            counts = [0] * 14
+            for p, v in enumerate(self.outside):
+                if out >> p & 1:
+                    counts[v] += 1
+            self._outside_counts[out] = counts
+        return counts
+
     def outside_check(self, mask: int, out: int) -> bool:
-        counts = [0] * 14
-        for p, v in enumerate(self.outside):
-            if out >> p & 1:
-                counts[v] += 1
+        counts = self.outside_counts(out)
         return self.orphan(mask, [c > 0 for c in counts]) or self.unmatched(mask, counts)
 
     def neighbour_pairs(self, out: int) -> list[tuple[int, int]]:
@@ -379,6 +388,7 @@ class _FullSearch(_Search):
     def start(self) -> tuple:
         return (self.start_mask, (1 << len(self.outside)) - 1, self.cursor, self.passes)
 
+    outside_counts = _OrderSearch.outside_counts
     outside_check = _OrderSearch.outside_check
 
     def tops(self, out: int, cursor: int) -> tuple[int, int]:
@@ -418,10 +428,10 @@ class _FullSearch(_Search):
         mask, out, cursor, passes = state
         if mask == 0:
             return not self.rules.draw_with_waste
-        reachable = self.reachable(mask, out, cursor, passes)
-        if self.rules.strict_win and reachable != out:
+        if self.rules.strict_win and self.reachable(mask, out, cursor, passes) != out:
             return True  # a buried card can never be cleared
-        return self.outside_check(mask, reachable) or not self.relaxed_alive(mask, reachable)
+        # (without strict win, expand() already dropped the buried cards from ``out``)
+        return self.outside_check(mask, out) or not self.relaxed_alive(mask, out)
 
     def reachable(self, mask: int, out: int, cursor: int, passes: int) -> int:
         """Outside cards that may still become the waste top.
@@ -444,11 +454,7 @@ class _FullSearch(_Search):
     def relaxed_key(self, mask: int, out: int) -> tuple:
         if not isinstance(self.relaxed, _CountSearch):
             return (mask, out)
-        counts = [0] * 14
-        for p, v in enumerate(self.outside):
-            if out >> p & 1:
-                counts[v] += 1
-        return (mask, tuple(counts[1:13]))
+        return (mask, tuple(self.outside_counts(out)[1:13]))
 
     def relaxed_alive(self, mask: int, out: int) -> bool:
         """Whether the position is winnable with unlimited turns of the waste (a bound, shared memo)."""
