@@ -9,8 +9,6 @@ import logging
 import re
 import secrets
 from collections.abc import AsyncIterator, Callable
-from datetime import date
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -18,14 +16,14 @@ import discord
 from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidCard, InvalidCode, Rules
 from pyramide import events as ev
 from pyramide.codes import MAX_DEAL_NUMBER
-from pyramide.daily import daily_number
 from pyramide.i18n import card_name, parse_card, t
 from pyramide.manager import BrokenGame, GameExists, Live, StaleBoard
-from pyramide.render import format_duration, render_board
-from pyramide.solver import Verdict, first_winnable, max_removable, solve
-from pyramide.storage import ENDED, STUCK, WON
+from pyramide.render import render_board
+from pyramide.solver import first_winnable
+from pyramide.storage import ENDED
 
 from .common import board_labels, language, mention
+from .words import SOLVER_NODES, code_problem, describe, ending_words, rules_words
 
 if TYPE_CHECKING:
     from .client import PyramideBot
@@ -34,7 +32,6 @@ log = logging.getLogger(__name__)
 
 SPOT_CODES = {WASTE: "w", UNDER: "u", STOCK: "s"}
 CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
-SOLVER_NODES = 300_000
 QUIET_EVENTS = (
     ev.Blocked,
     ev.NotInPlay,
@@ -50,111 +47,6 @@ WINNABLE_BUDGET = 1_500_000  # nodes over all tries: a few seconds at worst, for
 
 def bot_of(interaction: discord.Interaction) -> PyramideBot:
     return interaction.client  # type: ignore[return-value]
-
-
-# --------------------------------------------------------------------------- words
-def describe(event: ev.Event, lang: str, error_help: bool) -> str:
-    """An engine event in the player's words."""
-    match event:
-        case ev.Selected(card=card):
-            return t(lang, "event.selected", card=card_name(card, lang))
-        case ev.Deselected(card=card):
-            return t(lang, "event.deselected", card=card_name(card, lang))
-        case ev.PairRemoved(cards=(first, second), points=points):
-            return t(
-                lang, "event.pair_removed", first=card_name(first, lang), second=card_name(second, lang), points=points
-            )
-        case ev.KingRemoved(card=card, points=points):
-            return t(lang, "event.king_removed", card=card_name(card, lang), points=points)
-        case ev.Blocked():
-            return t(lang, "event.blocked") if error_help else ""
-        case ev.SumNot13():
-            return t(lang, "event.sum") if error_help else ""
-        case ev.Drew(card=card):
-            return t(lang, "event.drew", card=card_name(card, lang))
-        case ev.TurnedBack(count=count):
-            return t(lang, "event.turned_back", count=count)
-        case ev.NoPassesLeft():
-            return t(lang, "event.no_passes_left")
-        case ev.GameOver():
-            return t(lang, "event.game_over")
-        case ev.NotInPlay(card=card, removed=removed):
-            return t(lang, "event.not_in_play_removed" if removed else "event.not_in_play", card=card_name(card, lang))
-        case ev.UnknownCard(text=typed):
-            return t(lang, "event.unknown_card", text=typed)
-        case ev.Undone(points=points):
-            return t(lang, "event.undone_points", points=points) if points else t(lang, "event.undone")
-        case ev.NothingToUndo():
-            return t(lang, "event.nothing_to_undo")
-    return t(lang, "event.nothing_to_do")
-
-
-def rules_words(rules: Rules, lang: str) -> str:
-    parts = []
-    if rules.strict_win:
-        parts.append(t(lang, "rules.name.S"))
-    if rules.pass_limit is not None:
-        parts.append(t(lang, "rules.name.P0") if rules.pass_limit == 0 else t(lang, "rules.name.P", n=rules.pass_limit))
-    if rules.draw_with_waste:
-        parts.append(t(lang, "rules.name.W"))
-    if rules.pair_with_cover:
-        parts.append(t(lang, "rules.name.C"))
-    return ", ".join(parts) or t(lang, "rules.name.N")
-
-
-def code_problem(error: InvalidCode, lang: str) -> str:
-    return t(lang, f"error.code.{error.kind}")
-
-
-@lru_cache(maxsize=256)
-def deal_verdict(code: str) -> tuple[Verdict, int | None]:
-    """Whether a deal was winnable from the start, and the most cards it allowed (solver, cached)."""
-    game = Game.from_code(code)
-    result = solve(game, SOLVER_NODES)
-    if result.won:
-        return result.verdict, 28
-    if result.verdict is Verdict.IMPOSSIBLE:
-        return result.verdict, max_removable(game, SOLVER_NODES)
-    return result.verdict, None
-
-
-async def ending_words(live: Live, lang: str) -> list[str]:
-    record = live.record
-    lines: list[str] = []
-    time_text = format_duration(record.seconds or 0)
-    if record.status == WON:
-        lines.append(t(lang, "end.won", score=record.score, moves=record.moves, time=time_text))
-    else:
-        lines.append(
-            t(lang, "end.stuck")
-            if record.status == STUCK
-            else t(lang, "end.ended", score=record.score, moves=record.moves)
-        )
-        verdict, most = await asyncio.to_thread(deal_verdict, record.code)
-        if verdict is Verdict.WON:
-            lines.append(t(lang, "end.was_winnable"))
-        elif verdict is Verdict.IMPOSSIBLE and most is not None:
-            lines.append(t(lang, "end.not_winnable", count=most))
-        else:
-            lines.append(t(lang, "end.unknown"))
-    if record.daily is not None:
-        if record.counted:
-            result = t(lang, f"daily.result.{record.status}")
-            lines.append(
-                "`"
-                + t(
-                    lang,
-                    "daily.share",
-                    number=daily_number(date.fromisoformat(record.daily)),
-                    result=result,
-                    time=time_text,
-                    moves=record.moves,
-                )
-                + "`"
-            )
-        else:
-            lines.append(t(lang, "daily.replay"))
-    return lines
 
 
 @contextlib.asynccontextmanager
