@@ -16,14 +16,14 @@ import discord
 from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidCard, InvalidCode, Rules
 from pyramide import events as ev
 from pyramide.codes import MAX_DEAL_NUMBER
-from pyramide.i18n import card_name, parse_card, t
+from pyramide.i18n import card_name, describe, parse_card, t
 from pyramide.manager import BrokenGame, GameExists, Live, StaleBoard
 from pyramide.render import render_board
 from pyramide.solver import first_winnable
 from pyramide.storage import ENDED
 
 from .common import board_labels, language, mention
-from .words import SOLVER_NODES, code_problem, describe, ending_words, rules_words
+from .words import SOLVER_NODES, code_problem, ending_words, rules_words
 
 if TYPE_CHECKING:
     from .client import PyramideBot

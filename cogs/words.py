@@ -1,4 +1,6 @@
-"""What players read about a game: events, rule sets, code problems and endings, in their language."""
+"""What players read about a game: rule sets, code problems and endings, in their language.
+
+Events are put into words by ``pyramide.i18n.describe``."""
 
 from __future__ import annotations
 
@@ -7,51 +9,14 @@ from datetime import date
 from functools import lru_cache
 
 from pyramide import Game, InvalidCode, Rules
-from pyramide import events as ev
 from pyramide.daily import daily_number
-from pyramide.i18n import card_name, t
+from pyramide.i18n import t
 from pyramide.manager import Live
 from pyramide.render import format_duration
 from pyramide.solver import Verdict, max_removable, solve
 from pyramide.storage import STUCK, WON
 
 SOLVER_NODES = 300_000  # per question to the solver from the bot: well under a few seconds
-
-
-def describe(event: ev.Event, lang: str, error_help: bool) -> str:
-    """An engine event in the player's words."""
-    match event:
-        case ev.Selected(card=card):
-            return t(lang, "event.selected", card=card_name(card, lang))
-        case ev.Deselected(card=card):
-            return t(lang, "event.deselected", card=card_name(card, lang))
-        case ev.PairRemoved(cards=(first, second), points=points):
-            return t(
-                lang, "event.pair_removed", first=card_name(first, lang), second=card_name(second, lang), points=points
-            )
-        case ev.KingRemoved(card=card, points=points):
-            return t(lang, "event.king_removed", card=card_name(card, lang), points=points)
-        case ev.Blocked():
-            return t(lang, "event.blocked") if error_help else ""
-        case ev.SumNot13():
-            return t(lang, "event.sum") if error_help else ""
-        case ev.Drew(card=card):
-            return t(lang, "event.drew", card=card_name(card, lang))
-        case ev.TurnedBack(count=count):
-            return t(lang, "event.turned_back", count=count)
-        case ev.NoPassesLeft():
-            return t(lang, "event.no_passes_left")
-        case ev.GameOver():
-            return t(lang, "event.game_over")
-        case ev.NotInPlay(card=card, removed=removed):
-            return t(lang, "event.not_in_play_removed" if removed else "event.not_in_play", card=card_name(card, lang))
-        case ev.UnknownCard(text=typed):
-            return t(lang, "event.unknown_card", text=typed)
-        case ev.Undone(points=points):
-            return t(lang, "event.undone_points", points=points) if points else t(lang, "event.undone")
-        case ev.NothingToUndo():
-            return t(lang, "event.nothing_to_undo")
-    return t(lang, "event.nothing_to_do")
 
 
 def rules_words(rules: Rules, lang: str) -> str:

@@ -5,51 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import events as ev
 from .codes import InvalidCode
 from .game import STOCK, Game
+from .i18n import describe, t
 from .text import board_text
 
 HELP = (
     "Type a position (1-28), a card name (10C, QS, K♦), 'w' for the waste top, "
     "'d' to draw or turn the waste back, 'u' to undo, 'q' to quit."
 )
-
-MESSAGES = {
-    ev.Blocked: "This card is blocked by another card",
-    ev.SumNot13: "The sum must be 13",
-}
-
-
-def describe(event: ev.Event) -> str:
-    if type(event) in MESSAGES:
-        return MESSAGES[type(event)]
-    match event:
-        case ev.Selected(card=card):
-            return f"{card} selected"
-        case ev.Deselected(card=card):
-            return f"{card} deselected"
-        case ev.PairRemoved(cards=(a, b), points=points):
-            return f"removed {a} + {b} (+{points})"
-        case ev.KingRemoved(card=card, points=points):
-            return f"removed {card} (+{points})"
-        case ev.Drew(card=card):
-            return f"drew {card}"
-        case ev.TurnedBack(count=count):
-            return f"turned the waste back ({count} cards)"
-        case ev.NoPassesLeft():
-            return "no passes left: the waste cannot be turned back again"
-        case ev.NotInPlay(card=card, removed=removed):
-            return f"{card} has been removed" if removed else f"{card} is not free to play"
-        case ev.UnknownCard(reason=reason):
-            return reason
-        case ev.Undone(kind=kind):
-            return f"undid the last {kind}"
-        case ev.NothingToUndo():
-            return "nothing to undo"
-        case ev.GameOver():
-            return "the game is over"
-    return "nothing to do"
 
 
 def play(game: Game, stdin=sys.stdin, stdout=sys.stdout) -> int:  # noqa: ANN001
@@ -80,12 +44,12 @@ def play(game: Game, stdin=sys.stdin, stdout=sys.stdout) -> int:  # noqa: ANN001
             event = game.tap(number - 1)
         else:
             event = game.tap_card(text)
-        print(describe(event), file=stdout)
+        print(describe(event, "en", error_help=True), file=stdout)
         print(board_text(game), file=stdout)
     if game.outcome.value == "won":
-        print(f"You won! Score {game.score}, {game.moves} moves.", file=stdout)
+        print(t("en", "board.won") + f" {game.score} / {game.moves}", file=stdout)
     else:
-        print("No more possible moves", file=stdout)
+        print(t("en", "end.stuck"), file=stdout)
     return 0
 
 

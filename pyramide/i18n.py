@@ -12,6 +12,7 @@ import logging
 from functools import cache
 from pathlib import Path
 
+from . import events as ev
 from .cards import RANK_NAMES, Card, InvalidCard
 
 LANGUAGES = ("en", "hr", "da", "ru")
@@ -81,3 +82,39 @@ def parse_card(text: str, language: str) -> Card:
             except InvalidCard:
                 break
     return Card.parse(cleaned)
+
+
+def describe(event: ev.Event, lang: str, error_help: bool) -> str:
+    """An engine event in the player's words (error messages only with ``error_help``)."""
+    match event:
+        case ev.Selected(card=card):
+            return t(lang, "event.selected", card=card_name(card, lang))
+        case ev.Deselected(card=card):
+            return t(lang, "event.deselected", card=card_name(card, lang))
+        case ev.PairRemoved(cards=(first, second), points=points):
+            return t(
+                lang, "event.pair_removed", first=card_name(first, lang), second=card_name(second, lang), points=points
+            )
+        case ev.KingRemoved(card=card, points=points):
+            return t(lang, "event.king_removed", card=card_name(card, lang), points=points)
+        case ev.Blocked():
+            return t(lang, "event.blocked") if error_help else ""
+        case ev.SumNot13():
+            return t(lang, "event.sum") if error_help else ""
+        case ev.Drew(card=card):
+            return t(lang, "event.drew", card=card_name(card, lang))
+        case ev.TurnedBack(count=count):
+            return t(lang, "event.turned_back", count=count)
+        case ev.NoPassesLeft():
+            return t(lang, "event.no_passes_left")
+        case ev.GameOver():
+            return t(lang, "event.game_over")
+        case ev.NotInPlay(card=card, removed=removed):
+            return t(lang, "event.not_in_play_removed" if removed else "event.not_in_play", card=card_name(card, lang))
+        case ev.UnknownCard(text=typed):
+            return t(lang, "event.unknown_card", text=typed)
+        case ev.Undone(points=points):
+            return t(lang, "event.undone_points", points=points) if points else t(lang, "event.undone")
+        case ev.NothingToUndo():
+            return t(lang, "event.nothing_to_undo")
+    return t(lang, "event.nothing_to_do")

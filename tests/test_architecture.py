@@ -47,11 +47,11 @@ def test_terminal_play_takes_positions_card_names_draw_and_undo():
         timeout=60,
     )
     out = result.stdout
-    assert "removed K♠ (+10)" in out  # position 23 of PY1-N-AAAAAAS is K♠
+    assert "K♠ removed (+10)." in out  # position 23 of PY1-N-AAAAAAS is K♠
     assert "This card is blocked by another card" in out  # K♦ lies in row 6
     assert "3♥ selected" in out  # position 26
-    assert "drew" in out and "undid the last draw" in out
-    assert "'zz' has no suit" in out
+    assert "You drew 3♣." in out and "Move taken back." in out
+    assert "“zz” is not a card" in out
 
 
 def test_show_rejects_a_bad_code_with_status_2():
