@@ -419,7 +419,38 @@ class _FullSearch(_Search):
                     # Cards buried for good under an unremovable waste card change nothing any more:
                     # forget them, so that positions differing only there are one state.
                     out = self.reachable(mask, out, cursor, passes)
-                return (mask, out, cursor, passes), forced
+                pair = self.only_partner_pair(mask, out, top)
+                if pair is None:
+                    return (mask, out, cursor, passes), forced
+                i, partner = pair
+                mask &= ~(1 << i)
+                if partner == WASTE:
+                    out &= ~(1 << top)
+                else:
+                    mask &= ~(1 << partner)  # type: ignore[operator]
+                forced.append(("m", Move("pair", (i, partner))))
+
+    def only_partner_pair(self, mask: int, out: int, top: int) -> tuple[int, int | str] | None:
+        """A free pyramid card whose one and only possible partner left is available now.
+
+        Every winning line removes that card with that partner, and doing it at once takes
+        nothing from any other move, so it is forced."""
+        free = _free(mask)
+        counts = self.outside_counts(out)
+        for i in free:
+            value = self.values[i]
+            if value == KING:
+                continue
+            partners = mask & self.compat[i]
+            if partners.bit_count() + counts[13 - value] != 1:
+                continue
+            if partners:
+                j = partners.bit_length() - 1
+                if j in free:
+                    return i, j
+            elif top >= 0 and self.outside[top] == 13 - value:
+                return i, WASTE
+        return None
 
     def is_win(self, state: tuple) -> bool:
         return state[0] == 0 and (not self.rules.strict_win or state[1] == 0)
