@@ -447,7 +447,7 @@ class _FullSearch(_Search):
             if partners:
                 j = partners.bit_length() - 1
                 if j in free:
-                    return i, j
+                    return min(i, j), max(i, j)  # the order legal_moves() uses
             elif top >= 0 and self.outside[top] == 13 - value:
                 return i, WASTE
         return None
