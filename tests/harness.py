@@ -121,7 +121,6 @@ class Hub:
         self.history: list[dict[str, Any]] = []  # every version of every message, oldest first
         self.original: dict[str, int] = {}  # interaction token -> message id
         self.threads: list[dict[str, Any]] = []
-        self.fail_next: list[str] = []  # paths whose next request fails with HTTP 500
         self.waiters: dict[str, asyncio.Future[Sent]] = {}  # interaction token -> its first answer
 
     # -- messages
@@ -176,9 +175,6 @@ class Hub:
             file.reset()
         sent = Sent(method, path, data, blobs)
         self.sent.append(sent)
-        if self.fail_next and self.fail_next[0] in path:
-            self.fail_next.pop(0)
-            raise discord.HTTPException(_FakeResponse(500), "recorded failure")
         return sent
 
     # -- the webhook edge (interaction responses and followups)
@@ -261,12 +257,6 @@ class Hub:
 
     def last(self) -> Sent:
         return self.responses()[-1]
-
-
-class _FakeResponse:
-    def __init__(self, status: int) -> None:
-        self.status = status
-        self.reason = "Recorded failure"
 
 
 class RecordingAdapter(AsyncWebhookAdapter):
