@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 SPOT_CODES = {WASTE: "w", UNDER: "u", STOCK: "s"}
 CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
+BOARD_ACTIONS = {str(i) for i in range(28)} | set(CODE_SPOTS) | {"undo", "hint", "end", "new", "again"}
 QUIET_EVENTS = (
     ev.Blocked,
     ev.NotInPlay,
@@ -272,6 +273,9 @@ async def press(interaction: discord.Interaction, game_id: int, version: int, ac
     channel_id = interaction.channel_id
     if interaction.guild_id is None or channel_id is None:
         await reply(interaction, t(lang, "error.guild_only"))
+        return
+    if action not in BOARD_ACTIONS:
+        await reply(interaction, t(lang, "error.stale_board"))
         return
     if action in ("new", "again"):
         await deal_again(interaction, game_id, action)

@@ -420,3 +420,15 @@ def test_unreachable_discord_is_one_clear_line_and_never_shows_the_token(tmp_pat
     assert "secret.token.value" not in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     assert "Cannot reach Discord" in result.stderr
+
+
+async def test_a_made_up_button_is_refused_without_harm(harness):
+    await start(harness, "PY1-N-AAAAAAS")
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    board = harness.board()
+    forged = f"pyr:{live.record.id}:0:99"
+    board["components"][0]["components"][0]["custom_id"] = forged
+    harness.hub.history.append(board)
+    sent = await harness.press(forged)
+    assert sent[-1].ephemeral and "out of date" in sent[-1].content
+    assert live.game.moves == 0 and live.game.actions == []
