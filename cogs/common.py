@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 
-from pyramide.i18n import DEFAULT, has, language_for, t
+from pyramide.i18n import DEFAULT, has, language_for, rank_letters, t
 from pyramide.render import Labels
 
 
@@ -43,6 +43,7 @@ def board_labels(lang: str) -> Labels:
         passes=t(lang, "board.passes"),
         won=t(lang, "board.won"),
         stuck=t(lang, "board.stuck"),
+        ranks=rank_letters(lang),
     )
 
 

@@ -66,6 +66,11 @@ def _ranks(language: str) -> dict[int, str]:
     return {int(k): str(v) for k, v in ranks.items()}
 
 
+def rank_letters(language: str) -> tuple[tuple[int, str], ...]:
+    """The ranks a language writes differently from English, as (rank, letter) pairs."""
+    return tuple(sorted((rank, name) for rank, name in _ranks(language).items() if name != RANK_NAMES[rank - 1]))
+
+
 def card_name(card: Card, language: str) -> str:
     """``Q♣`` in English, ``D♣`` in Croatian and Danish, ``Д♣`` in Russian."""
     rank = _ranks(language).get(card.rank, card.rank_name)

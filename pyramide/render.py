@@ -65,7 +65,8 @@ class Labels:
     passes: str = "passes {n}/{limit}"
     won: str = "You won!"
     stuck: str = "No more possible moves"
-    turn: str = "turn"
+    # Rank letters that differ from A/J/Q/K in the player's language, e.g. {13: "R", 12: "D", 11: "V"}.
+    ranks: tuple[tuple[int, str], ...] = ()
 
 
 _local = threading.local()
@@ -106,14 +107,14 @@ def _rounded_mask(size: tuple[int, int], radius: int = RADIUS) -> Image.Image:
     return mask
 
 
-def _face(card: Card, centre_pip: bool = True) -> Image.Image:
+def _face(card: Card, centre_pip: bool = True, rank: str | None = None) -> Image.Image:
     image = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
     draw = ImageDraw.Draw(image)
     draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), RADIUS, fill=FACE, outline=FACE_EDGE, width=2)
     colour = RED if card.is_red else BLACK
     rank_font = _font(44 if card.rank != 10 else 38)
     suit_font = _font(38, bold=False)
-    draw.text((8, 4), card.rank_name, font=rank_font, fill=colour)
+    draw.text((8, 4), rank or card.rank_name, font=rank_font, fill=colour)
     draw.text((CARD_W - 7, 6), card.suit_symbol, font=suit_font, fill=colour, anchor="ra")
     if centre_pip:  # covered cards show only their top half; a pip would peek through the gaps
         draw.text((CARD_W // 2, CARD_H - 40), card.suit_symbol, font=_font(58, bold=False), fill=colour, anchor="mm")
@@ -188,6 +189,24 @@ class _Sprites:
 
 
 _sprites: _Sprites | None = None
+_faces: dict[tuple[tuple[int, str], ...], tuple[dict[Card, Image.Image], dict[Card, Image.Image]]] = {}
+
+
+def faces_for(ranks: tuple[tuple[int, str], ...]) -> tuple[dict[Card, Image.Image], dict[Card, Image.Image]]:
+    """Free and covered card faces with the rank letters of a language (built once per language)."""
+    cache = sprites()
+    if not ranks:
+        return cache.faces, cache.dimmed
+    found = _faces.get(ranks)
+    if found is None:
+        with _lock:
+            found = _faces.get(ranks)
+            if found is None:
+                names = dict(ranks)
+                faces = {card: _face(card, rank=names.get(card.rank)) for card in full_deck()}
+                dimmed = {card: _dimmed(_face(card, centre_pip=False, rank=names.get(card.rank))) for card in faces}
+                found = _faces[ranks] = (faces, dimmed)
+    return found
 
 
 def sprites() -> _Sprites:
@@ -268,6 +287,7 @@ def render_image(
     game gets its banner from ``labels`` without it."""
     labels = labels or Labels()
     cache = sprites()
+    faces, dimmed = faces_for(labels.ranks)
     image = cache.table.copy()
     pyramid = game.pyramid
     selected = game.selected
@@ -287,12 +307,12 @@ def render_image(
         if card is None:
             place(cache.slot, xy)
         elif game.is_free(index) or index == selected or index in highlight:
-            place(cache.faces[card], xy, index)
+            place(faces[card], xy, index)
         else:
-            place(cache.dimmed[card], xy, index)
+            place(dimmed[card], xy, index)
     # The selected card is drawn again on top so that its raise is not hidden by the row below.
     if isinstance(selected, int) and pyramid[selected] is not None:
-        place(cache.faces[pyramid[selected]], card_position(selected), selected)
+        place(faces[pyramid[selected]], card_position(selected), selected)
 
     draw = ImageDraw.Draw(image)
     small = _font(22)
@@ -311,13 +331,9 @@ def render_image(
         anchor="ma",
     )
     if game.rules.pass_limit is not None:
-        draw.text(
-            (STOCK_X + CARD_W // 2, STOCK_Y + CARD_H + 36),
-            labels.passes.format(n=game.passes, limit=game.rules.pass_limit),
-            font=small,
-            fill=MUTED,
-            anchor="ma",
-        )
+        passes = labels.passes.format(n=game.passes, limit=game.rules.pass_limit)
+        left = max(8, STOCK_X + CARD_W // 2 - int(small.getlength(passes)) // 2)  # never off the left edge
+        draw.text((left, STOCK_Y + CARD_H + 36), passes, font=small, fill=MUTED)
     # Waste: up to three cards fanned, the top one on the right.
     waste = game.waste
     positions = waste_positions(len(waste))
@@ -327,7 +343,7 @@ def render_image(
     for offset, (card, xy) in enumerate(zip(shown, positions, strict=True)):
         depth = len(shown) - 1 - offset  # 0 = top
         spot = WASTE if depth == 0 else (UNDER if depth == 1 and game.rules.draw_with_waste else None)
-        sprite = cache.faces[card] if spot is not None else cache.dimmed[card]
+        sprite = faces[card] if spot is not None else dimmed[card]
         place(sprite, xy, spot)
     draw.text(
         (WASTE_RIGHT - CARD_W // 2, TOP + CARD_H + 8),

@@ -141,3 +141,29 @@ def test_show_writes_a_png(tmp_path):
     )
     assert "PY1-N-AAAAAAS" in result.stdout
     assert Image.open(out).size == (WIDTH, HEIGHT)
+
+
+def test_card_faces_use_the_rank_letters_of_the_players_language():
+    game = example_game()  # K♦ free at index 26, 7♠ free at index 27
+    english = render_image(game)
+    croatian = render_image(game, labels=Labels(ranks=((11, "V"), (12, "D"), (13, "R"))))
+
+    def corner(image, index):
+        x, y = card_position(index)
+        return image.crop((x + 4, y + 4, x + 50, y + 50))
+
+    assert ImageChops.difference(corner(english, 26), corner(croatian, 26)).getbbox() is not None  # K -> R
+    assert ImageChops.difference(corner(english, 27), corner(croatian, 27)).getbbox() is None  # 7 stays 7
+
+
+def test_passes_label_stays_on_the_board():
+    from pyramide import Rules
+
+    game = example_game(Rules(pass_limit=2))
+    image = render_image(game, labels=Labels(passes="проходы {n}/{limit} очень длинно"))
+    assert image.size == (WIDTH, HEIGHT)
+    line = (22 + CARD_H + 36, 22 + CARD_H + 62)
+    edge = image.crop((0, line[0], 8, line[1])).convert("L")
+    text = image.crop((8, line[0], 300, line[1])).convert("L")
+    assert edge.getextrema()[1] < 120  # nothing cut off at the left edge
+    assert text.getextrema()[1] > 150  # the text is there
