@@ -462,7 +462,38 @@ class _FullSearch(_Search):
         if self.rules.strict_win and self.reachable(mask, out, cursor, passes) != out:
             return True  # a buried card can never be cleared
         # (without strict win, expand() already dropped the buried cards from ``out``)
-        return self.outside_check(mask, out) or not self.relaxed_alive(mask, out)
+        if self.outside_check(mask, out) or self.stack_unmatched(mask, out, cursor, passes):
+            return True
+        return not self.relaxed_alive(mask, out)
+
+    def stack_unmatched(self, mask: int, out: int, cursor: int, passes: int) -> bool:
+        """Counting proof for the last pass, where the waste is a stack.
+
+        To use a waste card, every card above it must go first, each with a pyramid partner;
+        stock cards can be used as they are drawn. So the pyramid must pair off exactly with
+        some top part of the waste plus some of the stock: for every value pair (v, 13 - v),
+        the pyramid cards left over by those outside partners must be equal in number."""
+        if self.rules.draw_with_waste or self.rules.strict_win or self.limit is None or passes < self.limit:
+            return False
+        left = self.values_left(mask)
+        stock = self.outside_counts(out & ~((1 << cursor) - 1))
+        used = [0] * 14  # values in the top part of the waste taken so far
+        waste = out & ((1 << cursor) - 1)
+        while True:
+            for v in range(1, 7):
+                a, b = left[v] - used[13 - v], left[13 - v] - used[v]
+                if a < 0 or b < 0:
+                    return True  # more of a value dug out of the waste than partners left, deeper too
+                # stock cards of value v (for pyramid 13 - v) minus those of 13 - v must make up b - a
+                if not -min(stock[13 - v], a) <= b - a <= min(stock[v], b):
+                    break
+            else:
+                return False
+            if not waste:
+                return True
+            top = waste.bit_length() - 1
+            waste &= ~(1 << top)
+            used[self.outside[top]] += 1
 
     def reachable(self, mask: int, out: int, cursor: int, passes: int) -> int:
         """Outside cards that may still become the waste top.
