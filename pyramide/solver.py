@@ -477,23 +477,32 @@ class _FullSearch(_Search):
             return False
         left = self.values_left(mask)
         stock = self.outside_counts(out & ~((1 << cursor) - 1))
-        used = [0] * 14  # values in the top part of the waste taken so far
+        # For the pair (v, w = 13 - v): with u_v, u_w cards of each taken from the top of the waste,
+        # a = left[v] - u_w and b = left[w] - u_v pyramid cards are left for other partners; the stock
+        # can absorb a difference of at most stock[w] one way and stock[v] the other:
+        #     a >= 0, b >= 0, -stock[v] <= a - b <= stock[w]
+        low = [0] * 7
+        high = [0] * 7
+        for v in range(1, 7):
+            diff = left[v] - left[13 - v]  # a - b before anything is taken from the waste
+            low[v], high[v] = diff - stock[13 - v], diff + stock[v]  # bounds on u_w - u_v
+        taken = [0] * 14
         waste = out & ((1 << cursor) - 1)
+        values = self.outside
         while True:
             for v in range(1, 7):
-                a, b = left[v] - used[13 - v], left[13 - v] - used[v]
-                if a < 0 or b < 0:
+                w = 13 - v
+                if taken[w] > left[v] or taken[v] > left[w]:
                     return True  # more of a value dug out of the waste than partners left, deeper too
-                # stock cards of value v (for pyramid 13 - v) minus those of 13 - v must make up b - a
-                if not -min(stock[13 - v], a) <= b - a <= min(stock[v], b):
+                if not low[v] <= taken[w] - taken[v] <= high[v]:
                     break
             else:
                 return False
             if not waste:
                 return True
             top = waste.bit_length() - 1
-            waste &= ~(1 << top)
-            used[self.outside[top]] += 1
+            waste ^= 1 << top
+            taken[values[top]] += 1
 
     def reachable(self, mask: int, out: int, cursor: int, passes: int) -> int:
         """Outside cards that may still become the waste top.
