@@ -243,6 +243,10 @@ class Hub:
             return self.message(int(params["channel_id"]), sent.body)
         if path == "/channels/{channel_id}/messages/{message_id}" and route.method == "PATCH":
             return self.message(int(params["channel_id"]), sent.body, int(params["message_id"]))
+        if path.endswith("/commands") and route.method == "PUT":  # command sync: Discord echoes them with ids
+            return [
+                {**command, "id": str(snowflake()), "application_id": str(APP_ID), "version": "1"} for command in data
+            ]
         return None
 
     # -- views of what was sent
@@ -414,6 +418,36 @@ class Harness:
         assert self.bot is not None
         Hub._interaction_target[payload["token"]] = (int(payload["channel_id"]), message_id)
         self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+
+    async def say(self, content: str, user: int = OWNER, channel_id: int = CHANNEL_ID) -> list[Sent]:
+        """A chat message in a channel, as the gateway delivers it (only mentions carry content)."""
+        assert self.bot is not None
+        before = len(self.hub.sent)
+        known = asyncio.all_tasks()
+        self.bot._connection.parse_message_create(
+            {  # type: ignore[arg-type]
+                "id": str(snowflake()),
+                "channel_id": str(channel_id),
+                "guild_id": str(GUILD_ID),
+                "author": user_payload(user),
+                "member": {"roles": [], "joined_at": "2025-01-01T00:00:00+00:00", "deaf": False, "mute": False},
+                "content": content,
+                "timestamp": "2026-11-30T00:00:00+00:00",
+                "edited_timestamp": None,
+                "tts": False,
+                "mention_everyone": False,
+                "mentions": [BOT_USER],
+                "mention_roles": [],
+                "attachments": [],
+                "embeds": [],
+                "pinned": False,
+                "type": 0,
+            }
+        )
+        while pending := asyncio.all_tasks() - known - {asyncio.current_task()}:
+            known |= pending
+            await asyncio.gather(*pending, return_exceptions=True)
+        return self.hub.sent[before:]
 
     def press_payload(self, custom_id: str, message: dict[str, Any], user: int = OWNER) -> dict[str, Any]:
         payload = self._base(3, user, int(message["channel_id"]), PLAIN)

@@ -432,3 +432,15 @@ async def test_a_made_up_button_is_refused_without_harm(harness):
     sent = await harness.press(forged)
     assert sent[-1].ephemeral and "out of date" in sent[-1].content
     assert live.game.moves == 0 and live.game.actions == []
+
+
+async def test_owner_syncs_the_commands_by_mentioning_the_bot(harness):
+    harness.bot.owner_id = OWNER
+    sent = await harness.say(f"<@{harness.bot.user.id}> sync")
+    put = next(s for s in sent if s.method == "PUT")
+    names = [command["name"] for command in put.data]
+    assert names == ["pyramide"]
+    assert put.data[0]["description_localizations"]["hr"] == "Igrajte pasijans Piramida"
+    assert "Synced 1 commands" in sent[-1].content
+    sent = await harness.say(f"<@{harness.bot.user.id}> sync", user=STRANGER)
+    assert not any(s.method == "PUT" for s in sent)  # only the owner may sync
