@@ -377,7 +377,7 @@ async def show_hint(interaction: discord.Interaction, live: Live, lang: str, *, 
     else:
         names = [card_name(c, lang) for c in (live.game.card_at(s) for s in move.spots) if c is not None]
         status, highlight = t(lang, "hint.cards", cards=" + ".join(names)), tuple(move.spots)
-    lines = [status] if suggestion.winning or move is None else [status, t(lang, "hint.losing")]
+    lines = [status, t(lang, "hint.losing")] if suggestion.lost and move is not None else [status]
     if edit:
         await update_board(interaction, live, lang, lines, highlight=highlight)
     else:

@@ -55,11 +55,15 @@ class Solution:
 
 @dataclass(frozen=True, slots=True)
 class Hint:
-    """The suggested move, and whether it lies on a winning line."""
+    """The suggested move, and whether it lies on a winning line.
+
+    ``lost`` is true only when the solver proved that no winning line is left; ``removable``
+    is then the most pyramid cards the game can still end with removed (when known)."""
 
     move: Move | None
     winning: bool
-    removable: int | None = None  # pyramid cards still removable after it (when not winning)
+    lost: bool = False
+    removable: int | None = None
 
 
 class _Undecided(Exception):
@@ -603,21 +607,23 @@ def hint(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Hint:
     """The next move of a winning line or, when there is none, the move that keeps the most cards removable."""
     moves = game.legal_moves()
     if not moves:
-        return Hint(None, False)
+        return Hint(None, False, lost=game.outcome is not None and game.outcome.value != "won")
     solution = solve(game, node_limit)
     if solution.won and solution.line:
         return Hint(solution.line[0], True)
     best: tuple[int, int] | None = None
     choice = moves[0]
+    exact = True
     for move in moves:
         trial = game.copy()
         trial.play(move)
-        gained = trial.removed - game.removed
         rest = max_removable(trial, node_limit // max(len(moves), 1))
-        score = (gained + (rest or 0), 0 if move.kind in ("draw", "turn") else 1)
+        exact = exact and rest is not None
+        score = (trial.removed + (rest or 0), 0 if move.kind in ("draw", "turn") else 1)
         if best is None or score > best:
             best, choice = score, move
-    return Hint(choice, False, game.removed + best[0] if best else None)
+    lost = solution.verdict is Verdict.IMPOSSIBLE
+    return Hint(choice, False, lost=lost, removable=best[0] if best and exact else None)
 
 
 def _realize(game: Game, search: _Search, steps: list[Step]) -> list[Move]:

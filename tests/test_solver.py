@@ -83,8 +83,13 @@ def test_following_hints_wins_a_winnable_deal():
 def test_hint_without_a_winning_line_keeps_the_most_cards():
     game = queen_over_all_aces()
     suggestion = hint(game)
-    assert not suggestion.winning and suggestion.move is not None
+    assert not suggestion.winning and suggestion.lost and suggestion.move is not None
     assert suggestion.removable == 24
+
+
+def test_a_hint_never_claims_a_lost_game_it_could_not_prove():
+    suggestion = hint(kings_and_pairs(), node_limit=2)
+    assert suggestion.move is not None and not suggestion.winning and not suggestion.lost
 
 
 def test_first_winnable_is_deterministic_and_skips_only_unwinnable_deals():
