@@ -14,10 +14,9 @@ from pyramide.i18n import t
 from pyramide.manager import GameExists
 from pyramide.render import format_duration
 from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import WON
 
 from .common import language, mention
-from .table import bot_of, guarded, post_board, reply, start_game
+from .table import board_message, bot_of, guarded, reply
 
 PAGE = 10
 RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜"}
@@ -194,8 +193,6 @@ async def play_daily(interaction: discord.Interaction) -> None:
         )
     except GameExists as exists:  # a brand-new thread cannot hold a game; keep the rule anyway
         live = exists.live
-    from .table import board_message
-
     message = await board_message(live, lang, [t(lang, "daily.title", number=number)])
     sent = await thread.send(**message)
     live.record.message_id = sent.id
@@ -298,6 +295,3 @@ async def ask_reset(interaction: discord.Interaction, player: discord.abc.User |
     view.add_item(ResetChoice("no", player_id, label=t(lang, "button.cancel")))
     view.stop()
     await interaction.response.send_message(text, view=view, ephemeral=True)
-
-
-__all__ = ["WON", "LeaderboardPage", "ResetChoice", "play_daily", "post_board", "start_game"]

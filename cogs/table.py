@@ -573,6 +573,3 @@ async def card_choices(interaction: discord.Interaction, current: str) -> list[t
             choices.append((t(lang, "button.under", card=name) if spot == UNDER else name, spot))
     typed = current.strip().lower()
     return [c for c in choices if typed in c[0].lower() or typed in c[1].lower()][:25]
-
-
-__all__ = ["BoardButton", "NewGameChoice"]

@@ -49,13 +49,6 @@ def index_of(row: int, col: int) -> int:
     return row * (row + 1) // 2 + col
 
 
-def row_col(index: int) -> tuple[int, int]:
-    row = 0
-    while index_of(row + 1, 0) <= index:
-        row += 1
-    return row, index - index_of(row, 0)
-
-
 # COVERS[i]: the (at most two) cards of the row below that lie on card i.
 COVERS: tuple[tuple[int, ...], ...] = tuple(
     () if row == ROWS - 1 else (index_of(row + 1, col), index_of(row + 1, col + 1))

@@ -117,11 +117,6 @@ class GameManager:
     async def record(self, game_id: int) -> GameRecord | None:
         return await self.storage.game(game_id)
 
-    async def finished_game(self, game_id: int) -> Live | None:
-        """Any game by id (finished ones too), rebuilt for showing its final board."""
-        record = await self.storage.game(game_id)
-        return self._restore(record) if record else None
-
     # ---------------------------------------------------------------- commands
     async def start(
         self,

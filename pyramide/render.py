@@ -13,7 +13,6 @@ import threading
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
@@ -403,8 +402,3 @@ def render_board(
     paletted = image.quantize(palette=sprites().palette, dither=Image.Dither.NONE)
     paletted.save(out, format="PNG", compress_level=PNG_LEVEL)
     return out.getvalue()
-
-
-@lru_cache(maxsize=1)
-def board_size() -> tuple[int, int]:
-    return WIDTH, HEIGHT

@@ -29,7 +29,7 @@ from enum import StrEnum
 
 from .cards import KING
 from .codes import MAX_DEAL_NUMBER
-from .game import COVERS, PYRAMID_SIZE, STOCK, UNDER, WASTE, Game, Move
+from .game import COVERS, PYRAMID_SIZE, UNDER, WASTE, Game, Move
 from .rules import Rules
 
 FULL = (1 << PYRAMID_SIZE) - 1
@@ -713,4 +713,4 @@ def first_winnable(
     return None
 
 
-__all__ = ["STOCK", "Hint", "Solution", "Verdict", "first_winnable", "hint", "max_removable", "solve"]
+__all__ = ["Hint", "Solution", "Verdict", "first_winnable", "hint", "max_removable", "solve"]

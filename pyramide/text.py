@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .game import COVERS, PYRAMID_SIZE, ROWS, Game, index_of
+from .game import ROWS, Game, index_of
 
 
 def board_text(game: Game, *, numbers: bool = True) -> str:
@@ -38,13 +38,4 @@ def board_text(game: Game, *, numbers: bool = True) -> str:
     return "\n".join(lines)
 
 
-def position_name(index: int) -> str:
-    """``row 7, card 3`` style name of a pyramid index, for humans (1-based)."""
-    assert 0 <= index < PYRAMID_SIZE
-    row = 0
-    while index_of(row + 1, 0) <= index:
-        row += 1
-    return f"row {row + 1}, card {index - index_of(row, 0) + 1}"
-
-
-__all__ = ["COVERS", "board_text", "position_name"]
+__all__ = ["board_text"]
