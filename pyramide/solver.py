@@ -226,12 +226,15 @@ class _Search:
     def start(self) -> tuple:
         raise NotImplementedError
 
+    def known_dead(self, state: tuple) -> bool:
+        return state in self.dead
+
     def win_line(self, state: tuple) -> list[Step] | None:
         self.tick()
         state, forced = self.expand(state)
         if self.is_win(state):
             return forced
-        if state in self.dead or self.hopeless(state):
+        if self.known_dead(state) or self.hopeless(state):
             self.dead.add(state)
             return None
         for step, child in self.successors(state):
@@ -458,6 +461,12 @@ class _FullSearch(_Search):
 
     def is_win(self, state: tuple) -> bool:
         return state[0] == 0 and (not self.rules.strict_win or state[1] == 0)
+
+    def known_dead(self, state: tuple) -> bool:
+        """Dead, or the same position with more turns of the waste left was dead already."""
+        mask, out, cursor, passes = state
+        dead = self.dead
+        return any((mask, out, cursor, used) in dead for used in range(passes, -1, -1))
 
     def hopeless(self, state: tuple) -> bool:
         mask, out, cursor, passes = state
