@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import logging
 import re
+import os
 import secrets
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -42,6 +45,8 @@ QUIET_EVENTS = (
     ev.NoPassesLeft,
     ev.GameOver,
 )
+# One drawing thread per core: more would only fight over the GIL with the event loop.
+RENDERERS = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="render")
 WINNABLE_TRIES = 60
 WINNABLE_BUDGET = 1_500_000  # nodes over all tries: a few seconds at worst, for the rarest rule sets
 
@@ -195,7 +200,8 @@ async def board_message(
     """content, file and view of a game message; the picture is drawn in a worker thread."""
     snapshot = game or live.game
     banner = t(lang, "board.ended") if live.record.status == ENDED else None
-    png = await asyncio.to_thread(render_board, snapshot, labels=board_labels(lang), highlight=highlight, banner=banner)
+    draw = functools.partial(render_board, snapshot, labels=board_labels(lang), highlight=highlight, banner=banner)
+    png = await asyncio.get_running_loop().run_in_executor(RENDERERS, draw)
     lines = [t(lang, "board.title", player=mention(live.record.owner_id), code=live.record.code)]
     lines.extend(line for line in status if line)
     return {
