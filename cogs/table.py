@@ -7,8 +7,8 @@ import contextlib
 import functools
 import io
 import logging
-import re
 import os
+import re
 import secrets
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
