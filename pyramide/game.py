@@ -333,13 +333,16 @@ class Game:
         """Make a move from ``legal_moves`` through taps, as a player would."""
         if move.kind in (_DRAW, _TURN):
             return self.tap(STOCK)
-        if self.selected is not None and self.selected not in move.spots:
-            self.tap(self.selected)
-        event: Event = NothingToDo(move.spots[0])
-        for spot in move.spots:
-            if spot != self.selected:
-                event = self.tap(spot)
-        return event
+        if move.kind == "king":
+            return self.tap(move.spots[0])
+        first, second = move.spots
+        if self.selected == second:
+            first, second = second, first
+        if self.selected is not None and self.selected != first:
+            self.tap(self.selected)  # put the other selection back
+        if self.selected != first:
+            self.tap(first)
+        return self.tap(second)
 
     def undo(self) -> Event:
         """Take back the last action (up to 100); the move counter does not go down."""

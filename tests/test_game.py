@@ -345,3 +345,14 @@ def test_replay_rebuilds_selection_and_undo_history(example):
     assert again.state() == example.state()
     assert again.undo() == example.undo()
     assert again.state() == example.state()
+
+
+def test_play_completes_a_pair_whatever_is_selected(example):
+    pair = next(m for m in example.legal_moves() if m.kind == "pair")
+    for selected in (None, pair.spots[0], pair.spots[1], 21):
+        game = example_game()
+        if selected is not None:
+            game.tap(selected)
+        event = game.play(pair)
+        assert isinstance(event, ev.PairRemoved), (selected, event)
+        assert game.selected is None and game.moves == 1
