@@ -69,10 +69,29 @@ MIGRATIONS: list[str] = [
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
-_COLUMNS = (
-    "id, guild_id, channel_id, owner_id, code, rules, status, score, moves, removed, hints, message_id, "
-    "daily, counted, created_at, started_at, finished_at, seconds, locale"
+# The stored columns of a game, in the order of the SELECTs below; each is a GameRecord field.
+_FIELDS = (
+    "id",
+    "guild_id",
+    "channel_id",
+    "owner_id",
+    "code",
+    "rules",
+    "status",
+    "score",
+    "moves",
+    "removed",
+    "hints",
+    "message_id",
+    "daily",
+    "counted",
+    "created_at",
+    "started_at",
+    "finished_at",
+    "seconds",
+    "locale",
 )
+_COLUMNS = ", ".join(_FIELDS)
 
 
 def _encode(action: int | str) -> str:
@@ -146,48 +165,9 @@ class SQLiteStorage:
         return record
 
     def _record(self, row: aiosqlite.Row | tuple) -> GameRecord:
-        (
-            id_,
-            guild_id,
-            channel_id,
-            owner_id,
-            code,
-            rules,
-            status,
-            score,
-            moves,
-            removed,
-            hints,
-            message_id,
-            daily,
-            counted,
-            created_at,
-            started_at,
-            finished_at,
-            seconds,
-            locale,
-        ) = row
-        return GameRecord(
-            id=id_,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            owner_id=owner_id,
-            code=code,
-            rules=rules,
-            status=status,
-            score=score,
-            moves=moves,
-            removed=removed,
-            hints=hints,
-            message_id=message_id,
-            daily=daily,
-            counted=bool(counted),
-            created_at=created_at,
-            started_at=started_at,
-            finished_at=finished_at,
-            seconds=seconds,
-            locale=locale,
-        )
+        data = dict(zip(_FIELDS, row, strict=True))
+        data["counted"] = bool(data["counted"])
+        return GameRecord(**data)
 
     async def _load(self, where: str, args: tuple) -> GameRecord | None:
         async with self.db.execute(f"SELECT {_COLUMNS} FROM games WHERE {where}", args) as cursor:
