@@ -31,10 +31,8 @@ def test_placeholders_match_english(lang):
         assert set(re.findall(r"{(\w+)}", catalogue(lang)[key])) == english, f"{lang}:{key}"
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
 def test_translated_texts_are_not_left_in_english(lang):
-    if lang == "en":
-        return
     same = [
         k
         for k in keys("en")
