@@ -117,6 +117,25 @@ def _free(mask: int) -> tuple[int, ...]:
 Step = tuple
 
 
+_NONE = (0,) * 14
+
+
+def _balance(left: list[int], taken: list[int], spare: list[int] | tuple[int, ...]) -> int:
+    """Whether the pyramid's cards (``left`` per value) pair off against ``taken`` outside cards,
+    which must all be used, and any of ``spare``: 1 yes, 0 no, -1 no and never with more taken.
+
+    Index 0 of ``taken`` is a placeholder slot that loops may bump; it counts nothing."""
+    result = 1
+    for v in range(1, 7):
+        w = 13 - v
+        a, b = left[v] - taken[w], left[w] - taken[v]
+        if a < 0 or b < 0:
+            return -1
+        if not -spare[v] <= a - b <= spare[w]:
+            result = 0
+    return result
+
+
 class _Search:
     """Shared machinery: pyramid values, compatibility masks, node counting, DFS."""
 
@@ -477,6 +496,8 @@ class _FullSearch(_Search):
         # (without strict win, expand() already dropped the buried cards from ``out``)
         if self.outside_check(mask, out) or self.stack_unmatched(mask, out, cursor, passes):
             return True
+        if self.apex_unmatched(mask, out, cursor, passes):
+            return True
         return not self.relaxed_alive(mask, out)
 
     def stack_unmatched(self, mask: int, out: int, cursor: int, passes: int) -> bool:
@@ -516,6 +537,59 @@ class _FullSearch(_Search):
             top = waste.bit_length() - 1
             waste ^= 1 << top
             taken[values[top]] += 1
+
+    def apex_unmatched(self, mask: int, out: int, cursor: int, passes: int) -> bool:
+        """Counting proof for the pyramid's top card in the last pass.
+
+        Every other card lies on the top card, so it goes last, and only with the outside card
+        on top of the waste at that moment. If that partner is in the waste now, every card above
+        it and every card drawn meanwhile must go before it; if it is in the stock, every card
+        drawn after it must. Either way the pyramid must pair off exactly against those cards,
+        plus any of the stock cards drawn before the partner."""
+        rules = self.rules
+        if (
+            rules.draw_with_waste
+            or rules.strict_win
+            or rules.pair_with_cover
+            or self.limit is None
+            or passes < self.limit
+            or not mask & 1
+            or self.values[0] == KING
+        ):
+            return False
+        partner = 13 - self.values[0]
+        left = self.values_left(mask)
+        cards = self.outside
+        waste = [cards[p] for p in range(cursor - 1, -1, -1) if out >> p & 1]  # top first
+        stock = [cards[p] for p in range(cursor, len(cards)) if out >> p & 1]  # in draw order
+        above = [0] * 14
+        for value in waste:  # the partner lies in the waste
+            above[value] += 1
+            if value == partner:
+                taken = above.copy()
+                for drawn in [0, *stock]:
+                    taken[drawn] += 1
+                    fit = _balance(left, taken, _NONE)
+                    if fit > 0:
+                        return False
+                    if fit < 0:
+                        break
+        before = [0] * 14
+        for j, value in enumerate(stock):  # the partner is the j-th card still to draw
+            if value == partner:
+                after = [0] * 14
+                for drawn in stock[j:]:
+                    after[drawn] += 1
+                    taken = after.copy()
+                    for dug in [0, *waste]:
+                        taken[dug] += 1
+                        fit = _balance(left, taken, before)
+                        if fit > 0:
+                            return False
+                        if fit < 0:
+                            break
+            before[value] += 1
+        return True
 
     def reachable(self, mask: int, out: int, cursor: int, passes: int) -> int:
         """Outside cards that may still become the waste top.
