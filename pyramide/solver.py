@@ -120,20 +120,72 @@ Step = tuple
 _NONE = (0,) * 14
 
 
-def _balance(left: list[int], taken: list[int], spare: list[int] | tuple[int, ...]) -> int:
-    """Whether the pyramid's cards (``left`` per value) pair off against ``taken`` outside cards,
-    which must all be used, and any of ``spare``: 1 yes, 0 no, -1 no and never with more taken.
+class _Balance:
+    """Whether the pyramid's cards (``left`` per value) pair off against outside cards that must all
+    be used (``taken``) plus any of ``spare`` ones, kept up to date one taken card at a time.
 
-    Index 0 of ``taken`` is a placeholder slot that loops may bump; it counts nothing."""
-    result = 1
-    for v in range(1, 7):
-        w = 13 - v
-        a, b = left[v] - taken[w], left[w] - taken[v]
+    ``status``: 1 they do, 0 they do not, -1 they do not and never will with more cards taken."""
+
+    __slots__ = ("a", "b", "high", "low", "ok", "status", "wrong")
+
+    def __init__(self, left: list[int], taken: list[int], spare: list[int] | tuple[int, ...]) -> None:
+        self.a = [0] * 7  # pyramid cards of value v left for pyramid partners
+        self.b = [0] * 7  # ... of value 13 - v
+        self.low = [0] * 7
+        self.high = [0] * 7
+        self.ok = [True] * 7
+        self.wrong = 0
+        self.status = 1
+        for v in range(1, 7):
+            a, b = left[v] - taken[13 - v], left[13 - v] - taken[v]
+            self.a[v], self.b[v] = a, b
+            self.low[v], self.high[v] = -spare[v], spare[13 - v]
+            if a < 0 or b < 0:
+                self.status = -1
+                return
+            if not self.low[v] <= a - b <= self.high[v]:
+                self.ok[v] = False
+                self.wrong += 1
+        self.status = 0 if self.wrong else 1
+
+    def copy(self) -> _Balance:
+        other = _Balance.__new__(_Balance)
+        other.a, other.b, other.ok = self.a.copy(), self.b.copy(), self.ok.copy()
+        other.low, other.high = self.low, self.high  # never changed after creation
+        other.wrong, other.status = self.wrong, self.status
+        return other
+
+    def take(self, value: int) -> int:
+        """One more outside card of ``value`` is used; returns the new status."""
+        if self.status < 0 or not 0 < value < 13:
+            return self.status
+        if value <= 6:
+            v = value
+            self.b[v] -= 1
+        else:
+            v = 13 - value
+            self.a[v] -= 1
+        a, b = self.a[v], self.b[v]
         if a < 0 or b < 0:
+            self.status = -1
             return -1
-        if not -spare[v] <= a - b <= spare[w]:
-            result = 0
-    return result
+        ok = self.low[v] <= a - b <= self.high[v]
+        if ok != self.ok[v]:
+            self.ok[v] = ok
+            self.wrong += -1 if ok else 1
+        self.status = 0 if self.wrong else 1
+        return self.status
+
+
+def _fits_with(balance: _Balance, cards: list[int]) -> bool:
+    """Whether the balance holds after taking some first part (maybe none) of ``cards``."""
+    if balance.status > 0:
+        return True
+    for value in cards:
+        status = balance.take(value)
+        if status:
+            return status > 0
+    return False
 
 
 class _Search:
@@ -542,7 +594,8 @@ class _FullSearch(_Search):
         """Counting proof for the pyramid's top card in the last pass.
 
         Every other card lies on the top card, so it goes last, and only with the outside card
-        on top of the waste at that moment. If that partner is in the waste now, every card above
+        on top of the waste at that moment (a king on top goes alone: then the same holds for the
+        second row's last card). If that partner is in the waste now, every card above
         it and every card drawn meanwhile must go before it; if it is in the stock, every card
         drawn after it must. Either way the pyramid must pair off exactly against those cards,
         plus any of the stock cards drawn before the partner."""
@@ -554,40 +607,40 @@ class _FullSearch(_Search):
             or self.limit is None
             or passes < self.limit
             or not mask & 1
-            or self.values[0] == KING
         ):
             return False
-        partner = 13 - self.values[0]
+        values = self.values
+        if values[0] != KING:
+            partners = {13 - values[0]}
+        else:
+            # A king on top goes alone; the last card before it is then the second row's last one.
+            last = [i for i in (1, 2) if mask >> i & 1]
+            if not last or any(values[i] == KING for i in last):
+                return False
+            if len(last) == 2 and values[1] + values[2] == 13:
+                return False  # they may leave together, as a pair
+            partners = {13 - values[i] for i in last}
         left = self.values_left(mask)
         cards = self.outside
         waste = [cards[p] for p in range(cursor - 1, -1, -1) if out >> p & 1]  # top first
         stock = [cards[p] for p in range(cursor, len(cards)) if out >> p & 1]  # in draw order
-        above = [0] * 14
-        for value in waste:  # the partner lies in the waste
-            above[value] += 1
-            if value == partner:
-                taken = above.copy()
-                for drawn in [0, *stock]:
-                    taken[drawn] += 1
-                    fit = _balance(left, taken, _NONE)
-                    if fit > 0:
-                        return False
-                    if fit < 0:
-                        break
+        dug = _Balance(left, _NONE, _NONE)
+        for value in waste:  # the partner lies in the waste: every card drawn from now on goes too
+            if dug.take(value) < 0:
+                break  # digging deeper only takes more
+            if value in partners and _fits_with(dug.copy(), stock):
+                return False
         before = [0] * 14
         for j, value in enumerate(stock):  # the partner is the j-th card still to draw
-            if value == partner:
-                after = [0] * 14
-                for drawn in stock[j:]:
-                    after[drawn] += 1
-                    taken = after.copy()
-                    for dug in [0, *waste]:
-                        taken[dug] += 1
-                        fit = _balance(left, taken, before)
-                        if fit > 0:
-                            return False
-                        if fit < 0:
-                            break
+            if value in partners:
+                base = _Balance(left, _NONE, before)
+                base.take(value)
+                # ... with a top part of the waste, and every card drawn after it
+                for card in [0, *waste]:
+                    if base.take(card) < 0:
+                        break
+                    if _fits_with(base.copy(), stock[j + 1 :]):
+                        return False
             before[value] += 1
         return True
 
