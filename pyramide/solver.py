@@ -13,10 +13,15 @@ The search works on compact states and turns its answer back into engine moves.
 - With limited passes the full state is searched: (pyramid mask, remaining
   outside cards, how far the stock has been drawn, passes used).
 
-Kings are removed as soon as they are free (never a loss). A transposition table
-remembers dead states, and a position is proved hopeless early when some pyramid
-card has no partner left that could ever be free together with it, or when the
-cards of a value pair cannot be matched up by counting.
+Kings are removed as soon as they are free (never a loss), and so is a free card
+whose only possible partner is available. A transposition table remembers dead
+states (a position lost with more turns left is lost with fewer), and a position
+is proved hopeless early when some pyramid card has no partner left that could
+ever be free together with it, or when the cards of a value pair cannot be
+matched up by counting. In the last pass the waste is a stack, which gives three
+more proofs: cards buried under an unremovable card are out of reach; the pyramid
+must pair off against a top part of the waste plus some of the stock; and the
+pyramid's top card, which goes last, needs its partner on top at the very end.
 """
 
 from __future__ import annotations
