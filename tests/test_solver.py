@@ -106,3 +106,17 @@ def test_undecided_within_a_tiny_node_limit():
 def test_first_winnable_gives_up_within_its_node_budget():
     assert first_winnable(0, Rules(pass_limit=0), node_limit=1000, node_budget=50) is None
     assert first_winnable(0, Rules(), node_budget=10_000_000) == first_winnable(0)
+
+
+@pytest.mark.parametrize("rules", [Rules(pass_limit=0), Rules(pass_limit=1)], ids=lambda r: r.token)
+def test_last_pass_proofs_never_change_a_verdict(rules, monkeypatch):
+    """The stack and top-card proofs only cut lost branches: without them the verdicts are the same."""
+    from pyramide import solver
+
+    with_proofs = [solve(Game.from_number(n, rules), 200_000).verdict for n in range(20)]
+    monkeypatch.setattr(solver._FullSearch, "apex_unmatched", lambda self, *args: False)
+    monkeypatch.setattr(solver._FullSearch, "stack_unmatched", lambda self, *args: False)
+    without = [solve(Game.from_number(n, rules), 200_000).verdict for n in range(20)]
+    decided = [(a, b) for a, b in zip(with_proofs, without, strict=True) if Verdict.UNDECIDED not in (a, b)]
+    assert len(decided) >= 15
+    assert all(a == b for a, b in decided)
