@@ -305,19 +305,22 @@ class _Search:
     def known_dead(self, state: tuple) -> bool:
         return state in self.dead
 
+    def mark_dead(self, state: tuple) -> None:
+        self.dead.add(state)
+
     def win_line(self, state: tuple) -> list[Step] | None:
         self.tick()
         state, forced = self.expand(state)
         if self.is_win(state):
             return forced
         if self.known_dead(state) or self.hopeless(state):
-            self.dead.add(state)
+            self.mark_dead(state)
             return None
         for step, child in self.successors(state):
             rest = self.win_line(child)
             if rest is not None:
                 return [*forced, step, *rest]
-        self.dead.add(state)
+        self.mark_dead(state)
         return None
 
     def most_removed(self, state: tuple, memo: dict) -> int:
@@ -461,6 +464,7 @@ class _FullSearch(_Search):
         self.cursor = len(game.waste)
         self.passes = game.passes
         self.limit = game.rules.pass_limit
+        self.lost: dict[tuple[int, int], tuple[int, int]] = {}
         unlimited = copy(game)
         unlimited.rules = replace(game.rules, pass_limit=None)
         self.relaxed: _Search = _search_for(unlimited, node_limit)
@@ -539,10 +543,20 @@ class _FullSearch(_Search):
         return state[0] == 0 and (not self.rules.strict_win or state[1] == 0)
 
     def known_dead(self, state: tuple) -> bool:
-        """Dead, or the same position with more turns of the waste left was dead already."""
+        """Lost, because a lost position reaches it by drawing and turning the waste only.
+
+        From (cursor c', passes p') the game reaches (c, p) with the same cards by drawing,
+        and turning the waste when needed, whenever (p', c') <= (p, c). So if it is lost there,
+        it is lost here: the table keeps the smallest lost (passes, cursor) per set of cards."""
         mask, out, cursor, passes = state
-        dead = self.dead
-        return any((mask, out, cursor, used) in dead for used in range(passes, -1, -1))
+        lost = self.lost.get((mask, out))
+        return lost is not None and lost <= (passes, cursor)
+
+    def mark_dead(self, state: tuple) -> None:
+        mask, out, cursor, passes = state
+        lost = self.lost.get((mask, out))
+        if lost is None or (passes, cursor) < lost:
+            self.lost[(mask, out)] = (passes, cursor)
 
     def hopeless(self, state: tuple) -> bool:
         mask, out, cursor, passes = state
