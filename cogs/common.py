@@ -49,11 +49,3 @@ def board_labels(lang: str) -> Labels:
 
 def mention(user_id: int) -> str:
     return f"<@{user_id}>"
-
-
-async def answer(interaction: discord.Interaction, content: str, *, ephemeral: bool = True) -> None:
-    """Reply once, whether or not the interaction was already answered or deferred."""
-    if interaction.response.is_done():
-        await interaction.followup.send(content, ephemeral=ephemeral)
-    else:
-        await interaction.response.send_message(content, ephemeral=ephemeral)

@@ -178,10 +178,9 @@ def board_view(live: Live, lang: str) -> discord.ui.View:
     if under is not None:
         style = discord.ButtonStyle.success if game.selected == UNDER else discord.ButtonStyle.secondary
         button("u", t(lang, "button.under", card=card_name(under, lang)), style, row)
-    moves = game.legal_moves()
     if game.stock:
         button("s", t(lang, "button.draw", n=len(game.stock)), discord.ButtonStyle.primary, row)
-    elif any(m.kind == "turn" for m in moves):
+    elif game.can_turn:
         button("s", t(lang, "button.turn"), discord.ButtonStyle.primary, row)
     else:
         button("s", t(lang, "button.no_stock"), discord.ButtonStyle.secondary, row, disabled=True)

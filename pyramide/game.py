@@ -200,6 +200,11 @@ class Game:
         return sum(card is None for card in self._pyramid)
 
     @property
+    def can_turn(self) -> bool:
+        """Whether tapping the stock now turns the waste back (stock empty, a pass left)."""
+        return not self._stock and bool(self._waste) and self._passes_left()
+
+    @property
     def can_undo(self) -> bool:
         return bool(self._history) and not self.is_over
 
@@ -277,7 +282,7 @@ class Game:
                         moves.append(Move("pair", (i, cover[0])))
         if self._stock:
             moves.append(Move(_DRAW))
-        elif self._waste and self._passes_left():
+        elif self.can_turn:
             moves.append(Move(_TURN))
         return moves
 
@@ -453,7 +458,7 @@ class Game:
         cleared = all(card is None for card in self._pyramid)
         if cleared and (not self.rules.strict_win or not (self._stock or self._waste)):
             self._outcome = Outcome.WON
-        elif self._stock or (self._waste and self._passes_left()):
+        elif self._stock or self.can_turn:
             self._outcome = None  # a card to draw or a waste to turn back: the game goes on
         elif not self.legal_moves():
             self._outcome = Outcome.STUCK

@@ -320,8 +320,7 @@ def render_image(
     if stock_count:
         place(cache.back, (STOCK_X, STOCK_Y), STOCK)
     else:
-        can_turn = bool(game.waste) and any(m.kind == "turn" for m in game.legal_moves())
-        place(cache.turn_slot if can_turn else cache.empty_slot, (STOCK_X, STOCK_Y), STOCK)
+        place(cache.turn_slot if game.can_turn else cache.empty_slot, (STOCK_X, STOCK_Y), STOCK)
     draw.text(
         (STOCK_X + CARD_W // 2, STOCK_Y + CARD_H + 8),
         labels.cards.format(n=stock_count),

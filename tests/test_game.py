@@ -175,10 +175,13 @@ def test_card_with_cover_variant_pairs_only_with_that_cover():
 def test_limited_passes():
     game = example_game(Rules(pass_limit=1))
     for _ in range(23):
+        assert not game.can_turn  # cards still to draw
         game.tap(STOCK)
+    assert game.can_turn
     assert isinstance(game.tap(STOCK), ev.TurnedBack)
     for _ in range(24):
         game.tap(STOCK)
+    assert not game.can_turn  # the one allowed turn is used
     moves = game.moves
     assert game.tap(STOCK) == ev.NoPassesLeft(1)
     assert game.moves == moves and game.passes == 1
