@@ -218,6 +218,7 @@ class _Search:
         self.dead: set = set()
         self._values_left: dict[int, list[int]] = {}
         self._outside_counts: dict[int, list[int]] = {}
+        self.outside: list[int] = []  # values of the outside cards, for the searches that track them
 
     def tick(self) -> None:
         self.nodes += 1
@@ -252,6 +253,23 @@ class _Search:
             for i in free_kings:
                 mask &= ~(1 << i)
                 steps.append(("k", i))
+
+    def outside_counts(self, out: int) -> list[int]:
+        """How many outside cards of each value remain in ``out``, a mask over ``self.outside``
+        (the searches that track outside cards one by one; cached per search)."""
+        counts = self._outside_counts.get(out)
+        if counts is None:
+            counts = [0] * 14
+            for p, v in enumerate(self.outside):
+                if out >> p & 1:
+                    counts[v] += 1
+            self._outside_counts[out] = counts
+        return counts
+
+    def outside_check(self, mask: int, out: int) -> bool:
+        """Orphan and counting proofs against the outside cards left in ``out``."""
+        counts = self.outside_counts(out)
+        return self.orphan(mask, [c > 0 for c in counts]) or self.unmatched(mask, counts)
 
     def values_left(self, mask: int) -> list[int]:
         """How many pyramid cards of each value remain in ``mask``."""
@@ -421,21 +439,6 @@ class _OrderSearch(_Search):
             return not self.neighbour_pairs(out)
         return self.outside_check(mask, out)
 
-    def outside_counts(self, out: int) -> list[int]:
-        """How many outside cards of each value remain in ``out`` (cached per search)."""
-        counts = self._outside_counts.get(out)
-        if counts is None:
-            counts = [0] * 14
-            for p, v in enumerate(self.outside):
-                if out >> p & 1:
-                    counts[v] += 1
-            self._outside_counts[out] = counts
-        return counts
-
-    def outside_check(self, mask: int, out: int) -> bool:
-        counts = self.outside_counts(out)
-        return self.orphan(mask, [c > 0 for c in counts]) or self.unmatched(mask, counts)
-
     def neighbour_pairs(self, out: int) -> list[tuple[int, int]]:
         positions = [p for p in range(len(self.outside)) if out >> p & 1]
         return [(p, q) for p, q in itertools.pairwise(positions) if self.outside[p] + self.outside[q] == 13]
@@ -474,9 +477,6 @@ class _FullSearch(_Search):
 
     def start(self) -> tuple:
         return (self.start_mask, (1 << len(self.outside)) - 1, self.cursor, self.passes)
-
-    outside_counts = _OrderSearch.outside_counts
-    outside_check = _OrderSearch.outside_check
 
     def tops(self, out: int, cursor: int) -> tuple[int, int]:
         """Positions of the waste top and the card under it (-1 when none)."""
