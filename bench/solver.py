@@ -1,6 +1,7 @@
 """Solve the first N deal numbers under each rule set; print winnable/undecided fractions and timings.
 
-Usage: .venv/bin/python bench/solver.py [N]   (default 2000)
+Usage: .venv/bin/python bench/solver.py [N] [RULE-NAME-PART]   (default 2000, all rule sets)
+Set PYRAMIDE_PURE_SOLVER=1 to time the pure Python search where the compiled core would run.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pyramide import Game, Rules
+from pyramide import Game, Rules, solver
 from pyramide.solver import Verdict, solve
 
 RULE_SETS = {
@@ -28,7 +29,8 @@ RULE_SETS = {
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     only = sys.argv[2] if len(sys.argv) > 2 else None
-    print(f"{count} deals per rule set, node limit per deal: default")
+    core = "compiled core" if solver._fastsolve else "pure Python (compiled core not built or PYRAMIDE_PURE_SOLVER set)"
+    print(f"{count} deals per rule set, node limit per deal: default; limited passes: {core}")
     print(f"{'rules':28} {'winnable':>9} {'undecided':>9} {'median ms':>9} {'p99 ms':>8} {'max ms':>8}")
     for name, rules in RULE_SETS.items():
         if only and only not in name:

@@ -27,6 +27,7 @@ pyramid's top card, which goes last, needs its partner on top at the very end.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
 from copy import copy
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,13 @@ from .cards import KING
 from .codes import MAX_DEAL_NUMBER
 from .game import COVERS, PYRAMID_SIZE, UNDER, WASTE, Game, Move
 from .rules import Rules
+
+try:  # the compiled copy of _FullSearch (built from _fastsolve.c when a C compiler is there)
+    from . import _fastsolve
+except ImportError:  # pragma: no cover - depends on the machine
+    _fastsolve = None
+if os.environ.get("PYRAMIDE_PURE_SOLVER"):
+    _fastsolve = None
 
 FULL = (1 << PYRAMID_SIZE) - 1
 DEFAULT_NODE_LIMIT = 2_000_000
@@ -478,6 +486,39 @@ class _FullSearch(_Search):
     def start(self) -> tuple:
         return (self.start_mask, (1 << len(self.outside)) - 1, self.cursor, self.passes)
 
+    def compiled(self) -> bool:
+        """Whether _fastsolve, which covers these rules, can run this search."""
+        return _fastsolve is not None and not self.rules.draw_with_waste and not self.rules.strict_win
+
+    def compiled_args(self) -> tuple:
+        """The arguments of ``_fastsolve.solve`` for this search (see _fastsolve.c)."""
+        return (
+            self.values,
+            self.value_masks,
+            self.compat,
+            _COVER_MASK,
+            self.rules.pair_with_cover,
+            self.outside,
+            self.start_mask,
+            self.cursor,
+            self.passes,
+            self.limit,
+            self.node_limit,
+        )
+
+    def compiled_line(self) -> list[Step] | None:
+        """``win_line(start())`` in compiled code: the same line and the same node count."""
+        status, self.nodes, line = _fastsolve.solve(*self.compiled_args())
+        if status == 2:
+            raise _Undecided
+        spots: list[int | str] = [*range(PYRAMID_SIZE), WASTE]
+        kinds = ("pair", "king", "draw", "turn")
+        return (
+            [("m", Move(kinds[kind], tuple(spots[s] for s in (a, b) if s >= 0))) for kind, a, b in line]
+            if status == 1
+            else None
+        )
+
     def tops(self, out: int, cursor: int) -> tuple[int, int]:
         """Positions of the waste top and the card under it (-1 when none)."""
         below = out & ((1 << cursor) - 1)
@@ -741,7 +782,10 @@ def solve(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Solution:
         return Solution(verdict)
     search = _search_for(game, node_limit)
     try:
-        steps = search.win_line(search.start())
+        if isinstance(search, _FullSearch) and search.compiled():
+            steps = search.compiled_line()
+        else:
+            steps = search.win_line(search.start())
     except _Undecided:
         return Solution(Verdict.UNDECIDED, nodes=search.nodes)
     if steps is None:

@@ -6,7 +6,9 @@ stamp=.venv/.installed
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+# Reinstall when the project's declaration or the compiled solver core (built in place) changed.
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ] \
+    || [ pyramide/_fastsolve.c -nt "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null
     .venv/bin/python -m pip install --quiet -e '.[test]'
     touch "$stamp"

@@ -1,6 +1,9 @@
+import os
+import random
+
 import pytest
 
-from pyramide import Game, Outcome, Rules
+from pyramide import Game, Outcome, Rules, solver
 from pyramide.solver import Verdict, first_winnable, hint, max_removable, solve
 from tests.deals import ALL_RULES, kings_and_pairs, queen_over_all_aces, two_pass
 
@@ -111,12 +114,75 @@ def test_first_winnable_gives_up_within_its_node_budget():
 @pytest.mark.parametrize("rules", [Rules(pass_limit=0), Rules(pass_limit=1)], ids=lambda r: r.token)
 def test_last_pass_proofs_never_change_a_verdict(rules, monkeypatch):
     """The stack and top-card proofs only cut lost branches: without them the verdicts are the same."""
-    from pyramide import solver
-
     with_proofs = [solve(Game.from_number(n, rules), 200_000).verdict for n in range(20)]
+    monkeypatch.setattr(solver, "_fastsolve", None)  # the proofs are switched off in the Python search
     monkeypatch.setattr(solver._FullSearch, "apex_unmatched", lambda self, *args: False)
     monkeypatch.setattr(solver._FullSearch, "stack_unmatched", lambda self, *args: False)
     without = [solve(Game.from_number(n, rules), 200_000).verdict for n in range(20)]
     decided = [(a, b) for a, b in zip(with_proofs, without, strict=True) if Verdict.UNDECIDED not in (a, b)]
     assert len(decided) >= 15
     assert all(a == b for a, b in decided)
+
+
+# The compiled core (pyramide/_fastsolve.c) is an exact copy of the limited-passes search. Without a C
+# compiler it is not built and the Python search runs; CI has one, so there it must be present.
+needs_compiled = pytest.mark.skipif(
+    solver._fastsolve is None and not os.environ.get("CI"), reason="compiled solver core not built"
+)
+
+
+@needs_compiled
+def test_the_compiled_core_is_built_and_used_for_limited_passes():
+    assert solver._fastsolve is not None
+    search = solver._search_for(Game.from_number(5, Rules(pass_limit=1)), 1000)
+    assert isinstance(search, solver._FullSearch) and search.compiled()
+    # strict win and the drawn-card-with-waste variant stay in Python
+    assert not solver._search_for(Game.from_number(5, Rules(pass_limit=1, strict_win=True)), 1000).compiled()
+    assert not solver._search_for(Game.from_number(5, Rules(pass_limit=1, draw_with_waste=True)), 1000).compiled()
+
+
+def positions(rules: Rules, count: int):
+    """Starts of deals and positions a few random moves into them, with the first winnable deal."""
+    for number in [*range(count), first_winnable(0, rules).number]:
+        yield Game.from_number(number, rules)
+        game = Game.from_number(number, rules)
+        rng = random.Random(number)
+        for _ in range(rng.randrange(3, 15)):
+            moves = game.legal_moves()
+            if not moves:
+                break
+            game.play(rng.choice(moves))
+        if game.outcome is None:
+            yield game
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(pass_limit=0), Rules(pass_limit=1), Rules(pass_limit=2), Rules(pass_limit=1, pair_with_cover=True)],
+    ids=lambda r: r.token,
+)
+def test_compiled_core_gives_the_python_search_answer_exactly(rules, monkeypatch):
+    """Same verdict, same winning line, same node count (so the same deals are picked as winnable)."""
+    verdicts = set()
+    for game in positions(rules, 10):
+        for limit in (60_000, 300):
+            compiled = solve(game, limit)
+            with monkeypatch.context() as patch:
+                patch.setattr(solver, "_fastsolve", None)
+                pure = solve(game, limit)
+            assert compiled == pure, str(game)
+            verdicts.add(compiled.verdict)
+    assert verdicts == set(Verdict)  # the sample holds won, impossible and undecided positions
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    ("position", "value", "problem"),
+    [(0, list(range(5)), "values"), (5, [1] * 24 + [14], "outside"), (7, 99, "cursor")],
+)
+def test_compiled_core_refuses_bad_input_instead_of_crashing(position, value, problem):
+    args = list(solver._search_for(Game.from_number(5, Rules(pass_limit=1)), 1000).compiled_args())
+    args[position] = value
+    with pytest.raises(ValueError, match=problem):
+        solver._fastsolve.solve(*args)

@@ -1,0 +1,701 @@
+/*
+ * A compiled copy of the limited-passes search of pyramide/solver.py (class _FullSearch, with the
+ * unlimited-turns _CountSearch as its bound), for the rule sets without strict win and without
+ * the drawn-card-with-waste variant.
+ *
+ * It mirrors the Python search step for step: the same forced moves, proofs, move order and node
+ * counting, so both give the same verdict, the same winning line and the same number of nodes
+ * (tests/test_solver.py checks this). The Python code is the reference and the documentation;
+ * this file only makes it fast. Pyramid geometry and values come precomputed from Python.
+ *
+ * solve(values, value_masks, compat, cover_masks, pair_with_cover, outside, mask, cursor, passes,
+ *       limit, node_limit) -> (status, nodes, line)
+ *   status: 0 impossible, 1 won, 2 undecided (node limit reached)
+ *   line: the winning line as (kind, a, b) tuples: kind 0 pair, 1 king, 2 draw, 3 turn;
+ *         a spot is a pyramid index 0-27 or 28 for the waste top.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_PYR 28
+#define KING 13
+#define WASTE_SPOT 28
+#define MAX_OUT 52
+#define MAX_LINE 4096
+#define MAX_PAIRS 64 /* at most 7 cards are free at once: 21 pairs, plus 28 with their cover */
+
+enum { MV_PAIR = 0, MV_KING = 1, MV_DRAW = 2, MV_TURN = 3 };
+
+/* ---- a small open-addressing hash map from 64-bit keys to 32-bit values ---- */
+
+typedef struct {
+    uint64_t *keys;
+    uint32_t *vals;
+    uint8_t *used;
+    size_t cap; /* a power of two */
+    size_t len;
+} Map;
+
+static int map_init(Map *m, size_t cap) {
+    m->cap = cap;
+    m->len = 0;
+    m->keys = malloc(cap * sizeof(uint64_t));
+    m->vals = malloc(cap * sizeof(uint32_t));
+    m->used = calloc(cap, 1);
+    return m->keys && m->vals && m->used ? 0 : -1;
+}
+
+static void map_free(Map *m) {
+    free(m->keys);
+    free(m->vals);
+    free(m->used);
+    m->keys = NULL;
+    m->vals = NULL;
+    m->used = NULL;
+}
+
+static inline size_t map_slot(const Map *m, uint64_t key) {
+    uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+    return (size_t)h & (m->cap - 1);
+}
+
+/* Pointer to the value of key, or NULL. */
+static inline uint32_t *map_get(const Map *m, uint64_t key) {
+    size_t i = map_slot(m, key);
+    while (m->used[i]) {
+        if (m->keys[i] == key) return &m->vals[i];
+        i = (i + 1) & (m->cap - 1);
+    }
+    return NULL;
+}
+
+static int map_put(Map *m, uint64_t key, uint32_t val);
+
+static int map_grow(Map *m) {
+    Map bigger;
+    if (map_init(&bigger, m->cap * 2) < 0) {
+        map_free(&bigger);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->used[i]) map_put(&bigger, m->keys[i], m->vals[i]);
+    map_free(m);
+    *m = bigger;
+    return 0;
+}
+
+/* Insert or overwrite; -1 when out of memory. */
+static int map_put(Map *m, uint64_t key, uint32_t val) {
+    if ((m->len + 1) * 2 > m->cap && map_grow(m) < 0) return -1;
+    size_t i = map_slot(m, key);
+    while (m->used[i]) {
+        if (m->keys[i] == key) {
+            m->vals[i] = val;
+            return 0;
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+    m->used[i] = 1;
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->len++;
+    return 0;
+}
+
+/* ---- the search ---- */
+
+typedef struct {
+    int8_t a, b, kind;
+} Mv;
+
+typedef struct {
+    int values[N_PYR];
+    uint32_t value_masks[14];
+    uint32_t compat[N_PYR];
+    uint32_t cover_masks[N_PYR];
+    int pair_with_cover;
+    int nout;
+    int outv[MAX_OUT];
+    uint64_t out_value_masks[14]; /* outside positions holding each value */
+    int limit;
+    long long nodes, node_limit;
+    Map lost;    /* (mask, out) -> smallest lost passes * 256 + cursor */
+    Map alive;   /* relaxed key -> 1 alive / 0 dead (answers of relaxed_alive) */
+    Map relaxed; /* relaxed key -> dead (the _CountSearch's own table) */
+    Mv line[MAX_LINE];
+    int line_len;
+    jmp_buf stop; /* longjmp(stop, 1): node limit; 2: out of memory or line too long */
+} Search;
+
+static inline int popcount32(uint32_t x) { return __builtin_popcount(x); }
+static inline int popcount64(uint64_t x) { return __builtin_popcountll(x); }
+static inline int highest64(uint64_t x) { return 63 - __builtin_clzll(x); }
+static inline int highest32(uint32_t x) { return 31 - __builtin_clz(x); }
+
+static inline int is_free(const Search *s, uint32_t mask, int i) {
+    return (mask >> i & 1) && !(mask & s->cover_masks[i]);
+}
+
+static int free_cards(const Search *s, uint32_t mask, int *out) {
+    int n = 0;
+    for (int i = 0; i < N_PYR; i++)
+        if (is_free(s, mask, i)) out[n++] = i;
+    return n;
+}
+
+static void push(Search *s, int kind, int a, int b) {
+    if (s->line_len >= MAX_LINE) longjmp(s->stop, 2);
+    s->line[s->line_len].kind = (int8_t)kind;
+    s->line[s->line_len].a = (int8_t)a;
+    s->line[s->line_len].b = (int8_t)b;
+    s->line_len++;
+}
+
+static void put(Search *s, Map *m, uint64_t key, uint32_t val) {
+    if (map_put(m, key, val) < 0) longjmp(s->stop, 2);
+}
+
+static inline void tick(Search *s) {
+    if (++s->nodes > s->node_limit) longjmp(s->stop, 1);
+}
+
+static void outside_counts(const Search *s, uint64_t out, int *counts) {
+    for (int v = 0; v < 14; v++) counts[v] = popcount64(out & s->out_value_masks[v]);
+}
+
+static void values_left(const Search *s, uint32_t mask, int *left) {
+    for (int v = 0; v < 14; v++) left[v] = popcount32(mask & s->value_masks[v]);
+}
+
+/* Pyramid pairs, in the order of _Search.pyramid_pairs; returns how many (two spots each). */
+static int pyramid_pairs(const Search *s, uint32_t mask, const int *free, int nfree, int *pairs) {
+    int n = 0;
+    for (int a = 0; a < nfree; a++)
+        for (int b = a + 1; b < nfree; b++)
+            if (s->values[free[a]] + s->values[free[b]] == 13) {
+                pairs[2 * n] = free[a];
+                pairs[2 * n + 1] = free[b];
+                n++;
+            }
+    if (s->pair_with_cover) {
+        for (int i = 0; i < N_PYR; i++) {
+            if (!(mask >> i & 1) || s->values[i] == KING) continue;
+            uint32_t cover = mask & s->cover_masks[i];
+            if (cover && !(cover & (cover - 1))) {
+                int j = highest32(cover);
+                if (is_free(s, mask, j) && s->values[i] + s->values[j] == 13) {
+                    pairs[2 * n] = i;
+                    pairs[2 * n + 1] = j;
+                    n++;
+                }
+            }
+        }
+    }
+    return n;
+}
+
+static int orphan(const Search *s, uint32_t mask, const int *counts) {
+    uint32_t m = mask & ~s->value_masks[KING];
+    while (m) {
+        int i = __builtin_ctz(m);
+        m &= m - 1;
+        if (!counts[13 - s->values[i]] && !(mask & s->compat[i])) return 1;
+    }
+    return 0;
+}
+
+static int unmatched(const Search *s, uint32_t mask, const int *outside) {
+    int left[14];
+    values_left(s, mask, left);
+    for (int v = 1; v <= 6; v++) {
+        int a = left[v], b = left[13 - v];
+        int need = a - outside[13 - v];
+        if (b - outside[v] > need) need = b - outside[v];
+        if (need < 0) need = 0;
+        if (need > (a < b ? a : b)) return 1;
+    }
+    return 0;
+}
+
+/* ---- the unlimited-turns bound (_CountSearch.win_line); counts[v] for v = 1..12 ---- */
+
+static uint64_t count_key(uint32_t mask, const int *counts) {
+    uint64_t key = mask;
+    for (int v = 1; v <= 12; v++) key |= (uint64_t)counts[v] << (28 + 3 * (v - 1));
+    return key;
+}
+
+static uint32_t remove_kings(const Search *s, uint32_t mask) {
+    for (;;) {
+        uint32_t kings = 0;
+        for (int i = 0; i < N_PYR; i++)
+            if (s->values[i] == KING && is_free(s, mask, i)) kings |= 1u << i;
+        if (!kings) return mask;
+        mask &= ~kings;
+    }
+}
+
+static int count_win(Search *s, uint32_t mask, int *counts) {
+    s->nodes++; /* counted, never stopped: the caller's next tick checks the limit */
+    mask = remove_kings(s, mask);
+    if (mask == 0) return 1;
+    uint64_t key = count_key(mask, counts);
+    if (map_get(&s->relaxed, key) || orphan(s, mask, counts) || unmatched(s, mask, counts)) {
+        put(s, &s->relaxed, key, 1);
+        return 0;
+    }
+    int free[N_PYR], pairs[2 * MAX_PAIRS];
+    int nfree = free_cards(s, mask, free);
+    int npairs = pyramid_pairs(s, mask, free, nfree, pairs);
+    for (int p = 0; p < npairs; p++)
+        if (count_win(s, mask & ~(1u << pairs[2 * p]) & ~(1u << pairs[2 * p + 1]), counts)) return 1;
+    for (int f = 0; f < nfree; f++) {
+        int partner = 13 - s->values[free[f]];
+        if (counts[partner]) {
+            counts[partner]--;
+            int won = count_win(s, mask & ~(1u << free[f]), counts);
+            counts[partner]++;
+            if (won) return 1;
+        }
+    }
+    put(s, &s->relaxed, key, 1);
+    return 0;
+}
+
+static int relaxed_alive(Search *s, uint32_t mask, uint64_t out) {
+    int counts[14];
+    outside_counts(s, out, counts);
+    counts[0] = counts[13] = 0;
+    uint64_t key = count_key(mask, counts);
+    uint32_t *known = map_get(&s->alive, key);
+    if (known) return (int)*known;
+    int alive = count_win(s, mask, counts);
+    put(s, &s->alive, key, (uint32_t)alive);
+    return alive;
+}
+
+/* ---- the proofs of the last pass ---- */
+
+static uint64_t below_cursor(int cursor) { return cursor >= 64 ? ~0ULL : (1ULL << cursor) - 1; }
+
+static uint64_t reachable(const Search *s, uint32_t mask, uint64_t out, int cursor, int passes) {
+    if (passes < s->limit) return out;
+    uint64_t below = out & below_cursor(cursor);
+    uint64_t keep = out & ~below;
+    while (below) {
+        int top = highest64(below);
+        int value = s->outv[top];
+        if (value != KING && !(mask & s->value_masks[13 - value])) break;
+        keep |= 1ULL << top;
+        below &= ~(1ULL << top);
+    }
+    return keep;
+}
+
+static int stack_unmatched(const Search *s, uint32_t mask, uint64_t out, int cursor, int passes) {
+    if (passes < s->limit) return 0;
+    int left[14], stock[14], low[7], high[7], taken[14] = {0};
+    values_left(s, mask, left);
+    outside_counts(s, out & ~below_cursor(cursor), stock);
+    for (int v = 1; v <= 6; v++) {
+        int diff = left[v] - left[13 - v];
+        low[v] = diff - stock[13 - v];
+        high[v] = diff + stock[v];
+    }
+    uint64_t waste = out & below_cursor(cursor);
+    for (;;) {
+        int fits = 1;
+        for (int v = 1; v <= 6; v++) {
+            int w = 13 - v;
+            if (taken[w] > left[v] || taken[v] > left[w]) return 1;
+            int d = taken[w] - taken[v];
+            if (!(low[v] <= d && d <= high[v])) {
+                fits = 0;
+                break;
+            }
+        }
+        if (fits) return 0;
+        if (!waste) return 1;
+        int top = highest64(waste);
+        waste ^= 1ULL << top;
+        taken[s->outv[top]]++;
+    }
+}
+
+typedef struct {
+    int a[7], b[7], low[7], high[7], ok[7];
+    int wrong, status;
+} Balance;
+
+/* _Balance(left, _NONE, spare) */
+static void balance_init(Balance *bal, const int *left, const int *spare) {
+    bal->wrong = 0;
+    for (int v = 1; v <= 6; v++) {
+        bal->a[v] = left[v];
+        bal->b[v] = left[13 - v];
+        bal->low[v] = -spare[v];
+        bal->high[v] = spare[13 - v];
+        int d = bal->a[v] - bal->b[v];
+        bal->ok[v] = bal->low[v] <= d && d <= bal->high[v];
+        if (!bal->ok[v]) bal->wrong++;
+    }
+    bal->status = bal->wrong ? 0 : 1;
+}
+
+static int balance_take(Balance *bal, int value) {
+    if (bal->status < 0 || !(0 < value && value < 13)) return bal->status;
+    int v;
+    if (value <= 6) {
+        v = value;
+        bal->b[v]--;
+    } else {
+        v = 13 - value;
+        bal->a[v]--;
+    }
+    int a = bal->a[v], b = bal->b[v];
+    if (a < 0 || b < 0) {
+        bal->status = -1;
+        return -1;
+    }
+    int ok = bal->low[v] <= a - b && a - b <= bal->high[v];
+    if (ok != bal->ok[v]) {
+        bal->ok[v] = ok;
+        bal->wrong += ok ? -1 : 1;
+    }
+    bal->status = bal->wrong ? 0 : 1;
+    return bal->status;
+}
+
+/* _fits_with, on a copy of bal */
+static int fits_with(Balance bal, const int *cards, int n) {
+    if (bal.status > 0) return 1;
+    for (int k = 0; k < n; k++) {
+        int status = balance_take(&bal, cards[k]);
+        if (status) return status > 0;
+    }
+    return 0;
+}
+
+static int apex_unmatched(const Search *s, uint32_t mask, uint64_t out, int cursor, int passes) {
+    if (s->pair_with_cover || passes < s->limit || !(mask & 1)) return 0;
+    int partners[2], npartners;
+    if (s->values[0] != KING) {
+        partners[0] = 13 - s->values[0];
+        npartners = 1;
+    } else {
+        int last[2], nlast = 0;
+        for (int i = 1; i <= 2; i++)
+            if (mask >> i & 1) last[nlast++] = i;
+        if (!nlast) return 0;
+        for (int k = 0; k < nlast; k++)
+            if (s->values[last[k]] == KING) return 0;
+        if (nlast == 2 && s->values[1] + s->values[2] == 13) return 0;
+        npartners = nlast;
+        for (int k = 0; k < nlast; k++) partners[k] = 13 - s->values[last[k]];
+    }
+    int left[14], none[14] = {0};
+    values_left(s, mask, left);
+    int waste[MAX_OUT + 1], nwaste = 0, stock[MAX_OUT], nstock = 0;
+    waste[nwaste++] = 0; /* [0, *waste]: the cards top first, after a leading "nothing" */
+    for (int p = cursor - 1; p >= 0; p--)
+        if (out >> p & 1) waste[nwaste++] = s->outv[p];
+    for (int p = cursor; p < s->nout; p++)
+        if (out >> p & 1) stock[nstock++] = s->outv[p];
+    Balance dug;
+    balance_init(&dug, left, none);
+    for (int k = 1; k < nwaste; k++) {
+        int value = waste[k];
+        if (balance_take(&dug, value) < 0) break;
+        int partner = value == partners[0] || (npartners > 1 && value == partners[1]);
+        if (partner && fits_with(dug, stock, nstock)) return 0;
+    }
+    int before[14] = {0};
+    for (int j = 0; j < nstock; j++) {
+        int value = stock[j];
+        if (value == partners[0] || (npartners > 1 && value == partners[1])) {
+            Balance base;
+            balance_init(&base, left, before);
+            balance_take(&base, value);
+            for (int k = 0; k < nwaste; k++) {
+                if (balance_take(&base, waste[k]) < 0) break;
+                if (fits_with(base, stock + j + 1, nstock - j - 1)) return 0;
+            }
+        }
+        before[value]++;
+    }
+    return 1;
+}
+
+/* ---- the limited-passes search (_FullSearch) ---- */
+
+typedef struct {
+    uint32_t mask;
+    uint64_t out;
+    int cursor, passes;
+} State;
+
+static int waste_top(uint64_t out, int cursor) {
+    uint64_t below = out & below_cursor(cursor);
+    return below ? highest64(below) : -1;
+}
+
+/* _FullSearch.only_partner_pair: 1 and (i, partner) when found */
+static int only_partner_pair(const Search *s, uint32_t mask, uint64_t out, int top, int *pi, int *pj) {
+    int free[N_PYR], counts[14];
+    int nfree = free_cards(s, mask, free);
+    outside_counts(s, out, counts);
+    for (int f = 0; f < nfree; f++) {
+        int i = free[f], value = s->values[i];
+        if (value == KING) continue;
+        uint32_t partners = mask & s->compat[i];
+        if (popcount32(partners) + counts[13 - value] != 1) continue;
+        if (partners) {
+            int j = highest32(partners);
+            if (is_free(s, mask, j)) {
+                *pi = i < j ? i : j;
+                *pj = i < j ? j : i;
+                return 1;
+            }
+        } else if (top >= 0 && s->outv[top] == 13 - value) {
+            *pi = i;
+            *pj = WASTE_SPOT;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void expand(Search *s, State *st) {
+    uint32_t kings = s->value_masks[KING];
+    for (;;) {
+        uint32_t free_kings = 0;
+        for (int i = 0; i < N_PYR; i++)
+            if ((kings >> i & 1) && is_free(s, st->mask, i)) free_kings |= 1u << i;
+        int top = waste_top(st->out, st->cursor);
+        if (free_kings) {
+            for (int i = 0; i < N_PYR; i++)
+                if (free_kings >> i & 1) push(s, MV_KING, i, -1);
+            st->mask &= ~free_kings;
+        } else if (top >= 0 && s->outv[top] == KING) {
+            st->out &= ~(1ULL << top);
+            push(s, MV_KING, WASTE_SPOT, -1);
+        } else {
+            st->out = reachable(s, st->mask, st->out, st->cursor, st->passes);
+            int i, partner;
+            if (!only_partner_pair(s, st->mask, st->out, top, &i, &partner)) return;
+            st->mask &= ~(1u << i);
+            if (partner == WASTE_SPOT)
+                st->out &= ~(1ULL << top);
+            else
+                st->mask &= ~(1u << partner);
+            push(s, MV_PAIR, i, partner);
+        }
+    }
+}
+
+static uint64_t lost_key(const State *st) { return (uint64_t)st->mask << 32 ^ st->out; }
+static uint32_t lost_rank(const State *st) { return (uint32_t)st->passes << 8 | (uint32_t)st->cursor; }
+
+static int hopeless(Search *s, const State *st) {
+    int counts[14];
+    outside_counts(s, st->out, counts);
+    if (orphan(s, st->mask, counts) || unmatched(s, st->mask, counts)) return 1;
+    if (stack_unmatched(s, st->mask, st->out, st->cursor, st->passes)) return 1;
+    if (apex_unmatched(s, st->mask, st->out, st->cursor, st->passes)) return 1;
+    return !relaxed_alive(s, st->mask, st->out);
+}
+
+static void mark_lost(Search *s, const State *st) {
+    uint64_t key = lost_key(st);
+    uint32_t *lost = map_get(&s->lost, key);
+    if (!lost || lost_rank(st) < *lost) put(s, &s->lost, key, lost_rank(st));
+}
+
+static int full_win(Search *s, State st) {
+    tick(s);
+    int saved = s->line_len;
+    expand(s, &st);
+    if (st.mask == 0) return 1;
+    uint32_t *lost = map_get(&s->lost, lost_key(&st));
+    if ((lost && *lost <= lost_rank(&st)) || hopeless(s, &st)) {
+        mark_lost(s, &st);
+        s->line_len = saved;
+        return 0;
+    }
+    int free[N_PYR], pairs[2 * MAX_PAIRS];
+    int nfree = free_cards(s, st.mask, free);
+    int npairs = pyramid_pairs(s, st.mask, free, nfree, pairs);
+    int base = s->line_len;
+    for (int p = 0; p < npairs; p++) {
+        int i = pairs[2 * p], j = pairs[2 * p + 1];
+        push(s, MV_PAIR, i, j);
+        State child = {st.mask & ~(1u << i) & ~(1u << j), st.out, st.cursor, st.passes};
+        if (full_win(s, child)) return 1;
+        s->line_len = base;
+    }
+    int top = waste_top(st.out, st.cursor);
+    if (top >= 0) {
+        for (int f = 0; f < nfree; f++) {
+            int i = free[f];
+            if (s->values[i] + s->outv[top] == 13) {
+                push(s, MV_PAIR, i, WASTE_SPOT);
+                State child = {st.mask & ~(1u << i), st.out & ~(1ULL << top), st.cursor, st.passes};
+                if (full_win(s, child)) return 1;
+                s->line_len = base;
+            }
+        }
+    }
+    uint64_t ahead = st.cursor >= 64 ? 0 : st.out >> st.cursor;
+    if (ahead) {
+        push(s, MV_DRAW, -1, -1);
+        State child = {st.mask, st.out, st.cursor + __builtin_ctzll(ahead) + 1, st.passes};
+        if (full_win(s, child)) return 1;
+        s->line_len = base;
+    } else if (st.out && st.passes < s->limit) {
+        push(s, MV_TURN, -1, -1);
+        State child = {st.mask, st.out, 0, st.passes + 1};
+        if (full_win(s, child)) return 1;
+        s->line_len = base;
+    }
+    mark_lost(s, &st);
+    s->line_len = saved;
+    return 0;
+}
+
+/* ---- the Python entry point ---- */
+
+static int read_ints(PyObject *seq, int *dst, Py_ssize_t want, Py_ssize_t max, Py_ssize_t *got, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if ((want >= 0 && n != want) || n > max) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%s: wrong length %zd", what, n);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, k));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        dst[k] = (int)v;
+    }
+    Py_DECREF(fast);
+    if (got) *got = n;
+    return 0;
+}
+
+static PyObject *fastsolve_solve(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *values, *value_masks, *compat, *cover_masks, *outside;
+    int pair_with_cover, cursor, passes, limit;
+    unsigned long mask;
+    long long node_limit;
+    if (!PyArg_ParseTuple(args, "OOOOpOkiiiL", &values, &value_masks, &compat, &cover_masks, &pair_with_cover,
+                          &outside, &mask, &cursor, &passes, &limit, &node_limit))
+        return NULL;
+    Search *s = calloc(1, sizeof(Search));
+    if (!s) return PyErr_NoMemory();
+    int tmp[N_PYR];
+    Py_ssize_t nout = 0;
+    if (read_ints(values, s->values, N_PYR, N_PYR, NULL, "values") < 0 ||
+        read_ints(value_masks, tmp, 14, 14, NULL, "value_masks") < 0) {
+        free(s);
+        return NULL;
+    }
+    for (int v = 0; v < 14; v++) s->value_masks[v] = (uint32_t)tmp[v];
+    if (read_ints(compat, tmp, N_PYR, N_PYR, NULL, "compat") < 0) {
+        free(s);
+        return NULL;
+    }
+    for (int i = 0; i < N_PYR; i++) s->compat[i] = (uint32_t)tmp[i];
+    if (read_ints(cover_masks, tmp, N_PYR, N_PYR, NULL, "cover_masks") < 0) {
+        free(s);
+        return NULL;
+    }
+    for (int i = 0; i < N_PYR; i++) s->cover_masks[i] = (uint32_t)tmp[i];
+    if (read_ints(outside, s->outv, -1, MAX_OUT, &nout, "outside") < 0) {
+        free(s);
+        return NULL;
+    }
+    s->nout = (int)nout;
+    for (int p = 0; p < s->nout; p++) {
+        if (s->outv[p] < 1 || s->outv[p] > 13) {
+            free(s);
+            return PyErr_Format(PyExc_ValueError, "outside: bad value %d", s->outv[p]);
+        }
+        s->out_value_masks[s->outv[p]] |= 1ULL << p;
+    }
+    for (int i = 0; i < N_PYR; i++) {
+        if (s->values[i] < 0 || s->values[i] > 13) {
+            free(s);
+            return PyErr_Format(PyExc_ValueError, "values: bad value %d", s->values[i]);
+        }
+    }
+    if (cursor < 0 || cursor > s->nout || limit < 0 || passes < 0) {
+        free(s);
+        return PyErr_Format(PyExc_ValueError, "bad cursor, passes or limit");
+    }
+    s->pair_with_cover = pair_with_cover;
+    s->limit = limit;
+    s->node_limit = node_limit;
+    State start = {(uint32_t)mask, s->nout ? (~0ULL >> (64 - s->nout)) : 0, cursor, passes};
+
+    volatile int status = -1;
+    if (map_init(&s->lost, 1 << 12) < 0 || map_init(&s->alive, 1 << 12) < 0 || map_init(&s->relaxed, 1 << 12) < 0) {
+        status = -2;
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        switch (setjmp(s->stop)) {
+        case 0:
+            status = full_win(s, start);
+            break;
+        case 1:
+            status = 2; /* node limit */
+            break;
+        default:
+            status = -2;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyObject *result = NULL;
+    if (status == -2) {
+        PyErr_SetString(PyExc_MemoryError, "solver: out of memory or line too long");
+    } else {
+        int n = status == 1 ? s->line_len : 0;
+        PyObject *line = PyList_New(n);
+        if (line) {
+            for (int k = 0; k < n; k++) {
+                PyObject *move = Py_BuildValue("(iii)", s->line[k].kind, s->line[k].a, s->line[k].b);
+                if (!move) {
+                    Py_CLEAR(line);
+                    break;
+                }
+                PyList_SET_ITEM(line, k, move);
+            }
+        }
+        if (line) result = Py_BuildValue("(iLN)", status, s->nodes, line);
+    }
+    map_free(&s->lost);
+    map_free(&s->alive);
+    map_free(&s->relaxed);
+    free(s);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"solve", fastsolve_solve, METH_VARARGS, "Solve a limited-passes position (see the module source)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_fastsolve", "Compiled limited-passes search of pyramide.solver.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__fastsolve(void) { return PyModule_Create(&module); }
