@@ -13,6 +13,9 @@
  *   status: 0 impossible, 1 won, 2 undecided (node limit reached)
  *   line: the winning line as (kind, a, b) tuples: kind 0 pair, 1 king, 2 draw, 3 turn;
  *         a spot is a pyramid index 0-27 or 28 for the waste top.
+ * most(the same arguments) -> (status, nodes, removable)
+ *   _FullSearch.most_removed from the start: the most pyramid cards removable; status 2 when the
+ *   node limit was reached (removable is then -1).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,7 +27,8 @@
 #define N_PYR 28
 #define KING 13
 #define WASTE_SPOT 28
-#define MAX_OUT 52
+#define MAX_OUT 24 /* 52 cards - 28 in the pyramid: the packed keys below rely on it */
+#define MAX_PASSES 99
 #define MAX_LINE 4096
 #define MAX_PAIRS 64 /* at most 7 cards are free at once: 21 pairs, plus 28 with their cover */
 
@@ -127,6 +131,8 @@ typedef struct {
     Map lost;    /* (mask, out) -> smallest lost passes * 256 + cursor */
     Map alive;   /* relaxed key -> 1 alive / 0 dead (answers of relaxed_alive) */
     Map relaxed; /* relaxed key -> dead (the _CountSearch's own table) */
+    Map most;    /* full key -> most cards removable (most_removed's memo) */
+    Map bound;   /* relaxed key -> most cards removable with unlimited turns (the bound's memo) */
     Mv line[MAX_LINE];
     int line_len;
     jmp_buf stop; /* longjmp(stop, 1): node limit; 2: out of memory or line too long */
@@ -281,7 +287,7 @@ static int relaxed_alive(Search *s, uint32_t mask, uint64_t out) {
 
 /* ---- the proofs of the last pass ---- */
 
-static uint64_t below_cursor(int cursor) { return cursor >= 64 ? ~0ULL : (1ULL << cursor) - 1; }
+static uint64_t below_cursor(int cursor) { return (1ULL << cursor) - 1; /* cursor <= MAX_OUT */ }
 
 static uint64_t reachable(const Search *s, uint32_t mask, uint64_t out, int cursor, int passes) {
     if (passes < s->limit) return out;
@@ -498,7 +504,10 @@ static void expand(Search *s, State *st) {
     }
 }
 
-static uint64_t lost_key(const State *st) { return (uint64_t)st->mask << 32 ^ st->out; }
+static uint64_t lost_key(const State *st) { return (uint64_t)st->mask << MAX_OUT | st->out; }
+static uint64_t full_key(const State *st) {
+    return lost_key(st) | (uint64_t)st->cursor << (28 + MAX_OUT) | (uint64_t)st->passes << (33 + MAX_OUT);
+}
 static uint32_t lost_rank(const State *st) { return (uint32_t)st->passes << 8 | (uint32_t)st->cursor; }
 
 static int hopeless(Search *s, const State *st) {
@@ -550,7 +559,7 @@ static int full_win(Search *s, State st) {
             }
         }
     }
-    uint64_t ahead = st.cursor >= 64 ? 0 : st.out >> st.cursor;
+    uint64_t ahead = st.out >> st.cursor;
     if (ahead) {
         push(s, MV_DRAW, -1, -1);
         State child = {st.mask, st.out, st.cursor + __builtin_ctzll(ahead) + 1, st.passes};
@@ -567,7 +576,93 @@ static int full_win(Search *s, State st) {
     return 0;
 }
 
-/* ---- the Python entry point ---- */
+/* ---- the most cards removable (_Search.most_removed, for both searches) ---- */
+
+static int count_most(Search *s, uint32_t mask, int *counts) {
+    /* the bound's nodes are not counted, as in Python (the relaxed search has no limit there) */
+    uint32_t mask0 = mask;
+    mask = remove_kings(s, mask);
+    int gained = popcount32(mask0 ^ mask);
+    uint64_t key = count_key(mask, counts);
+    uint32_t *known = map_get(&s->bound, key);
+    if (known) return gained + (int)*known;
+    int best = 0;
+    if (mask) {
+        int ceiling = popcount32(mask);
+        int free[N_PYR], pairs[2 * MAX_PAIRS];
+        int nfree = free_cards(s, mask, free);
+        int npairs = pyramid_pairs(s, mask, free, nfree, pairs);
+        for (int p = 0; p < npairs && best < ceiling; p++) {
+            int got = 2 + count_most(s, mask & ~(1u << pairs[2 * p]) & ~(1u << pairs[2 * p + 1]), counts);
+            if (got > best) best = got;
+        }
+        for (int f = 0; f < nfree && best < ceiling; f++) {
+            int partner = 13 - s->values[free[f]];
+            if (counts[partner]) {
+                counts[partner]--;
+                int got = 1 + count_most(s, mask & ~(1u << free[f]), counts);
+                counts[partner]++;
+                if (got > best) best = got;
+            }
+        }
+    }
+    put(s, &s->bound, key, (uint32_t)best);
+    return gained + best;
+}
+
+static int full_most(Search *s, State st) {
+    tick(s);
+    uint32_t mask0 = st.mask;
+    expand(s, &st);
+    s->line_len = 0; /* the forced moves are not wanted here */
+    int gained = popcount32(mask0 ^ st.mask);
+    uint64_t key = full_key(&st);
+    uint32_t *known = map_get(&s->most, key);
+    if (known) return gained + (int)*known;
+    int best = 0;
+    if (st.mask) {
+        int counts[14];
+        outside_counts(s, st.out, counts);
+        counts[0] = counts[13] = 0;
+        int ceiling = count_most(s, st.mask, counts);
+        int free[N_PYR], pairs[2 * MAX_PAIRS];
+        int nfree = free_cards(s, st.mask, free);
+        int npairs = pyramid_pairs(s, st.mask, free, nfree, pairs);
+        for (int p = 0; p < npairs && best < ceiling; p++) {
+            int i = pairs[2 * p], j = pairs[2 * p + 1];
+            State child = {st.mask & ~(1u << i) & ~(1u << j), st.out, st.cursor, st.passes};
+            int got = 2 + full_most(s, child);
+            if (got > best) best = got;
+        }
+        int top = waste_top(st.out, st.cursor);
+        if (top >= 0) {
+            for (int f = 0; f < nfree && best < ceiling; f++) {
+                int i = free[f];
+                if (s->values[i] + s->outv[top] == 13) {
+                    State child = {st.mask & ~(1u << i), st.out & ~(1ULL << top), st.cursor, st.passes};
+                    int got = 1 + full_most(s, child);
+                    if (got > best) best = got;
+                }
+            }
+        }
+        uint64_t ahead = st.out >> st.cursor;
+        if (best < ceiling) {
+            if (ahead) {
+                State child = {st.mask, st.out, st.cursor + __builtin_ctzll(ahead) + 1, st.passes};
+                int got = full_most(s, child);
+                if (got > best) best = got;
+            } else if (st.out && st.passes < s->limit) {
+                State child = {st.mask, st.out, 0, st.passes + 1};
+                int got = full_most(s, child);
+                if (got > best) best = got;
+            }
+        }
+    }
+    put(s, &s->most, key, (uint32_t)best);
+    return gained + best;
+}
+
+/* ---- the Python entry points ---- */
 
 static int read_ints(PyObject *seq, int *dst, Py_ssize_t want, Py_ssize_t max, Py_ssize_t *got, const char *what) {
     PyObject *fast = PySequence_Fast(seq, what);
@@ -591,8 +686,17 @@ static int read_ints(PyObject *seq, int *dst, Py_ssize_t want, Py_ssize_t max, P
     return 0;
 }
 
-static PyObject *fastsolve_solve(PyObject *self, PyObject *args) {
-    (void)self;
+static void free_search(Search *s) {
+    map_free(&s->lost);
+    map_free(&s->alive);
+    map_free(&s->relaxed);
+    map_free(&s->most);
+    map_free(&s->bound);
+    free(s);
+}
+
+/* The search described by the arguments, and its start; NULL with an exception set when they are bad. */
+static Search *parse_search(PyObject *args, State *start) {
     PyObject *values, *value_masks, *compat, *cover_masks, *outside;
     int pair_with_cover, cursor, passes, limit;
     unsigned long mask;
@@ -601,101 +705,123 @@ static PyObject *fastsolve_solve(PyObject *self, PyObject *args) {
                           &outside, &mask, &cursor, &passes, &limit, &node_limit))
         return NULL;
     Search *s = calloc(1, sizeof(Search));
-    if (!s) return PyErr_NoMemory();
+    if (!s) return (Search *)PyErr_NoMemory();
     int tmp[N_PYR];
     Py_ssize_t nout = 0;
-    if (read_ints(values, s->values, N_PYR, N_PYR, NULL, "values") < 0 ||
-        read_ints(value_masks, tmp, 14, 14, NULL, "value_masks") < 0) {
-        free(s);
-        return NULL;
-    }
+    if (read_ints(values, s->values, N_PYR, N_PYR, NULL, "values") < 0) goto fail;
+    if (read_ints(value_masks, tmp, 14, 14, NULL, "value_masks") < 0) goto fail;
     for (int v = 0; v < 14; v++) s->value_masks[v] = (uint32_t)tmp[v];
-    if (read_ints(compat, tmp, N_PYR, N_PYR, NULL, "compat") < 0) {
-        free(s);
-        return NULL;
-    }
+    if (read_ints(compat, tmp, N_PYR, N_PYR, NULL, "compat") < 0) goto fail;
     for (int i = 0; i < N_PYR; i++) s->compat[i] = (uint32_t)tmp[i];
-    if (read_ints(cover_masks, tmp, N_PYR, N_PYR, NULL, "cover_masks") < 0) {
-        free(s);
-        return NULL;
-    }
+    if (read_ints(cover_masks, tmp, N_PYR, N_PYR, NULL, "cover_masks") < 0) goto fail;
     for (int i = 0; i < N_PYR; i++) s->cover_masks[i] = (uint32_t)tmp[i];
-    if (read_ints(outside, s->outv, -1, MAX_OUT, &nout, "outside") < 0) {
-        free(s);
-        return NULL;
-    }
+    if (read_ints(outside, s->outv, -1, MAX_OUT, &nout, "outside") < 0) goto fail;
     s->nout = (int)nout;
     for (int p = 0; p < s->nout; p++) {
         if (s->outv[p] < 1 || s->outv[p] > 13) {
-            free(s);
-            return PyErr_Format(PyExc_ValueError, "outside: bad value %d", s->outv[p]);
+            PyErr_Format(PyExc_ValueError, "outside: bad value %d", s->outv[p]);
+            goto fail;
         }
         s->out_value_masks[s->outv[p]] |= 1ULL << p;
     }
     for (int i = 0; i < N_PYR; i++) {
         if (s->values[i] < 0 || s->values[i] > 13) {
-            free(s);
-            return PyErr_Format(PyExc_ValueError, "values: bad value %d", s->values[i]);
+            PyErr_Format(PyExc_ValueError, "values: bad value %d", s->values[i]);
+            goto fail;
         }
     }
-    if (cursor < 0 || cursor > s->nout || limit < 0 || passes < 0) {
-        free(s);
-        return PyErr_Format(PyExc_ValueError, "bad cursor, passes or limit");
+    if (cursor < 0 || cursor > s->nout || limit < 0 || limit > MAX_PASSES || passes < 0 || passes > limit ||
+        mask >> N_PYR) {
+        PyErr_Format(PyExc_ValueError, "bad cursor, passes, limit or mask");
+        goto fail;
     }
     s->pair_with_cover = pair_with_cover;
     s->limit = limit;
     s->node_limit = node_limit;
-    State start = {(uint32_t)mask, s->nout ? (~0ULL >> (64 - s->nout)) : 0, cursor, passes};
-
-    volatile int status = -1;
-    if (map_init(&s->lost, 1 << 12) < 0 || map_init(&s->alive, 1 << 12) < 0 || map_init(&s->relaxed, 1 << 12) < 0) {
-        status = -2;
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        switch (setjmp(s->stop)) {
-        case 0:
-            status = full_win(s, start);
-            break;
-        case 1:
-            status = 2; /* node limit */
-            break;
-        default:
-            status = -2;
-        }
-        Py_END_ALLOW_THREADS
+    start->mask = (uint32_t)mask;
+    start->out = s->nout ? (~0ULL >> (64 - s->nout)) : 0;
+    start->cursor = cursor;
+    start->passes = passes;
+    const size_t cap = 1 << 12;
+    if (map_init(&s->lost, cap) < 0 || map_init(&s->alive, cap) < 0 || map_init(&s->relaxed, cap) < 0 ||
+        map_init(&s->most, cap) < 0 || map_init(&s->bound, cap) < 0) {
+        PyErr_NoMemory();
+        goto fail;
     }
+    return s;
+fail:
+    free_search(s);
+    return NULL;
+}
+
+enum { RUN_SOLVE, RUN_MOST };
+
+/* Runs one search without the GIL: its status (0 impossible, 1 won, 2 node limit) or the most
+ * cards removable, or -2 when memory ran out or the line grew too long. */
+static int run(Search *s, State start, int what) {
+    volatile int result = -2;
+    Py_BEGIN_ALLOW_THREADS
+    switch (setjmp(s->stop)) {
+    case 0:
+        result = what == RUN_SOLVE ? full_win(s, start) : full_most(s, start);
+        break;
+    case 1:
+        result = 2; /* node limit */
+        break;
+    default:
+        result = -2;
+    }
+    Py_END_ALLOW_THREADS
+    if (result == -2) PyErr_SetString(PyExc_MemoryError, "solver: out of memory or line too long");
+    return result;
+}
+
+static PyObject *fastsolve_solve(PyObject *self, PyObject *args) {
+    (void)self;
+    State start;
+    Search *s = parse_search(args, &start);
+    if (!s) return NULL;
+    int status = run(s, start, RUN_SOLVE);
     PyObject *result = NULL;
-    if (status == -2) {
-        PyErr_SetString(PyExc_MemoryError, "solver: out of memory or line too long");
-    } else {
+    if (status != -2) {
         int n = status == 1 ? s->line_len : 0;
         PyObject *line = PyList_New(n);
-        if (line) {
-            for (int k = 0; k < n; k++) {
-                PyObject *move = Py_BuildValue("(iii)", s->line[k].kind, s->line[k].a, s->line[k].b);
-                if (!move) {
-                    Py_CLEAR(line);
-                    break;
-                }
-                PyList_SET_ITEM(line, k, move);
+        for (int k = 0; line && k < n; k++) {
+            PyObject *move = Py_BuildValue("(iii)", s->line[k].kind, s->line[k].a, s->line[k].b);
+            if (!move) {
+                Py_CLEAR(line);
+                break;
             }
+            PyList_SET_ITEM(line, k, move);
         }
         if (line) result = Py_BuildValue("(iLN)", status, s->nodes, line);
     }
-    map_free(&s->lost);
-    map_free(&s->alive);
-    map_free(&s->relaxed);
-    free(s);
+    free_search(s);
     return result;
+}
+
+static PyObject *fastsolve_most(PyObject *self, PyObject *args) {
+    (void)self;
+    State start;
+    Search *s = parse_search(args, &start);
+    if (!s) return NULL;
+    int most = run(s, start, RUN_MOST);
+    long long nodes = s->nodes;
+    int stopped = nodes > s->node_limit;
+    free_search(s);
+    if (most == -2) return NULL;
+    return Py_BuildValue("(iLi)", stopped ? 2 : 0, nodes, stopped ? -1 : most);
 }
 
 static PyMethodDef methods[] = {
     {"solve", fastsolve_solve, METH_VARARGS, "Solve a limited-passes position (see the module source)."},
+    {"most", fastsolve_most, METH_VARARGS, "Most pyramid cards removable (see the module source)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_fastsolve", "Compiled limited-passes search of pyramide.solver.", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__fastsolve(void) { return PyModule_Create(&module); }

@@ -796,6 +796,9 @@ def solve(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Solution:
 def max_removable(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> int | None:
     """The most pyramid cards that can still be removed from this position (None if undecided)."""
     search = _search_for(game, node_limit)
+    if isinstance(search, _FullSearch) and search.compiled():
+        status, search.nodes, most = _fastsolve.most(*search.compiled_args())
+        return None if status == 2 else most
     try:
         return search.most_removed(search.start(), {})
     except _Undecided:

@@ -178,8 +178,25 @@ def test_compiled_core_gives_the_python_search_answer_exactly(rules, monkeypatch
 
 @needs_compiled
 @pytest.mark.parametrize(
+    "rules", [Rules(pass_limit=0), Rules(pass_limit=2, pair_with_cover=True)], ids=lambda r: r.token
+)
+def test_compiled_core_counts_the_most_removable_cards_exactly(rules, monkeypatch):
+    answers = []
+    for game in positions(rules, 8):
+        for limit in (50_000, 400):
+            compiled = max_removable(game, limit)
+            with monkeypatch.context() as patch:
+                patch.setattr(solver, "_fastsolve", None)
+                assert max_removable(game, limit) == compiled, str(game)
+            answers.append(compiled)
+    assert None in answers  # undecided within the small limit, the same way
+    assert len({a for a in answers if a is not None}) >= 3
+
+
+@needs_compiled
+@pytest.mark.parametrize(
     ("position", "value", "problem"),
-    [(0, list(range(5)), "values"), (5, [1] * 24 + [14], "outside"), (7, 99, "cursor")],
+    [(0, list(range(5)), "values"), (5, [1] * 23 + [14], "outside"), (5, [1] * 25, "outside"), (7, 99, "cursor")],
 )
 def test_compiled_core_refuses_bad_input_instead_of_crashing(position, value, problem):
     args = list(solver._search_for(Game.from_number(5, Rules(pass_limit=1)), 1000).compiled_args())
