@@ -22,11 +22,11 @@ from pyramide.codes import MAX_DEAL_NUMBER
 from pyramide.i18n import card_name, describe, parse_card, t
 from pyramide.manager import BrokenGame, GameExists, Live, StaleBoard
 from pyramide.render import render_board
-from pyramide.solver import first_winnable
+from pyramide.solver import first_winnable, wait_nodes
 from pyramide.storage import ENDED
 
 from .common import board_labels, language, mention
-from .words import SOLVER_NODES, code_problem, ending_words, rules_words
+from .words import code_problem, ending_words, rules_words
 
 if TYPE_CHECKING:
     from .client import PyramideBot
@@ -48,7 +48,7 @@ QUIET_EVENTS = (
 # One drawing thread per core: more would only fight over the GIL with the event loop.
 RENDERERS = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="render")
 WINNABLE_TRIES = 60
-WINNABLE_BUDGET = 1_500_000  # nodes over all tries: a few seconds at worst, for the rarest rule sets
+WINNABLE_BUDGET = 5  # times wait_nodes(rules), over all tries: a few seconds at worst, for the rarest rule sets
 
 
 def bot_of(interaction: discord.Interaction) -> PyramideBot:
@@ -482,7 +482,10 @@ async def new_game(
         if winnable:
             await interaction.response.defer(thinking=True)
             start = secrets.randbelow(MAX_DEAL_NUMBER + 1)
-            pick = await asyncio.to_thread(first_winnable, start, chosen, SOLVER_NODES, WINNABLE_TRIES, WINNABLE_BUDGET)
+            limit = wait_nodes(chosen)
+            pick = await asyncio.to_thread(
+                first_winnable, start, chosen, limit, WINNABLE_TRIES, WINNABLE_BUDGET * limit
+            )
             if pick is None:
                 notes.append(t(lang, "error.winnable_not_found"))
             else:

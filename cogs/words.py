@@ -13,10 +13,8 @@ from pyramide.daily import daily_number
 from pyramide.i18n import t
 from pyramide.manager import Live
 from pyramide.render import format_duration
-from pyramide.solver import Verdict, max_removable, solve
+from pyramide.solver import Verdict, max_removable, solve, wait_nodes
 from pyramide.storage import STUCK, WON
-
-SOLVER_NODES = 300_000  # per question to the solver from the bot: well under a few seconds
 
 
 def rules_words(rules: Rules, lang: str) -> str:
@@ -40,11 +38,11 @@ def code_problem(error: InvalidCode, lang: str) -> str:
 def deal_verdict(code: str) -> tuple[Verdict, int | None]:
     """Whether a deal was winnable from the start, and the most cards it allowed (solver, cached)."""
     game = Game.from_code(code)
-    result = solve(game, SOLVER_NODES)
+    result = solve(game, wait_nodes(game.rules))
     if result.won:
         return result.verdict, 28
     if result.verdict is Verdict.IMPOSSIBLE:
-        return result.verdict, max_removable(game, SOLVER_NODES)
+        return result.verdict, max_removable(game, wait_nodes(game.rules))
     return result.verdict, None
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .events import Event, Outcome
 from .game import Game, InvalidAction
-from .solver import Hint, hint
+from .solver import Hint, hint, wait_nodes
 from .storage import ENDED, STUCK, WON, GameRecord, Storage
 
 log = logging.getLogger(__name__)
@@ -219,7 +219,7 @@ class GameManager:
 
     async def add_hint(self, live: Live) -> Hint:
         """A hint for the current position, computed off the event loop on a copy of the game."""
-        result = await asyncio.to_thread(hint, live.game.copy(), 300_000)
+        result = await asyncio.to_thread(hint, live.game.copy(), wait_nodes(live.game.rules))
         live.record.hints += 1
         await self.storage.add_hint(live.record.id)
         return result

@@ -47,6 +47,22 @@ if os.environ.get("PYRAMIDE_PURE_SOLVER"):
 
 FULL = (1 << PYRAMID_SIZE) - 1
 DEFAULT_NODE_LIMIT = 2_000_000
+# Node limits for a question a player waits for (a hint, the end-of-game verdict, a winnable deal):
+# about the same wall time, a few seconds at most, for the Python search and the compiled core.
+PYTHON_WAIT_NODES = 300_000
+COMPILED_WAIT_NODES = 3_000_000
+
+
+def compiled_for(rules: Rules) -> bool:
+    """Whether the compiled core runs the searches under these rules (limited passes, no S, no W)."""
+    return (
+        _fastsolve is not None and rules.pass_limit is not None and not rules.draw_with_waste and not rules.strict_win
+    )
+
+
+def wait_nodes(rules: Rules) -> int:
+    """The node limit for a question a player waits for under these rules."""
+    return COMPILED_WAIT_NODES if compiled_for(rules) else PYTHON_WAIT_NODES
 
 
 class Verdict(StrEnum):
@@ -488,7 +504,7 @@ class _FullSearch(_Search):
 
     def compiled(self) -> bool:
         """Whether _fastsolve, which covers these rules, can run this search."""
-        return _fastsolve is not None and not self.rules.draw_with_waste and not self.rules.strict_win
+        return compiled_for(self.rules)
 
     def compiled_args(self) -> tuple:
         """The arguments of ``_fastsolve.solve`` for this search (see _fastsolve.c)."""
@@ -915,4 +931,14 @@ def first_winnable(
     return None
 
 
-__all__ = ["Hint", "Solution", "Verdict", "first_winnable", "hint", "max_removable", "solve"]
+__all__ = [
+    "Hint",
+    "Solution",
+    "Verdict",
+    "compiled_for",
+    "first_winnable",
+    "hint",
+    "max_removable",
+    "solve",
+    "wait_nodes",
+]

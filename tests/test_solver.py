@@ -203,3 +203,17 @@ def test_compiled_core_refuses_bad_input_instead_of_crashing(position, value, pr
     args[position] = value
     with pytest.raises(ValueError, match=problem):
         solver._fastsolve.solve(*args)
+
+
+@needs_compiled
+def test_a_hard_lost_three_pass_deal_still_gets_its_card_count_at_the_end():
+    """Deal 159 under three passes needs more nodes than the Python search is given while a player
+    waits; the compiled core gets ten times as many, so the end message can name the count."""
+    from cogs.words import deal_verdict
+
+    rules = Rules(pass_limit=2)
+    code = Game.from_number(159, rules).code
+    assert max_removable(Game.from_code(code), solver.PYTHON_WAIT_NODES) is None
+    assert solver.wait_nodes(rules) > solver.PYTHON_WAIT_NODES
+    assert solver.wait_nodes(Rules()) == solver.wait_nodes(Rules(pass_limit=2, strict_win=True))
+    assert deal_verdict(code) == (Verdict.IMPOSSIBLE, 27)
