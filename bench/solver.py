@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pyramide import Game, Rules, solver
-from pyramide.solver import Verdict, solve
+from pyramide import Game, Rules
+from pyramide.solver import Verdict, has_compiled_core, solve
 
 RULE_SETS = {
     "default (N)": Rules(),
@@ -29,7 +29,9 @@ RULE_SETS = {
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     only = sys.argv[2] if len(sys.argv) > 2 else None
-    core = "compiled core" if solver._fastsolve else "pure Python (compiled core not built or PYRAMIDE_PURE_SOLVER set)"
+    core = (
+        "compiled core" if has_compiled_core() else "pure Python (compiled core not built or PYRAMIDE_PURE_SOLVER set)"
+    )
     print(f"{count} deals per rule set, node limit per deal: default; limited passes: {core}")
     print(f"{'rules':28} {'winnable':>9} {'undecided':>9} {'median ms':>9} {'p99 ms':>8} {'max ms':>8}")
     for name, rules in RULE_SETS.items():

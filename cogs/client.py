@@ -12,6 +12,7 @@ from discord.ext import commands
 
 from pyramide.manager import GameManager
 from pyramide.render import sprites
+from pyramide.solver import has_compiled_core
 from pyramide.storage import Storage
 
 from .common import CatalogueTranslator
@@ -48,6 +49,8 @@ class PyramideBot(commands.Bot):
     async def setup_hook(self) -> None:
         # Card sprites are drawn once, before the first press has to wait for them.
         await asyncio.to_thread(sprites)
+        if not has_compiled_core():
+            log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
         await self.tree.set_translator(CatalogueTranslator())
         for name in EXTENSIONS:
             try:

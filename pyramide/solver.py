@@ -53,6 +53,11 @@ PYTHON_WAIT_NODES = 300_000
 COMPILED_WAIT_NODES = 3_000_000
 
 
+def has_compiled_core() -> bool:
+    """Whether the compiled core was built (and not switched off with PYRAMIDE_PURE_SOLVER)."""
+    return _fastsolve is not None
+
+
 def compiled_for(rules: Rules) -> bool:
     """Whether the compiled core runs the searches under these rules (limited passes, no S, no W)."""
     return (
@@ -937,6 +942,7 @@ __all__ = [
     "Verdict",
     "compiled_for",
     "first_winnable",
+    "has_compiled_core",
     "hint",
     "max_removable",
     "solve",
