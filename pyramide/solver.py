@@ -22,6 +22,10 @@ matched up by counting. In the last pass the waste is a stack, which gives three
 more proofs: cards buried under an unremovable card are out of reach; the pyramid
 must pair off against a top part of the waste plus some of the stock; and the
 pyramid's top card, which goes last, needs its partner on top at the very end.
+
+The limited-passes search (winning line and most cards removable) also exists compiled, in
+``_fastsolve.c``: the same search step for step, with the same answers and node counts, used
+when it was built. This module stays its reference and the fallback.
 """
 
 from __future__ import annotations
