@@ -1,18 +1,18 @@
 /*
  * A compiled copy of the limited-passes search of pyramide/solver.py (class _FullSearch, with the
- * unlimited-turns _CountSearch as its bound), for the rule sets without strict win and without
- * the drawn-card-with-waste variant.
+ * unlimited-turns _CountSearch as its bound), for every rule set with limited passes except strict
+ * win together with the drawn-card-with-waste variant (whose bound is the _OrderSearch).
  *
  * It mirrors the Python search step for step: the same forced moves, proofs, move order and node
  * counting, so both give the same verdict, the same winning line and the same number of nodes
  * (tests/test_solver.py checks this). The Python code is the reference and the documentation;
  * this file only makes it fast. Pyramid geometry and values come precomputed from Python.
  *
- * solve(values, value_masks, compat, cover_masks, pair_with_cover, outside, mask, cursor, passes,
- *       limit, node_limit) -> (status, nodes, line)
+ * solve(values, value_masks, compat, cover_masks, strict_win, draw_with_waste, pair_with_cover,
+ *       outside, mask, cursor, passes, limit, node_limit) -> (status, nodes, line)
  *   status: 0 impossible, 1 won, 2 undecided (node limit reached)
  *   line: the winning line as (kind, a, b) tuples: kind 0 pair, 1 king, 2 draw, 3 turn;
- *         a spot is a pyramid index 0-27 or 28 for the waste top.
+ *         a spot is a pyramid index 0-27, 28 for the waste top or 29 for the card under it.
  * most(the same arguments) -> (status, nodes, removable)
  *   _FullSearch.most_removed from the start: the most pyramid cards removable; status 2 when the
  *   node limit was reached (removable is then -1).
@@ -27,6 +27,7 @@
 #define N_PYR 28
 #define KING 13
 #define WASTE_SPOT 28
+#define UNDER_SPOT 29
 #define MAX_OUT 24 /* 52 cards - 28 in the pyramid: the packed keys below rely on it */
 #define MAX_PASSES 99
 #define MAX_LINE 4096
@@ -122,7 +123,7 @@ typedef struct {
     uint32_t value_masks[14];
     uint32_t compat[N_PYR];
     uint32_t cover_masks[N_PYR];
-    int pair_with_cover;
+    int strict_win, draw_with_waste, pair_with_cover;
     int nout;
     int outv[MAX_OUT];
     uint64_t out_value_masks[14]; /* outside positions holding each value */
@@ -224,6 +225,7 @@ static int unmatched(const Search *s, uint32_t mask, const int *outside) {
         if (b - outside[v] > need) need = b - outside[v];
         if (need < 0) need = 0;
         if (need > (a < b ? a : b)) return 1;
+        if (s->strict_win && !s->draw_with_waste && (outside[v] > b || outside[13 - v] > a)) return 1;
     }
     return 0;
 }
@@ -249,9 +251,9 @@ static uint32_t remove_kings(const Search *s, uint32_t mask) {
 static int count_win(Search *s, uint32_t mask, int *counts) {
     s->nodes++; /* counted, never stopped: the caller's next tick checks the limit */
     mask = remove_kings(s, mask);
-    if (mask == 0) return 1;
     uint64_t key = count_key(mask, counts);
-    if (map_get(&s->relaxed, key) || orphan(s, mask, counts) || unmatched(s, mask, counts)) {
+    if (mask == 0 && (!s->strict_win || key == 0)) return 1;
+    if (map_get(&s->relaxed, key) || mask == 0 || orphan(s, mask, counts) || unmatched(s, mask, counts)) {
         put(s, &s->relaxed, key, 1);
         return 0;
     }
@@ -290,7 +292,7 @@ static int relaxed_alive(Search *s, uint32_t mask, uint64_t out) {
 static uint64_t below_cursor(int cursor) { return (1ULL << cursor) - 1; /* cursor <= MAX_OUT */ }
 
 static uint64_t reachable(const Search *s, uint32_t mask, uint64_t out, int cursor, int passes) {
-    if (passes < s->limit) return out;
+    if (s->draw_with_waste || passes < s->limit) return out;
     uint64_t below = out & below_cursor(cursor);
     uint64_t keep = out & ~below;
     while (below) {
@@ -304,7 +306,7 @@ static uint64_t reachable(const Search *s, uint32_t mask, uint64_t out, int curs
 }
 
 static int stack_unmatched(const Search *s, uint32_t mask, uint64_t out, int cursor, int passes) {
-    if (passes < s->limit) return 0;
+    if (s->draw_with_waste || s->strict_win || passes < s->limit) return 0;
     int left[14], stock[14], low[7], high[7], taken[14] = {0};
     values_left(s, mask, left);
     outside_counts(s, out & ~below_cursor(cursor), stock);
@@ -388,7 +390,7 @@ static int fits_with(Balance bal, const int *cards, int n) {
 }
 
 static int apex_unmatched(const Search *s, uint32_t mask, uint64_t out, int cursor, int passes) {
-    if (s->pair_with_cover || passes < s->limit || !(mask & 1)) return 0;
+    if (s->draw_with_waste || s->strict_win || s->pair_with_cover || passes < s->limit || !(mask & 1)) return 0;
     int partners[2], npartners;
     if (s->values[0] != KING) {
         partners[0] = 13 - s->values[0];
@@ -450,6 +452,11 @@ static int waste_top(uint64_t out, int cursor) {
     return below ? highest64(below) : -1;
 }
 
+static int waste_under(uint64_t out, int cursor) {
+    int top = waste_top(out, cursor);
+    return top >= 0 ? waste_top(out & ~(1ULL << top), cursor) : -1;
+}
+
 /* _FullSearch.only_partner_pair: 1 and (i, partner) when found */
 static int only_partner_pair(const Search *s, uint32_t mask, uint64_t out, int top, int *pi, int *pj) {
     int free[N_PYR], counts[14];
@@ -491,7 +498,7 @@ static void expand(Search *s, State *st) {
             st->out &= ~(1ULL << top);
             push(s, MV_KING, WASTE_SPOT, -1);
         } else {
-            st->out = reachable(s, st->mask, st->out, st->cursor, st->passes);
+            if (!s->strict_win) st->out = reachable(s, st->mask, st->out, st->cursor, st->passes);
             int i, partner;
             if (!only_partner_pair(s, st->mask, st->out, top, &i, &partner)) return;
             st->mask &= ~(1u << i);
@@ -510,7 +517,11 @@ static uint64_t full_key(const State *st) {
 }
 static uint32_t lost_rank(const State *st) { return (uint32_t)st->passes << 8 | (uint32_t)st->cursor; }
 
+static int is_win(const Search *s, const State *st) { return st->mask == 0 && (!s->strict_win || st->out == 0); }
+
 static int hopeless(Search *s, const State *st) {
+    if (st->mask == 0) return !s->draw_with_waste;
+    if (s->strict_win && reachable(s, st->mask, st->out, st->cursor, st->passes) != st->out) return 1;
     int counts[14];
     outside_counts(s, st->out, counts);
     if (orphan(s, st->mask, counts) || unmatched(s, st->mask, counts)) return 1;
@@ -529,7 +540,7 @@ static int full_win(Search *s, State st) {
     tick(s);
     int saved = s->line_len;
     expand(s, &st);
-    if (st.mask == 0) return 1;
+    if (is_win(s, &st)) return 1;
     uint32_t *lost = map_get(&s->lost, lost_key(&st));
     if ((lost && *lost <= lost_rank(&st)) || hopeless(s, &st)) {
         mark_lost(s, &st);
@@ -557,6 +568,13 @@ static int full_win(Search *s, State st) {
                 if (full_win(s, child)) return 1;
                 s->line_len = base;
             }
+        }
+        int under = waste_under(st.out, st.cursor);
+        if (s->draw_with_waste && under >= 0 && s->outv[top] + s->outv[under] == 13) {
+            push(s, MV_PAIR, WASTE_SPOT, UNDER_SPOT);
+            State child = {st.mask, st.out & ~(1ULL << top) & ~(1ULL << under), st.cursor, st.passes};
+            if (full_win(s, child)) return 1;
+            s->line_len = base;
         }
     }
     uint64_t ahead = st.out >> st.cursor;
@@ -644,6 +662,12 @@ static int full_most(Search *s, State st) {
                     if (got > best) best = got;
                 }
             }
+            int under = waste_under(st.out, st.cursor);
+            if (s->draw_with_waste && under >= 0 && s->outv[top] + s->outv[under] == 13 && best < ceiling) {
+                State child = {st.mask, st.out & ~(1ULL << top) & ~(1ULL << under), st.cursor, st.passes};
+                int got = full_most(s, child);
+                if (got > best) best = got;
+            }
         }
         uint64_t ahead = st.out >> st.cursor;
         if (best < ceiling) {
@@ -698,11 +722,11 @@ static void free_search(Search *s) {
 /* The search described by the arguments, and its start; NULL with an exception set when they are bad. */
 static Search *parse_search(PyObject *args, State *start) {
     PyObject *values, *value_masks, *compat, *cover_masks, *outside;
-    int pair_with_cover, cursor, passes, limit;
+    int strict_win, draw_with_waste, pair_with_cover, cursor, passes, limit;
     unsigned long mask;
     long long node_limit;
-    if (!PyArg_ParseTuple(args, "OOOOpOkiiiL", &values, &value_masks, &compat, &cover_masks, &pair_with_cover,
-                          &outside, &mask, &cursor, &passes, &limit, &node_limit))
+    if (!PyArg_ParseTuple(args, "OOOOpppOkiiiL", &values, &value_masks, &compat, &cover_masks, &strict_win,
+                          &draw_with_waste, &pair_with_cover, &outside, &mask, &cursor, &passes, &limit, &node_limit))
         return NULL;
     Search *s = calloc(1, sizeof(Search));
     if (!s) return (Search *)PyErr_NoMemory();
@@ -735,6 +759,12 @@ static Search *parse_search(PyObject *args, State *start) {
         PyErr_Format(PyExc_ValueError, "bad cursor, passes, limit or mask");
         goto fail;
     }
+    if (strict_win && draw_with_waste) {
+        PyErr_SetString(PyExc_ValueError, "strict win with the drawn card with waste is searched in Python");
+        goto fail;
+    }
+    s->strict_win = strict_win;
+    s->draw_with_waste = draw_with_waste;
     s->pair_with_cover = pair_with_cover;
     s->limit = limit;
     s->node_limit = node_limit;

@@ -63,10 +63,9 @@ def has_compiled_core() -> bool:
 
 
 def compiled_for(rules: Rules) -> bool:
-    """Whether the compiled core runs the searches under these rules (limited passes, no S, no W)."""
-    return (
-        _fastsolve is not None and rules.pass_limit is not None and not rules.draw_with_waste and not rules.strict_win
-    )
+    """Whether the compiled core runs the searches under these rules: limited passes, except strict
+    win together with the drawn card with waste (whose unlimited-turns bound is the order search)."""
+    return _fastsolve is not None and rules.pass_limit is not None and not (rules.draw_with_waste and rules.strict_win)
 
 
 def wait_nodes(rules: Rules) -> int:
@@ -522,6 +521,8 @@ class _FullSearch(_Search):
             self.value_masks,
             self.compat,
             _COVER_MASK,
+            self.rules.strict_win,
+            self.rules.draw_with_waste,
             self.rules.pair_with_cover,
             self.outside,
             self.start_mask,
@@ -536,7 +537,7 @@ class _FullSearch(_Search):
         status, self.nodes, line = _fastsolve.solve(*self.compiled_args())
         if status == 2:
             raise _Undecided
-        spots: list[int | str] = [*range(PYRAMID_SIZE), WASTE]
+        spots: list[int | str] = [*range(PYRAMID_SIZE), WASTE, UNDER]
         kinds = ("pair", "king", "draw", "turn")
         return (
             [("m", Move(kinds[kind], tuple(spots[s] for s in (a, b) if s >= 0))) for kind, a, b in line]

@@ -136,9 +136,11 @@ def test_the_compiled_core_is_built_and_used_for_limited_passes():
     assert solver._fastsolve is not None
     search = solver._search_for(Game.from_number(5, Rules(pass_limit=1)), 1000)
     assert isinstance(search, solver._FullSearch) and search.compiled()
-    # strict win and the drawn-card-with-waste variant stay in Python
-    assert not solver._search_for(Game.from_number(5, Rules(pass_limit=1, strict_win=True)), 1000).compiled()
-    assert not solver._search_for(Game.from_number(5, Rules(pass_limit=1, draw_with_waste=True)), 1000).compiled()
+    assert solver.compiled_for(Rules(pass_limit=0, strict_win=True, pair_with_cover=True))
+    assert solver.compiled_for(Rules(pass_limit=2, draw_with_waste=True))
+    # unlimited turns, and strict win with the drawn card with waste, stay in Python
+    assert not solver.compiled_for(Rules())
+    assert not solver.compiled_for(Rules(pass_limit=1, strict_win=True, draw_with_waste=True))
 
 
 def positions(rules: Rules, count: int):
@@ -159,7 +161,15 @@ def positions(rules: Rules, count: int):
 @needs_compiled
 @pytest.mark.parametrize(
     "rules",
-    [Rules(pass_limit=0), Rules(pass_limit=1), Rules(pass_limit=2), Rules(pass_limit=1, pair_with_cover=True)],
+    [
+        Rules(pass_limit=0),
+        Rules(pass_limit=1),
+        Rules(pass_limit=2),
+        Rules(pass_limit=1, pair_with_cover=True),
+        Rules(pass_limit=1, strict_win=True),
+        Rules(pass_limit=0, draw_with_waste=True),
+        Rules(pass_limit=2, draw_with_waste=True, pair_with_cover=True),
+    ],
     ids=lambda r: r.token,
 )
 def test_compiled_core_gives_the_python_search_answer_exactly(rules, monkeypatch):
@@ -178,7 +188,9 @@ def test_compiled_core_gives_the_python_search_answer_exactly(rules, monkeypatch
 
 @needs_compiled
 @pytest.mark.parametrize(
-    "rules", [Rules(pass_limit=0), Rules(pass_limit=2, pair_with_cover=True)], ids=lambda r: r.token
+    "rules",
+    [Rules(pass_limit=0), Rules(pass_limit=2, pair_with_cover=True), Rules(pass_limit=1, draw_with_waste=True)],
+    ids=lambda r: r.token,
 )
 def test_compiled_core_counts_the_most_removable_cards_exactly(rules, monkeypatch):
     answers = []
@@ -196,10 +208,17 @@ def test_compiled_core_counts_the_most_removable_cards_exactly(rules, monkeypatc
 @needs_compiled
 @pytest.mark.parametrize(
     ("position", "value", "problem"),
-    [(0, list(range(5)), "values"), (5, [1] * 23 + [14], "outside"), (5, [1] * 25, "outside"), (7, 99, "cursor")],
+    [
+        (0, list(range(5)), "values"),
+        (7, [1] * 23 + [14], "outside"),
+        (7, [1] * 25, "outside"),
+        (9, 99, "cursor"),
+        (4, True, "strict win with the drawn card"),
+    ],
 )
 def test_compiled_core_refuses_bad_input_instead_of_crashing(position, value, problem):
-    args = list(solver._search_for(Game.from_number(5, Rules(pass_limit=1)), 1000).compiled_args())
+    rules = Rules(pass_limit=1, draw_with_waste=True)
+    args = list(solver._search_for(Game.from_number(5, rules), 1000).compiled_args())
     args[position] = value
     with pytest.raises(ValueError, match=problem):
         solver._fastsolve.solve(*args)
@@ -215,5 +234,5 @@ def test_a_hard_lost_three_pass_deal_still_gets_its_card_count_at_the_end():
     code = Game.from_number(159, rules).code
     assert max_removable(Game.from_code(code), solver.PYTHON_WAIT_NODES) is None
     assert solver.wait_nodes(rules) > solver.PYTHON_WAIT_NODES
-    assert solver.wait_nodes(Rules()) == solver.wait_nodes(Rules(pass_limit=2, strict_win=True))
+    assert solver.wait_nodes(Rules()) == solver.wait_nodes(Rules(pass_limit=2, strict_win=True, draw_with_waste=True))
     assert deal_verdict(code) == (Verdict.IMPOSSIBLE, 27)
