@@ -1,6 +1,7 @@
 """Solve the first N deal numbers under each rule set; print winnable/undecided fractions and timings.
 
-Usage: .venv/bin/python bench/solver.py [N] [RULE-NAME-PART]   (default 2000, all rule sets)
+Usage: .venv/bin/python bench/solver.py [N] [RULE-NAME-PART | TOKEN,TOKEN...]
+  (default 2000 deals and the six rule sets below; tokens such as SP0W,P2WC time those instead)
 Set PYRAMIDE_PURE_SOLVER=1 to time the pure Python search where the compiled core would run.
 """
 
@@ -29,12 +30,16 @@ RULE_SETS = {
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     only = sys.argv[2] if len(sys.argv) > 2 else None
+    rule_sets = RULE_SETS
+    if only and only.isupper():
+        rule_sets = {f"token {token}": Rules.from_token(token) for token in only.split(",")}
+        only = None
     core = (
         "compiled core" if has_compiled_core() else "pure Python (compiled core not built or PYRAMIDE_PURE_SOLVER set)"
     )
     print(f"{count} deals per rule set, node limit per deal: default; limited passes: {core}")
     print(f"{'rules':28} {'winnable':>9} {'undecided':>9} {'median ms':>9} {'p99 ms':>8} {'max ms':>8}")
-    for name, rules in RULE_SETS.items():
+    for name, rules in rule_sets.items():
         if only and only not in name:
             continue
         times = []

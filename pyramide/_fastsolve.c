@@ -1,7 +1,7 @@
 /*
- * A compiled copy of the limited-passes search of pyramide/solver.py (class _FullSearch, with the
- * unlimited-turns _CountSearch as its bound), for every rule set with limited passes except strict
- * win together with the drawn-card-with-waste variant (whose bound is the _OrderSearch).
+ * A compiled copy of the limited-passes search of pyramide/solver.py (class _FullSearch), with its
+ * unlimited-turns bound: the _CountSearch, or the _OrderSearch under strict win together with the
+ * drawn-card-with-waste variant.
  *
  * It mirrors the Python search step for step: the same forced moves, proofs, move order and node
  * counting, so both give the same verdict, the same winning line and the same number of nodes
@@ -124,6 +124,7 @@ typedef struct {
     uint32_t compat[N_PYR];
     uint32_t cover_masks[N_PYR];
     int strict_win, draw_with_waste, pair_with_cover;
+    int order; /* strict win and drawn card with waste: the bound is the order search */
     int nout;
     int outv[MAX_OUT];
     uint64_t out_value_masks[14]; /* outside positions holding each value */
@@ -275,14 +276,74 @@ static int count_win(Search *s, uint32_t mask, int *counts) {
     return 0;
 }
 
-static int relaxed_alive(Search *s, uint32_t mask, uint64_t out) {
-    int counts[14];
+/* ---- the unlimited-turns bound under strict win with the drawn card with waste (_OrderSearch) ---- */
+
+static uint64_t order_key(uint32_t mask, uint64_t out) { return (uint64_t)mask << MAX_OUT | out; }
+
+/* Neighbours (p, q) among the outside cards left that sum to 13, in the order of
+ * _OrderSearch.neighbour_pairs; returns how many (two positions each). */
+static int neighbour_pairs(const Search *s, uint64_t out, int *pairs) {
+    int n = 0, last = -1;
+    for (int p = 0; p < s->nout; p++) {
+        if (!(out >> p & 1)) continue;
+        if (last >= 0 && s->outv[last] + s->outv[p] == 13) {
+            pairs[2 * n] = last;
+            pairs[2 * n + 1] = p;
+            n++;
+        }
+        last = p;
+    }
+    return n;
+}
+
+/* _OrderSearch.expand: free pyramid kings and every outside king go at once */
+static void order_expand(const Search *s, uint32_t *mask, uint64_t *out) {
+    *mask = remove_kings(s, *mask);
+    *out &= ~s->out_value_masks[KING];
+}
+
+static int order_win(Search *s, uint32_t mask, uint64_t out) {
+    s->nodes++; /* counted, never stopped: the caller's next tick checks the limit */
+    order_expand(s, &mask, &out);
+    if (mask == 0 && out == 0) return 1;
+    uint64_t key = order_key(mask, out);
+    if (map_get(&s->relaxed, key)) return 0;
+    int neighbours[2 * MAX_OUT], counts[14];
+    int nneighbours = neighbour_pairs(s, out, neighbours);
     outside_counts(s, out, counts);
-    counts[0] = counts[13] = 0;
-    uint64_t key = count_key(mask, counts);
+    if (mask == 0 ? !nneighbours : orphan(s, mask, counts) || unmatched(s, mask, counts)) {
+        put(s, &s->relaxed, key, 1);
+        return 0;
+    }
+    int free[N_PYR], pairs[2 * MAX_PAIRS];
+    int nfree = free_cards(s, mask, free);
+    int npairs = pyramid_pairs(s, mask, free, nfree, pairs);
+    for (int p = 0; p < npairs; p++)
+        if (order_win(s, mask & ~(1u << pairs[2 * p]) & ~(1u << pairs[2 * p + 1]), out)) return 1;
+    for (int f = 0; f < nfree; f++) {
+        uint64_t partners = out & s->out_value_masks[13 - s->values[free[f]]];
+        for (int p = 0; p < s->nout; p++)
+            if ((partners >> p & 1) && order_win(s, mask & ~(1u << free[f]), out & ~(1ULL << p))) return 1;
+    }
+    for (int k = 0; k < nneighbours; k++)
+        if (order_win(s, mask, out & ~(1ULL << neighbours[2 * k]) & ~(1ULL << neighbours[2 * k + 1]))) return 1;
+    put(s, &s->relaxed, key, 1);
+    return 0;
+}
+
+static int relaxed_alive(Search *s, uint32_t mask, uint64_t out) {
+    uint64_t key;
+    int counts[14];
+    if (s->order) {
+        key = order_key(mask, out);
+    } else {
+        outside_counts(s, out, counts);
+        counts[0] = counts[13] = 0;
+        key = count_key(mask, counts);
+    }
     uint32_t *known = map_get(&s->alive, key);
     if (known) return (int)*known;
-    int alive = count_win(s, mask, counts);
+    int alive = s->order ? order_win(s, mask, out) : count_win(s, mask, counts);
     put(s, &s->alive, key, (uint32_t)alive);
     return alive;
 }
@@ -628,6 +689,44 @@ static int count_most(Search *s, uint32_t mask, int *counts) {
     return gained + best;
 }
 
+static int order_most(Search *s, uint32_t mask, uint64_t out) {
+    /* the bound's nodes are not counted, as in Python (the relaxed search has no limit there) */
+    uint32_t mask0 = mask;
+    order_expand(s, &mask, &out);
+    int gained = popcount32(mask0 ^ mask);
+    uint64_t key = order_key(mask, out);
+    uint32_t *known = map_get(&s->bound, key);
+    if (known) return gained + (int)*known;
+    int best = 0;
+    if (mask) {
+        int ceiling = popcount32(mask);
+        int free[N_PYR], pairs[2 * MAX_PAIRS], neighbours[2 * MAX_OUT];
+        int nfree = free_cards(s, mask, free);
+        int npairs = pyramid_pairs(s, mask, free, nfree, pairs);
+        for (int p = 0; p < npairs && best < ceiling; p++) {
+            int got = 2 + order_most(s, mask & ~(1u << pairs[2 * p]) & ~(1u << pairs[2 * p + 1]), out);
+            if (got > best) best = got;
+        }
+        for (int f = 0; f < nfree; f++) {
+            uint64_t partners = out & s->out_value_masks[13 - s->values[free[f]]];
+            for (int p = 0; p < s->nout && best < ceiling; p++) {
+                if (partners >> p & 1) {
+                    int got = 1 + order_most(s, mask & ~(1u << free[f]), out & ~(1ULL << p));
+                    if (got > best) best = got;
+                }
+            }
+        }
+        int nneighbours = neighbour_pairs(s, out, neighbours);
+        for (int k = 0; k < nneighbours && best < ceiling; k++) {
+            uint64_t rest = out & ~(1ULL << neighbours[2 * k]) & ~(1ULL << neighbours[2 * k + 1]);
+            int got = order_most(s, mask, rest);
+            if (got > best) best = got;
+        }
+    }
+    put(s, &s->bound, key, (uint32_t)best);
+    return gained + best;
+}
+
 static int full_most(Search *s, State st) {
     tick(s);
     uint32_t mask0 = st.mask;
@@ -642,7 +741,7 @@ static int full_most(Search *s, State st) {
         int counts[14];
         outside_counts(s, st.out, counts);
         counts[0] = counts[13] = 0;
-        int ceiling = count_most(s, st.mask, counts);
+        int ceiling = s->order ? order_most(s, st.mask, st.out) : count_most(s, st.mask, counts);
         int free[N_PYR], pairs[2 * MAX_PAIRS];
         int nfree = free_cards(s, st.mask, free);
         int npairs = pyramid_pairs(s, st.mask, free, nfree, pairs);
@@ -759,10 +858,7 @@ static Search *parse_search(PyObject *args, State *start) {
         PyErr_Format(PyExc_ValueError, "bad cursor, passes, limit or mask");
         goto fail;
     }
-    if (strict_win && draw_with_waste) {
-        PyErr_SetString(PyExc_ValueError, "strict win with the drawn card with waste is searched in Python");
-        goto fail;
-    }
+    s->order = strict_win && draw_with_waste;
     s->strict_win = strict_win;
     s->draw_with_waste = draw_with_waste;
     s->pair_with_cover = pair_with_cover;

@@ -63,9 +63,8 @@ def has_compiled_core() -> bool:
 
 
 def compiled_for(rules: Rules) -> bool:
-    """Whether the compiled core runs the searches under these rules: limited passes, except strict
-    win together with the drawn card with waste (whose unlimited-turns bound is the order search)."""
-    return _fastsolve is not None and rules.pass_limit is not None and not (rules.draw_with_waste and rules.strict_win)
+    """Whether the compiled core runs the searches under these rules: those with limited passes."""
+    return _fastsolve is not None and rules.pass_limit is not None
 
 
 def wait_nodes(rules: Rules) -> int:
