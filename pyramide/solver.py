@@ -536,13 +536,11 @@ class _FullSearch(_Search):
         status, self.nodes, line = _fastsolve.solve(*self.compiled_args())
         if status == 2:
             raise _Undecided
-        spots: list[int | str] = [*range(PYRAMID_SIZE), WASTE, UNDER]
+        if status == 0:
+            return None
+        spots: list[int | str] = [*range(PYRAMID_SIZE), WASTE, UNDER]  # 28: waste top, 29: the card under it
         kinds = ("pair", "king", "draw", "turn")
-        return (
-            [("m", Move(kinds[kind], tuple(spots[s] for s in (a, b) if s >= 0))) for kind, a, b in line]
-            if status == 1
-            else None
-        )
+        return [("m", Move(kinds[kind], tuple(spots[s] for s in (a, b) if s >= 0))) for kind, a, b in line]
 
     def tops(self, out: int, cursor: int) -> tuple[int, int]:
         """Positions of the waste top and the card under it (-1 when none)."""
