@@ -4,6 +4,7 @@ import pytest
 
 from pyramide import Card, Game, Rules
 from pyramide.cards import full_deck
+from pyramide.storage.sqlite import SQLiteStorage
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,
 # so the other 23 cards are in canonical deck order.
@@ -33,3 +34,12 @@ def spot_of(game: Game, name: str) -> int:
 @pytest.fixture
 def example() -> Game:
     return example_game()
+
+
+@pytest.fixture
+async def storage(tmp_path):
+    """An open storage on a real SQLite file of the test's own (``storage.path``)."""
+    store = SQLiteStorage(tmp_path / "pyramide.db")
+    await store.open()
+    yield store
+    await store.close()

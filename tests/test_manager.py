@@ -9,17 +9,9 @@ from pyramide.manager import BrokenGame, GameExists, GameManager, NoGame, StaleB
 from pyramide.storage.sqlite import SQLiteStorage
 
 
-@pytest.fixture
-async def store(tmp_path):
-    storage = SQLiteStorage(tmp_path / "m.db")
-    await storage.open()
-    yield storage
-    await storage.close()
-
-
-async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(store):
+async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(storage):
     clock = [1000.0]
-    manager = GameManager(store, clock=lambda: clock[0], idle_seconds=60)
+    manager = GameManager(storage, clock=lambda: clock[0], idle_seconds=60)
     live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     for action in (lambda g: g.tap(STOCK), lambda g: g.tap(26), lambda g: g.undo(), lambda g: g.tap(21)):
         await manager.act(5, action)
@@ -31,11 +23,11 @@ async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(stor
     assert again.record.started_at == 1000.0
 
 
-async def test_a_second_manager_on_the_same_file_sees_every_answered_move(store, tmp_path):
-    manager = GameManager(store)
+async def test_a_second_manager_on_the_same_file_sees_every_answered_move(storage):
+    manager = GameManager(storage)
     await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     await manager.act(5, lambda g: g.tap(STOCK))
-    other = SQLiteStorage(tmp_path / "m.db")
+    other = SQLiteStorage(storage.path)
     await other.open()
     try:
         rebuilt = await GameManager(other).live(5)
@@ -44,8 +36,8 @@ async def test_a_second_manager_on_the_same_file_sees_every_answered_move(store,
         await other.close()
 
 
-async def test_stale_versions_and_other_games_are_refused(store):
-    manager = GameManager(store)
+async def test_stale_versions_and_other_games_are_refused(storage):
+    manager = GameManager(storage)
     live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     await manager.act(5, lambda g: g.tap(STOCK), game_id=live.record.id, version=0)
     with pytest.raises(StaleBoard):
@@ -59,23 +51,23 @@ async def test_stale_versions_and_other_games_are_refused(store):
     assert live.game.moves == 1
 
 
-async def test_concurrent_acts_in_one_channel_never_interleave(store):
-    manager = GameManager(store)
+async def test_concurrent_acts_in_one_channel_never_interleave(storage):
+    manager = GameManager(storage)
     await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     await asyncio.gather(*(manager.act(5, lambda g: g.tap(STOCK)) for _ in range(30)))
     live = await manager.live(5)
     assert live.game.moves == 30
-    record = await store.game(live.record.id)
+    record = await storage.game(live.record.id)
     assert record.actions == [STOCK] * 30 and record.moves == 30
 
 
-async def test_a_corrupt_action_log_is_reported_not_crashed(store):
-    manager = GameManager(store)
+async def test_a_corrupt_action_log_is_reported_not_crashed(storage):
+    manager = GameManager(storage)
     live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
-    await store.db.execute(
+    await storage.db.execute(
         "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, '\"nowhere\"', 0)", (live.record.id,)
     )
-    await store.db.commit()
+    await storage.db.commit()
     manager.forget(5)
     with pytest.raises(BrokenGame):
         await manager.live(5)

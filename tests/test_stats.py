@@ -19,14 +19,6 @@ DAY = 86_400.0
 T0 = datetime(2026, 11, 30, tzinfo=UTC).timestamp()
 
 
-@pytest.fixture
-async def storage(tmp_path):
-    store = SQLiteStorage(tmp_path / "stats.db")
-    await store.open()
-    yield store
-    await store.close()
-
-
 async def add_game(
     store,
     *,
