@@ -331,16 +331,9 @@ static int order_win(Search *s, uint32_t mask, uint64_t out) {
     return 0;
 }
 
-static int relaxed_alive(Search *s, uint32_t mask, uint64_t out) {
-    uint64_t key;
-    int counts[14];
-    if (s->order) {
-        key = order_key(mask, out);
-    } else {
-        outside_counts(s, out, counts);
-        counts[0] = counts[13] = 0;
-        key = count_key(mask, counts);
-    }
+/* counts: outside_counts(out), which the caller has already; the count search reads values 1-12 only */
+static int relaxed_alive(Search *s, uint32_t mask, uint64_t out, int *counts) {
+    uint64_t key = s->order ? order_key(mask, out) : count_key(mask, counts);
     uint32_t *known = map_get(&s->alive, key);
     if (known) return (int)*known;
     int alive = s->order ? order_win(s, mask, out) : count_win(s, mask, counts);
@@ -588,7 +581,7 @@ static int hopeless(Search *s, const State *st) {
     if (orphan(s, st->mask, counts) || unmatched(s, st->mask, counts)) return 1;
     if (stack_unmatched(s, st->mask, st->out, st->cursor, st->passes)) return 1;
     if (apex_unmatched(s, st->mask, st->out, st->cursor, st->passes)) return 1;
-    return !relaxed_alive(s, st->mask, st->out);
+    return !relaxed_alive(s, st->mask, st->out, counts);
 }
 
 static void mark_lost(Search *s, const State *st) {
@@ -739,8 +732,7 @@ static int full_most(Search *s, State st) {
     int best = 0;
     if (st.mask) {
         int counts[14];
-        outside_counts(s, st.out, counts);
-        counts[0] = counts[13] = 0;
+        if (!s->order) outside_counts(s, st.out, counts);
         int ceiling = s->order ? order_most(s, st.mask, st.out) : count_most(s, st.mask, counts);
         int free[N_PYR], pairs[2 * MAX_PAIRS];
         int nfree = free_cards(s, st.mask, free);

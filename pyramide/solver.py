@@ -64,7 +64,7 @@ def has_compiled_core() -> bool:
 
 def compiled_for(rules: Rules) -> bool:
     """Whether the compiled core runs the searches under these rules: those with limited passes."""
-    return _fastsolve is not None and rules.pass_limit is not None
+    return has_compiled_core() and rules.pass_limit is not None
 
 
 def wait_nodes(rules: Rules) -> int:
@@ -509,10 +509,6 @@ class _FullSearch(_Search):
     def start(self) -> tuple:
         return (self.start_mask, (1 << len(self.outside)) - 1, self.cursor, self.passes)
 
-    def compiled(self) -> bool:
-        """Whether _fastsolve, which covers these rules, can run this search."""
-        return compiled_for(self.rules)
-
     def compiled_args(self) -> tuple:
         """The arguments of ``_fastsolve.solve`` for this search (see _fastsolve.c)."""
         return (
@@ -805,7 +801,7 @@ def solve(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Solution:
         return Solution(verdict)
     search = _search_for(game, node_limit)
     try:
-        if isinstance(search, _FullSearch) and search.compiled():
+        if isinstance(search, _FullSearch) and compiled_for(game.rules):
             steps = search.compiled_line()
         else:
             steps = search.win_line(search.start())
@@ -819,7 +815,7 @@ def solve(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Solution:
 def max_removable(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> int | None:
     """The most pyramid cards that can still be removed from this position (None if undecided)."""
     search = _search_for(game, node_limit)
-    if isinstance(search, _FullSearch) and search.compiled():
+    if isinstance(search, _FullSearch) and compiled_for(game.rules):
         status, search.nodes, most = _fastsolve.most(*search.compiled_args())
         return None if status == 2 else most
     try:

@@ -135,7 +135,7 @@ needs_compiled = pytest.mark.skipif(
 def test_the_compiled_core_is_built_and_used_for_limited_passes():
     assert solver._fastsolve is not None
     search = solver._search_for(Game.from_number(5, Rules(pass_limit=1)), 1000)
-    assert isinstance(search, solver._FullSearch) and search.compiled()
+    assert isinstance(search, solver._FullSearch) and solver.compiled_for(search.rules)
     assert solver.compiled_for(Rules(pass_limit=0, strict_win=True, pair_with_cover=True))
     assert solver.compiled_for(Rules(pass_limit=2, draw_with_waste=True))
     assert solver.compiled_for(Rules(pass_limit=1, strict_win=True, draw_with_waste=True))
