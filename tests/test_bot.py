@@ -444,3 +444,20 @@ async def test_owner_syncs_the_commands_by_mentioning_the_bot(harness):
     assert "Synced 1 commands" in sent[-1].content
     sent = await harness.say(f"<@{harness.bot.user.id}> sync", user=STRANGER)
     assert not any(s.method == "PUT" for s in sent)  # only the owner may sync
+
+
+async def test_start_up_warns_an_admin_when_the_solver_runs_without_its_compiled_core(tmp_path, monkeypatch, caplog):
+    from pyramide import solver
+
+    caplog.set_level("WARNING", logger="cogs.client")
+    monkeypatch.setattr(solver, "_fastsolve", None)
+    h = await Harness(str(tmp_path / "pure.db")).start()
+    await h.stop()
+    assert any("compiled core not built" in r.getMessage() for r in caplog.records)
+
+    caplog.clear()
+    monkeypatch.undo()
+    if solver.has_compiled_core():
+        h = await Harness(str(tmp_path / "compiled.db")).start()
+        await h.stop()
+        assert not any("compiled core" in r.getMessage() for r in caplog.records)
