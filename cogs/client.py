@@ -13,7 +13,7 @@ from discord.ext import commands
 from pyramide.manager import GameManager
 from pyramide.render import sprites
 from pyramide.solver import has_compiled_core
-from pyramide.storage import Storage
+from pyramide.storage import GuildSettings, Storage
 
 from .common import CatalogueTranslator
 
@@ -45,6 +45,21 @@ class PyramideBot(commands.Bot):
         self.dev_guild_id = dev_guild_id
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
+        self._settings: dict[int, GuildSettings] = {}
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """A server's settings, read from storage once and kept (they change only through this bot)."""
+        settings = self._settings.get(guild_id)
+        if settings is None:
+            settings = self._settings[guild_id] = await self.storage.settings(guild_id)
+            if len(self._settings) > 10_000:
+                self._settings.pop(next(iter(self._settings)))
+        return settings
+
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        self._settings.pop(guild_id, None)
+        await self.storage.save_settings(guild_id, settings)
+        self._settings[guild_id] = settings
 
     async def setup_hook(self) -> None:
         # Card sprites are drawn once, before the first press has to wait for them.

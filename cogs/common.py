@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 
 from pyramide.i18n import DEFAULT, has, language_for, rank_letters, t
 from pyramide.render import Labels
+
+if TYPE_CHECKING:
+    from .client import PyramideBot
+
+
+def bot_of(interaction: discord.Interaction) -> PyramideBot:
+    return interaction.client  # type: ignore[return-value]
 
 
 def language(interaction: discord.Interaction) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from typing import TYPE_CHECKING
 
 import discord
@@ -15,10 +16,13 @@ from pyramide.i18n import t
 from pyramide.storage import GuildSettings
 
 from . import records, table
+from .answer import LOST
 from .common import language, text
 
 if TYPE_CHECKING:
     from .client import PyramideBot
+
+log = logging.getLogger(__name__)
 
 PASS_CHOICES = [
     Choice(name=text("choice.passes.unlimited"), value=-1),
@@ -31,6 +35,7 @@ PERIOD_CHOICES = [
     Choice(name=text("choice.period.week"), value="week"),
     Choice(name=text("choice.period.all"), value="all"),
 ]
+DYNAMIC_ITEMS = (table.BoardButton, table.NewGameChoice, records.LeaderboardPage, records.ResetChoice)
 WHO_CHOICES = [
     Choice(name=text("choice.who.owner"), value="owner"),
     Choice(name=text("choice.who.anyone"), value="anyone"),
@@ -47,12 +52,10 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         super().__init__()
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(table.BoardButton, table.NewGameChoice, records.LeaderboardPage, records.ResetChoice)
+        self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(
-            table.BoardButton, table.NewGameChoice, records.LeaderboardPage, records.ResetChoice
-        )
+        self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
 
     # ------------------------------------------------------------------ playing
     @app_commands.command(name="new", description=text("cmd.new"))
@@ -142,14 +145,14 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
             await table.reply(interaction, t(lang, "error.manage_server"))
             return
         guild_id = interaction.guild_id or 0
-        current = await self.bot.storage.settings(guild_id)
+        current = await self.bot.guild_settings(guild_id)
         changed = GuildSettings(
             error_help=current.error_help if error_help is None else error_help,
             anyone_can_play=current.anyone_can_play if who_can_play is None else who_can_play == "anyone",
         )
         lines = []
         if changed != current:
-            await self.bot.storage.save_settings(guild_id, changed)
+            await self.bot.save_guild_settings(guild_id, changed)
             lines.append(t(lang, "settings.saved"))
         lines.append(
             t(
@@ -192,19 +195,23 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
 
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """A press on a board button the message no longer carries: discord.py drops it, we answer it."""
-        if interaction.type is not discord.InteractionType.component or interaction.message is None:
+        """A press discord.py would drop without an answer: a button the message no longer carries,
+        or an id of ours that none of our buttons reads. It is answered as out of date."""
+        if interaction.type is not discord.InteractionType.component:
             return
         custom_id = str((interaction.data or {}).get("custom_id", ""))
-        if not custom_id.startswith("pyr:"):
+        if not custom_id.startswith("pyr"):
             return
+        components = interaction.message.components if interaction.message is not None else []
         present = any(
             getattr(child, "custom_id", None) == custom_id
-            for row in interaction.message.components
+            for row in components
             for child in getattr(row, "children", ())
         )
-        if not present:
-            await table.reply(interaction, t(language(interaction), "error.stale_board"))
+        ours = any(item.__discord_ui_compiled_template__.fullmatch(custom_id) for item in DYNAMIC_ITEMS)
+        if not present or not ours:
+            with contextlib.suppress(*LOST):
+                await table.reply(interaction, t(language(interaction), "error.stale_board"))
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -214,10 +221,8 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
 
 async def report_error(interaction: discord.Interaction, error: Exception) -> None:
     """Log the failure and tell the player that nothing was lost (every answered move is stored)."""
-    import logging
-
-    logging.getLogger(__name__).error("command failed", exc_info=error)
-    with contextlib.suppress(discord.HTTPException):
+    log.error("command failed", exc_info=error)
+    with contextlib.suppress(*LOST):
         await table.reply(interaction, t(language(interaction), "error.generic"))
 
 

@@ -15,11 +15,11 @@ from pyramide.manager import GameExists
 from pyramide.render import format_duration
 from pyramide.stats import day_streaks, player_stats
 
-from .common import language, mention
-from .table import board_message, bot_of, guarded, reply
+from .common import bot_of, language, mention
+from .table import board_message, guarded, reply
 
 PAGE = 10
-RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜"}
+RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜", "broken": "⬛"}
 
 
 def _now(interaction: discord.Interaction) -> datetime:

@@ -1,4 +1,9 @@
-"""The game message: board picture, status line and buttons, and what a press does."""
+"""The game message: board picture, status line and buttons, and what a press does.
+
+Every flow goes through ``GameManager.turn``: the channel's lock is taken, the game id, the board
+version and the player's permission are checked against the game actually in play, the action is
+applied and stored, and the answer is sent, all inside that lock.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +15,10 @@ import logging
 import os
 import re
 import secrets
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
@@ -20,16 +26,16 @@ from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidCard, InvalidCode, 
 from pyramide import events as ev
 from pyramide.codes import MAX_DEAL_NUMBER
 from pyramide.i18n import card_name, describe, parse_card, t
-from pyramide.manager import BrokenGame, GameExists, Live, StaleBoard
+from pyramide.manager import VERDICT_POOL, SolverBusy, Turn
+from pyramide.manager import Live as Live
 from pyramide.render import render_board
+from pyramide.rules import InvalidRules
 from pyramide.solver import first_winnable, wait_nodes
-from pyramide.storage import ENDED
+from pyramide.storage import ENDED, PLAYING
 
-from .common import board_labels, language, mention
+from .answer import Answer, answering
+from .common import board_labels, bot_of, language, mention
 from .words import code_problem, ending_words, rules_words
-
-if TYPE_CHECKING:
-    from .client import PyramideBot
 
 log = logging.getLogger(__name__)
 
@@ -48,31 +54,25 @@ QUIET_EVENTS = (
 # One drawing thread per core: more would only fight over the GIL with the event loop.
 RENDERERS = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="render")
 WINNABLE_TRIES = 60
-WINNABLE_BUDGET = 5  # times wait_nodes(rules), over all tries: a few seconds at worst, for the rarest rule sets
+WINNABLE_BUDGET = 5  # times wait_nodes(rules), over all tries
+WINNABLE_SECONDS = 4.0  # and never longer than this
+MAX_ID = (1 << 63) - 1  # Discord snowflakes and our row ids fit a signed 64-bit integer
+BOARD_ID = re.compile(r"(?P<game>[0-9]{1,19}):(?P<version>[0-9]{1,9}):(?P<action>[a-z0-9]{1,6})")
 
 
-def bot_of(interaction: discord.Interaction) -> PyramideBot:
-    return interaction.client  # type: ignore[return-value]
+async def reply(interaction: discord.Interaction, content: str) -> None:
+    """A private answer outside a flow (records, settings)."""
+    await Answer(interaction).say(content)
 
 
-@contextlib.asynccontextmanager
-async def guarded(interaction: discord.Interaction) -> AsyncIterator[None]:
-    """Log a failure and tell the player that nothing was lost (every answered move is stored first)."""
-    try:
-        yield
-    except Exception as error:
-        log.error("interaction failed", exc_info=error)
-        with contextlib.suppress(discord.HTTPException):
-            await reply(interaction, t(language(interaction), "error.generic"))
+guarded = answering
 
 
 # ------------------------------------------------------------------------- buttons
-class BoardButton(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyr:(?P<game>[0-9]+):(?P<version>[0-9]+):(?P<action>[a-z0-9]+)",
-):
-    """A button of a game message. Its custom_id names the game, the board version it was drawn for,
-    and the action, so it keeps working after a restart and is refused once the board moved on."""
+class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<rest>.{0,95})"):
+    """A button of a game message. Its custom_id ``pyr:<game>:<version>:<action>`` names the game, the
+    board version it was drawn for and the action, so it keeps working after a restart. Any other
+    ``pyr:`` id (forged, malformed, too large) is answered as out of date."""
 
     def __init__(
         self,
@@ -95,50 +95,81 @@ class BoardButton(
         self.action = action
 
     @classmethod
+    def parse(cls, rest: str) -> tuple[int, int, str] | None:
+        match = BOARD_ID.fullmatch(rest)
+        if match is None or match["action"] not in BOARD_ACTIONS:
+            return None
+        game_id = int(match["game"])
+        return (game_id, int(match["version"]), match["action"]) if 0 < game_id <= MAX_ID else None
+
+    @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
     ) -> BoardButton:
-        return cls(int(match["game"]), int(match["version"]), match["action"])
+        parsed = cls.parse(match["rest"])
+        return cls(*parsed) if parsed else cls(0, 0, "")
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        async with guarded(interaction):
-            await press(interaction, self.game_id, self.version, self.action)
+        async with answering(interaction) as answer:
+            if not self.game_id:
+                await answer.say(t(language(interaction), "error.stale_board"))
+                return
+            await press(answer, self.game_id, self.version, self.action)
 
 
-class NewGameChoice(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyrnew:(?P<choice>replace|keep):(?P<code>[A-Z0-9-]*)",
-):
-    """The answer to "a game is already running here": end it and deal ``code``, or keep it."""
+class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew:(?P<rest>.{0,90})"):
+    """The answer to "a game is already running here": end game ``game_id`` and deal, or keep it.
+
+    ``deal`` is a deal code, or ``W-<rules token>`` for a winnable deal still to be found."""
 
     def __init__(
         self,
         choice: str,
-        code: str,
+        game_id: int,
+        deal: str,
         *,
         label: str = "\u200b",
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
         disabled: bool = False,
     ) -> None:
         super().__init__(
-            discord.ui.Button(label=label, style=style, disabled=disabled, custom_id=f"pyrnew:{choice}:{code}")
+            discord.ui.Button(
+                label=label[:80], style=style, disabled=disabled, custom_id=f"pyrnew:{choice}:{game_id}:{deal}"[:100]
+            )
         )
         self.choice = choice
-        self.code = code
+        self.game_id = game_id
+        self.deal = deal
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
     ) -> NewGameChoice:
-        return cls(match["choice"], match["code"])
+        found = re.fullmatch(r"(replace|keep):([0-9]{1,19}):([A-Z0-9-]{0,70})", match["rest"])
+        if found is None or int(found[2]) > MAX_ID:
+            return cls("", 0, "")
+        return cls(found[1], int(found[2]), found[3])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        lang = language(interaction)
-        async with guarded(interaction):
+        async with answering(interaction) as answer:
+            lang = language(interaction)
             if self.choice == "keep":
-                await interaction.response.edit_message(content=t(lang, "error.kept"), view=None)
+                await answer.update(content=t(lang, "error.kept"), view=None)
                 return
-            await start_game(interaction, Game.from_code(self.code), replace=True)
+            try:
+                rules = Rules.from_token(self.deal[2:]) if self.deal.startswith("W-") else None
+                game = Game.from_code(self.deal) if rules is None else None
+            except (InvalidCode, InvalidRules):
+                rules = game = None
+            if self.choice != "replace" or (rules is None and game is None):
+                await answer.update(content=t(lang, "error.stale_board"), view=None)
+                return
+            notes: tuple[str, ...] = ()
+            if rules is not None:  # a winnable deal is found once the choice is made
+                await answer.defer()
+                game, notes = await winnable_game(rules, lang)
+            assert game is not None
+            await start_game(answer, game, replace_id=self.game_id, notes=notes)
 
 
 def _finished_view(live: Live, lang: str) -> discord.ui.View:
@@ -153,10 +184,10 @@ def _finished_view(live: Live, lang: str) -> discord.ui.View:
     return view
 
 
-def board_view(live: Live, lang: str) -> discord.ui.View:
+def board_view(live: Live, lang: str, game: Game | None = None) -> discord.ui.View:
     """One button per playable card, the waste, the stock, then undo, hint and end."""
-    game, record = live.game, live.record
-    if game.is_over or record.status != "playing":
+    game, record = game or live.game, live.record
+    if game.is_over or record.status != PLAYING:
         return _finished_view(live, lang)
     view = discord.ui.View(timeout=None)
     version = game.version
@@ -196,7 +227,8 @@ def board_view(live: Live, lang: str) -> discord.ui.View:
 async def board_message(
     live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
 ) -> dict[str, Any]:
-    """content, file and view of a game message; the picture is drawn in a worker thread."""
+    """content, file and view of a game message; the picture is drawn in a worker thread from
+    ``game`` (a snapshot) or, for a game nobody else can change right now, ``live.game``."""
     snapshot = game or live.game
     banner = t(lang, "board.ended") if live.record.status == ENDED else None
     draw = functools.partial(render_board, snapshot, labels=board_labels(lang), highlight=highlight, banner=banner)
@@ -204,65 +236,57 @@ async def board_message(
     lines = [t(lang, "board.title", player=mention(live.record.owner_id), code=live.record.code)]
     lines.extend(line for line in status if line)
     return {
-        "content": "\n".join(lines),
+        "content": "\n".join(lines)[:2000],
         "file": discord.File(io.BytesIO(png), filename="pyramide.png"),
-        "view": board_view(live, lang),
+        "view": board_view(live, lang, snapshot),
     }
 
 
 async def post_board(
-    interaction: discord.Interaction, live: Live, lang: str, status: list[str], *, highlight: tuple = ()
+    answer: Answer, live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
 ) -> None:
-    """Answer a command with a fresh game message and make it the game's message."""
-    message = await board_message(live, lang, status, highlight=highlight)
+    """Answer with a fresh game message and make it the game's message (the old one loses its buttons)."""
+    message = await board_message(live, lang, status, highlight=highlight, game=game)
     old = live.record.message_id
-    if interaction.response.is_done():
-        sent = await interaction.followup.send(**message, wait=True)
-    else:
-        await interaction.response.send_message(**message)
-        sent = await interaction.original_response()
+    sent = await answer.post(note=status[0] if status else "", **message)
     live.record.message_id = sent.id
+    interaction = answer.interaction
     await bot_of(interaction).storage.set_message(live.record.id, sent.id)
     if old and old != sent.id and isinstance(interaction.channel, discord.abc.Messageable):
-        # The old board's buttons would only answer "out of date": take them away.
         with contextlib.suppress(discord.HTTPException):
             await interaction.channel.get_partial_message(old).edit(view=None)  # type: ignore[union-attr]
 
 
 async def update_board(
-    interaction: discord.Interaction,
-    live: Live,
-    lang: str,
-    status: list[str],
-    *,
-    highlight: tuple = (),
-    game: Game | None = None,
+    answer: Answer, live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
 ) -> None:
-    """Answer a button press by redrawing the message it belongs to (the old picture is replaced)."""
+    """Redraw the message whose button was pressed (the old picture is replaced)."""
     message = await board_message(live, lang, status, highlight=highlight, game=game)
     file = message.pop("file")
-    if interaction.response.is_done():
-        await interaction.edit_original_response(attachments=[file], **message)
+    await answer.update(attachments=[file], **message)
+    message_id = answer.interaction.message.id if answer.interaction.message else None
+    if message_id is not None and live.record.message_id != message_id:
+        live.record.message_id = message_id
+        await bot_of(answer.interaction).storage.set_message(live.record.id, message_id)
+
+
+async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit: bool, **kwargs: Any) -> None:
+    if edit:
+        await update_board(answer, live, lang, status, **kwargs)
     else:
-        await interaction.response.edit_message(attachments=[file], **message)
+        await post_board(answer, live, lang, status, **kwargs)
 
 
-async def reply(interaction: discord.Interaction, content: str) -> None:
-    if interaction.response.is_done():
-        await interaction.followup.send(content, ephemeral=True)
-    else:
-        await interaction.response.send_message(content, ephemeral=True)
-
-
-# --------------------------------------------------------------------------- flows
-async def allowed(interaction: discord.Interaction, live: Live, lang: str) -> bool:
+# ----------------------------------------------------------------------- checks
+async def allowed(answer: Answer, live: Live, lang: str) -> bool:
     """Only the game's starter plays it, unless the server lets anyone in the channel play."""
+    interaction = answer.interaction
     if interaction.user.id == live.record.owner_id:
         return True
-    settings = await bot_of(interaction).storage.settings(live.record.guild_id)
+    settings = await bot_of(interaction).guild_settings(live.record.guild_id)
     if settings.anyone_can_play:
         return True
-    await reply(interaction, t(lang, "error.not_your_game", owner=mention(live.record.owner_id)))
+    await answer.say(t(lang, "error.not_your_game", owner=mention(live.record.owner_id)))
     return False
 
 
@@ -271,42 +295,79 @@ def may_end(interaction: discord.Interaction, live: Live) -> bool:
     return interaction.user.id == live.record.owner_id or perms.manage_messages
 
 
-async def press(interaction: discord.Interaction, game_id: int, version: int, action: str) -> None:
+def _place(answer: Answer) -> tuple[int, int] | None:
+    interaction = answer.interaction
+    if interaction.guild_id is None or interaction.channel_id is None:
+        return None
+    return interaction.guild_id, interaction.channel_id
+
+
+async def _current_or_redraw(answer: Answer, turn: Turn, game_id: int, version: int, lang: str) -> Live | None:
+    """The game a button press may act on, or ``None`` once the press has been answered otherwise:
+    a press on the game's own message drawn for an older version redraws that message (a lost
+    answer must never leave a board that cannot be played); a press on any other message is out of date."""
+    message = answer.interaction.message
+    message_id = message.id if message else None
+    live = turn.live
+    if live is None or live.record.id != game_id:
+        if turn.broken is not None and turn.broken.record.id == game_id:
+            await answer.say(t(lang, "error.broken_game"))
+        elif not await _redraw_finished(answer, turn.channel_id, game_id, message_id, lang):
+            await answer.say(t(lang, "error.stale_board"))
+        return None
+    if version == live.game.version:
+        return live
+    if message_id is not None and message_id == live.record.message_id:
+        await update_board(answer, live, lang, [t(lang, "board.refreshed")], game=live.game.copy())
+    else:
+        await answer.say(t(lang, "error.stale_board"))
+    return None
+
+
+async def _redraw_finished(answer: Answer, channel_id: int, game_id: int, message_id: int | None, lang: str) -> bool:
+    """A press on the last message of a finished game shows it finished, with its buttons."""
+    record = await bot_of(answer.interaction).manager.record(game_id)
+    if (
+        record is None
+        or record.status == PLAYING
+        or record.channel_id != channel_id
+        or message_id is None
+        or record.message_id != message_id
+    ):
+        return False
+    try:
+        game = Game.replay(record.code, record.actions)
+    except (ValueError, TypeError):
+        return False
+    live = Live(record, game)
+    status = await ending_words(answer, live, lang)
+    await update_board(answer, live, lang, status, game=game)
+    return True
+
+
+# --------------------------------------------------------------------------- flows
+async def press(answer: Answer, game_id: int, version: int, action: str) -> None:
     """A button of a game message was pressed."""
-    lang = language(interaction)
-    bot = bot_of(interaction)
-    channel_id = interaction.channel_id
-    if interaction.guild_id is None or channel_id is None:
-        await reply(interaction, t(lang, "error.guild_only"))
-        return
-    if action not in BOARD_ACTIONS:
-        await reply(interaction, t(lang, "error.stale_board"))
+    lang = language(answer.interaction)
+    place = _place(answer)
+    if place is None:
+        await answer.say(t(lang, "error.guild_only"))
         return
     if action in ("new", "again"):
-        await deal_again(interaction, game_id, action)
-        return
-    try:
-        live = await bot.manager.live(channel_id)
-    except BrokenGame:
-        await reply(interaction, t(lang, "error.broken_game"))
-        return
-    if live is None or live.record.id != game_id:
-        await reply(interaction, t(lang, "error.stale_board"))
-        return
-    if not await allowed(interaction, live, lang):
-        return
-    if action == "end":
-        if not may_end(interaction, live):
-            await reply(interaction, t(lang, "error.end_not_allowed", owner=mention(live.record.owner_id)))
-            return
-        await interaction.response.defer()
-        await finish(interaction, live, lang, edit=True)
+        await deal_again(answer, game_id, action)
         return
     if action == "hint":
-        await interaction.response.defer()
-        await show_hint(interaction, live, lang, edit=True)
+        await show_hint(answer, lang, game_id=game_id, version=version)
         return
-    await play(interaction, live, lang, tap_action(action), game_id=game_id, version=version, edit=True)
+    manager = bot_of(answer.interaction).manager
+    async with manager.turn(place[1]) as turn:
+        live = await _current_or_redraw(answer, turn, game_id, version, lang)
+        if live is None or not await allowed(answer, live, lang):
+            return
+        if action == "end":
+            await finish(answer, turn, lang, edit=True)
+            return
+        await play(answer, turn, lang, tap_action(action), edit=True)
 
 
 def tap_action(action: str) -> Callable[[Game], ev.Event]:
@@ -316,61 +377,81 @@ def tap_action(action: str) -> Callable[[Game], ev.Event]:
     return lambda game: game.tap(spot)
 
 
-async def play(
-    interaction: discord.Interaction,
-    live: Live,
-    lang: str,
-    action: Callable[[Game], ev.Event],
-    *,
-    edit: bool,
-    game_id: int | None = None,
-    version: int | None = None,
-) -> None:
-    """Apply a move under the channel's lock, store it, and answer with the new board.
-
-    The answer is sent inside the lock, so boards reach Discord in the order the moves were made."""
-    bot = bot_of(interaction)
-    channel_id = live.record.channel_id
-    lock = bot.manager.lock(channel_id)
-    if lock.locked() and not interaction.response.is_done():
-        await interaction.response.defer(thinking=not edit, ephemeral=False)
-    async with lock:
-        try:
-            result = await bot.manager.apply(channel_id, action, game_id=game_id, version=version)
-        except StaleBoard:
-            await reply(interaction, t(lang, "error.stale_board"))
-            return
-        settings = await bot.storage.settings(live.record.guild_id)
-        event = result.event
-        if not edit and isinstance(event, QUIET_EVENTS):
-            # Nothing on the board changed: answer the typed command privately, keep the channel quiet.
-            if isinstance(event, ev.Blocked) and not settings.error_help:
-                await reply(interaction, t(lang, "event.blocked_quiet"))
-            else:
-                await reply(interaction, describe(event, lang, True))
-            return
-        status = [describe(event, lang, settings.error_help)]
-        if result.finished:
-            status.extend(await ending_words(result.live, lang))
-        if edit:
-            await update_board(interaction, result.live, lang, status, game=result.snapshot)
+async def play(answer: Answer, turn: Turn, lang: str, action: Callable[[Game], ev.Event], *, edit: bool) -> None:
+    """Apply a move to the turn's game, store it, and answer with the new board (inside the lock)."""
+    bot = bot_of(answer.interaction)
+    assert turn.live is not None
+    guild_id = turn.live.record.guild_id
+    result = await turn.apply(action)
+    event = result.event
+    quiet = not edit and isinstance(event, QUIET_EVENTS)
+    answer.private = quiet
+    settings = await bot.guild_settings(guild_id)
+    if quiet and answer.deferred_private is not False:
+        # Nothing on the board changed: answer the typed command privately, keep the channel quiet.
+        if isinstance(event, ev.Blocked) and not settings.error_help:
+            await answer.say(t(lang, "event.blocked_quiet"))
         else:
-            await post_board(interaction, result.live, lang, status)
+            await answer.say(describe(event, lang, True))
+        return
+    status = [describe(event, lang, settings.error_help or quiet)]
+    if result.finished:
+        status.extend(await ending_words(answer, result.live, lang))
+    await show(answer, result.live, lang, status, edit=edit, game=result.snapshot)
 
 
-async def finish(interaction: discord.Interaction, live: Live, lang: str, *, edit: bool) -> None:
+async def finish(answer: Answer, turn: Turn, lang: str, *, edit: bool) -> None:
+    """End the turn's game (its starter, or anyone with Manage Messages)."""
+    assert turn.live is not None
+    if not may_end(answer.interaction, turn.live):
+        await answer.say(t(lang, "error.end_not_allowed", owner=mention(turn.live.record.owner_id)))
+        return
+    answer.private = False
+    live = await turn.end()
+    status = await ending_words(answer, live, lang)
+    await show(answer, live, lang, status, edit=edit)
+
+
+async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, version: int | None = None) -> None:
+    """Hint: checked and snapshotted inside the lock, worked out outside it (other moves go on), and
+    answered inside it again only if the board is still where the hint was asked."""
+    interaction = answer.interaction
     bot = bot_of(interaction)
-    live = await bot.manager.end(live.record.channel_id)
-    status = await ending_words(live, lang)
-    if edit:
-        await update_board(interaction, live, lang, status)
-    else:
-        await post_board(interaction, live, lang, status)
+    place = _place(answer)
+    if place is None:
+        await answer.say(t(lang, "error.guild_only"))
+        return
+    channel_id = place[1]
+    edit = game_id is not None
+    async with bot.manager.turn(channel_id) as turn:
+        if edit:
+            assert game_id is not None and version is not None
+            live = await _current_or_redraw(answer, turn, game_id, version, lang)
+        else:
+            live = await _live_or_say(answer, turn, lang)
+        if live is None or not await allowed(answer, live, lang):
+            return
+        snapshot = live.game.copy()
+    answer.private = False
+    await answer.defer()
+    try:
+        suggestion = await bot.manager.hint(live, snapshot)
+    except SolverBusy:
+        await answer.say(t(lang, "error.solver_busy"))
+        return
+    async with bot.manager.turn(channel_id) as turn:
+        now = turn.live
+        if now is None or now.record.id != live.record.id or now.game.version != snapshot.version:
+            if now is not None and now.record.id == live.record.id:
+                await show(answer, now, lang, [t(lang, "hint.moved_on")], edit=edit, game=now.game.copy())
+            else:
+                await answer.say(t(lang, "hint.moved_on"))
+            return
+        status, highlight = hint_words(suggestion, snapshot, lang)
+        await show(answer, now, lang, status, edit=edit, highlight=highlight, game=snapshot)
 
 
-async def show_hint(interaction: discord.Interaction, live: Live, lang: str, *, edit: bool) -> None:
-    bot = bot_of(interaction)
-    suggestion = await bot.manager.add_hint(live)
+def hint_words(suggestion: Any, game: Game, lang: str) -> tuple[list[str], tuple]:
     move = suggestion.move
     highlight: tuple = ()
     if move is None:
@@ -380,85 +461,91 @@ async def show_hint(interaction: discord.Interaction, live: Live, lang: str, *, 
     elif move.kind == "turn":
         status, highlight = t(lang, "hint.turn"), (STOCK,)
     else:
-        names = [card_name(c, lang) for c in (live.game.card_at(s) for s in move.spots) if c is not None]
+        names = [card_name(c, lang) for c in (game.card_at(s) for s in move.spots) if c is not None]
         status, highlight = t(lang, "hint.cards", cards=" + ".join(names)), tuple(move.spots)
     lines = [status, t(lang, "hint.losing")] if suggestion.lost and move is not None else [status]
-    if edit:
-        await update_board(interaction, live, lang, lines, highlight=highlight)
-    else:
-        await post_board(interaction, live, lang, lines, highlight=highlight)
+    return lines, highlight
 
 
 async def start_game(
-    interaction: discord.Interaction,
+    answer: Answer,
     game: Game,
     *,
-    replace: bool = False,
+    replace_id: int | None = None,
     daily: str | None = None,
     notes: tuple[str, ...] = (),
 ) -> None:
-    """Deal ``game`` in this channel; a running game is never dropped silently."""
+    """Deal ``game`` in this channel. A running game is never dropped silently: the player is asked,
+    and "End it and deal" (``replace_id``) ends exactly the game it was asked about."""
+    interaction = answer.interaction
     lang = language(interaction)
     bot = bot_of(interaction)
-    if interaction.guild_id is None or interaction.channel_id is None:
-        await reply(interaction, t(lang, "error.guild_only"))
+    place = _place(answer)
+    if place is None:
+        await answer.say(t(lang, "error.guild_only"))
         return
-    try:
-        live = await bot.manager.start(
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            owner_id=interaction.user.id,
-            game=game,
-            daily=daily,
-            locale=lang,
-            replace=replace and await _may_replace(interaction),
-        )
-    except GameExists as exists:
-        await ask_replace(interaction, exists.live, game, lang)
-        return
-    status = [t(lang, "new.dealt"), *notes]
-    if not game.rules.is_default:
-        status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
-    await post_board(interaction, live, lang, status)
+    async with bot.manager.turn(place[1]) as turn:
+        running = turn.live
+        if replace_id is not None:
+            # The prompt is used once: its buttons go, whatever happens next.
+            if running is None or running.record.id != replace_id:
+                await answer.update(content=t(lang, "error.prompt_used"), view=None)
+                return
+            if not may_end(interaction, running):
+                await answer.update(
+                    content=t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id)), view=None
+                )
+                return
+            await answer.update(content=t(lang, "new.replacing"), view=None)
+        elif running is not None:
+            await ask_replace(answer, running, game, lang)
+            return
+        answer.private = False
+        live = await turn.start(guild_id=place[0], owner_id=interaction.user.id, game=game, daily=daily, locale=lang)
+        status = [t(lang, "new.dealt"), *notes]
+        if turn.broken is not None:
+            status.insert(0, t(lang, "new.broken_closed"))
+        if not game.rules.is_default:
+            status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
+        await post_board(answer, live, lang, status)
 
 
-async def _may_replace(interaction: discord.Interaction) -> bool:
-    live = await bot_of(interaction).manager.live(interaction.channel_id or 0)
-    return live is None or may_end(interaction, live)
-
-
-async def ask_replace(interaction: discord.Interaction, running: Live, game: Game, lang: str) -> None:
+async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, winnable: bool = False) -> None:
+    interaction = answer.interaction
     view = discord.ui.View(timeout=None)
+    deal = f"W-{game.rules.token}" if winnable else game.code
+    allowed_to_end = may_end(interaction, running)
     view.add_item(
         NewGameChoice(
             "replace",
-            game.code,
+            running.record.id,
+            deal,
             label=t(lang, "button.replace"),
             style=discord.ButtonStyle.danger,
-            disabled=not may_end(interaction, running),
+            disabled=not allowed_to_end,
         )
     )
-    view.add_item(NewGameChoice("keep", "", label=t(lang, "button.keep"), style=discord.ButtonStyle.secondary))
+    view.add_item(
+        NewGameChoice("keep", running.record.id, "", label=t(lang, "button.keep"), style=discord.ButtonStyle.secondary)
+    )
     view.stop()
     text = t(lang, "error.game_exists")
-    if not may_end(interaction, running):
+    if not allowed_to_end:
         text += "\n" + t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id))
-    if interaction.response.is_done():
-        await interaction.followup.send(text, view=view, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, view=view, ephemeral=True)
+    await answer.say(text, view=view)
 
 
-async def deal_again(interaction: discord.Interaction, game_id: int, action: str) -> None:
-    """ "New game" or "Same deal again" under a finished board."""
+async def deal_again(answer: Answer, game_id: int, action: str) -> None:
+    """ "New game" or "Same deal again" under a finished board: only for a game of this server and channel."""
+    interaction = answer.interaction
     record = await bot_of(interaction).manager.record(game_id)
     lang = language(interaction)
-    if record is None:
-        await reply(interaction, t(lang, "error.stale_board"))
+    if record is None or record.guild_id != interaction.guild_id or record.channel_id != interaction.channel_id:
+        await answer.say(t(lang, "error.stale_board"))
         return
     rules = Rules.from_token(record.rules)
     game = Game.from_code(record.code) if action == "again" else Game.new(rules)
-    await start_game(interaction, game, daily=record.daily if action == "again" else None)
+    await start_game(answer, game, daily=record.daily if action == "again" else None)
 
 
 async def new_game(
@@ -466,118 +553,142 @@ async def new_game(
 ) -> None:
     """/pyramide new: a random deal, the deal of a code, or a winnable deal."""
     lang = language(interaction)
-    notes: list[str] = []
-    if code:
-        try:
-            base = Game.from_code(code)
-        except InvalidCode as error:
-            await reply(
-                interaction, t(lang, "error.invalid_code", code=code.strip()[:60], problem=code_problem(error, lang))
-            )
+    async with answering(interaction) as answer:
+        if code:
+            try:
+                base = Game.from_code(code)
+            except InvalidCode as error:
+                problem = code_problem(error, lang)
+                await answer.say(t(lang, "error.invalid_code", code=code.strip()[:60], problem=problem))
+                return
+            await start_game(answer, Game(base.deal, base.rules.with_options(**options(rules))))
             return
-        game = Game(base.deal, _merge(base.rules, rules))
-    else:
-        chosen = _merge(Rules(), rules)
-        game = Game.new(chosen)
-        if winnable:
-            await interaction.response.defer(thinking=True)
-            start = secrets.randbelow(MAX_DEAL_NUMBER + 1)
-            limit = wait_nodes(chosen)
-            pick = await asyncio.to_thread(
-                first_winnable, start, chosen, limit, WINNABLE_TRIES, WINNABLE_BUDGET * limit
-            )
-            if pick is None:
-                notes.append(t(lang, "error.winnable_not_found"))
-            else:
-                game = Game.from_number(pick.number, chosen)
-    await start_game(interaction, game, notes=tuple(notes))
+        chosen = Rules().with_options(**options(rules))
+        if not winnable:
+            await start_game(answer, Game.new(chosen))
+            return
+        place = _place(answer)
+        manager = bot_of(interaction).manager
+        if place is not None:
+            running = await manager.live(place[1])
+            if running is not None:
+                # Ask before any public deferral: the prompt is the player's alone.
+                await ask_replace(answer, running, Game.new(chosen), lang, winnable=True)
+                return
+        answer.private = False
+        await answer.defer()
+        game, notes = await winnable_game(chosen, lang)
+        await start_game(answer, game, notes=notes)
 
 
-def _merge(base: Rules, options: dict[str, Any]) -> Rules:
-    fields = {name: getattr(base, name) for name in ("strict_win", "pass_limit", "draw_with_waste", "pair_with_cover")}
-    for name, value in options.items():
-        if value is not None:
-            fields[name] = None if name == "pass_limit" and value < 0 else value
-    return Rules(**fields)
+def options(given: dict[str, Any]) -> dict[str, Any]:
+    """The rule options a command was given (``None``: not given; a pass limit below 0: unlimited)."""
+    chosen = {name: value for name, value in given.items() if value is not None}
+    if chosen.get("pass_limit", 0) < 0:
+        chosen["pass_limit"] = None
+    return chosen
+
+
+async def winnable_game(rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
+    """The first deal from a random number that the solver proves winnable (a few seconds at most)."""
+    start = secrets.randbelow(MAX_DEAL_NUMBER + 1)
+    limit = wait_nodes(rules)
+    deadline = time.monotonic() + WINNABLE_SECONDS
+    pick = await asyncio.get_running_loop().run_in_executor(
+        VERDICT_POOL,
+        functools.partial(first_winnable, start, rules, limit, WINNABLE_TRIES, WINNABLE_BUDGET * limit, deadline),
+    )
+    if pick is None:
+        return Game.new(rules), (t(lang, "error.winnable_not_found"),)
+    return Game.from_number(pick.number, rules), ()
 
 
 async def command_move(interaction: discord.Interaction, action: Callable[[Game], ev.Event]) -> None:
-    """/pyramide tap, draw, undo: the same moves as the buttons, answered with a fresh board."""
+    """/pyramide tap, draw, undo: the same moves as the buttons, answered with a fresh board.
+
+    If the answer has to be deferred before the move is made (a busy channel), its visibility is
+    guessed from the move on a copy of the current position: a move that changes nothing is private."""
     lang = language(interaction)
-    live = await _live_or_reply(interaction, lang)
-    if live is None or not await allowed(interaction, live, lang):
-        return
-    await play(interaction, live, lang, action, edit=False)
+    manager = bot_of(interaction).manager
+
+    def private() -> bool:
+        live = manager._live.get(interaction.channel_id or 0)
+        return live is not None and isinstance(action(live.game.copy()), QUIET_EVENTS)
+
+    async with answering(interaction, private=private) as answer:
+        place = _place(answer)
+        if place is None:
+            await answer.say(t(lang, "error.guild_only"))
+            return
+        async with manager.turn(place[1]) as turn:
+            live = await _live_or_say(answer, turn, lang)
+            if live is None or not await allowed(answer, live, lang):
+                return
+            await play(answer, turn, lang, action, edit=False)
 
 
 def card_action(text: str, lang: str) -> Callable[[Game], ev.Event]:
     if text in (WASTE, UNDER):
         return lambda game: game.tap(text)
     try:
-        card: Card | str = parse_card(text, lang)
+        card: Card | str = parse_card(text[:40], lang)
     except InvalidCard:
         card = text
     return lambda game: game.tap_card(card)
 
 
-async def _live_or_reply(interaction: discord.Interaction, lang: str) -> Live | None:
-    if interaction.guild_id is None or interaction.channel_id is None:
-        await reply(interaction, t(lang, "error.guild_only"))
-        return None
-    try:
-        live = await bot_of(interaction).manager.live(interaction.channel_id)
-    except BrokenGame:
-        await reply(interaction, t(lang, "error.broken_game"))
-        return None
-    if live is None:
-        await reply(interaction, t(lang, "error.no_game"))
-    return live
+async def _live_or_say(answer: Answer, turn: Turn, lang: str) -> Live | None:
+    if turn.live is None:
+        await answer.say(t(lang, "error.broken_game" if turn.broken is not None else "error.no_game"))
+    return turn.live
 
 
 async def command_end(interaction: discord.Interaction) -> None:
     lang = language(interaction)
-    live = await _live_or_reply(interaction, lang)
-    if live is None:
-        return
-    if not may_end(interaction, live):
-        await reply(interaction, t(lang, "error.end_not_allowed", owner=mention(live.record.owner_id)))
-        return
-    await interaction.response.defer(thinking=True)
-    await finish(interaction, live, lang, edit=False)
+    async with answering(interaction) as answer:
+        place = _place(answer)
+        if place is None:
+            await answer.say(t(lang, "error.guild_only"))
+            return
+        async with bot_of(interaction).manager.turn(place[1]) as turn:
+            if await _live_or_say(answer, turn, lang) is not None:
+                await finish(answer, turn, lang, edit=False)
 
 
 async def command_hint(interaction: discord.Interaction) -> None:
-    lang = language(interaction)
-    live = await _live_or_reply(interaction, lang)
-    if live is None or not await allowed(interaction, live, lang):
-        return
-    await interaction.response.defer(thinking=True)
-    await show_hint(interaction, live, lang, edit=False)
+    async with answering(interaction) as answer:
+        await show_hint(answer, language(interaction))
 
 
 async def command_code(interaction: discord.Interaction) -> None:
     lang = language(interaction)
-    live = await _live_or_reply(interaction, lang)
-    if live is not None:
-        await interaction.response.send_message(t(lang, "code.show", code=live.record.code))
+    async with answering(interaction) as answer:
+        live = await bot_of(interaction).manager.live(interaction.channel_id or 0)
+        if live is None:
+            await answer.say(t(lang, "error.no_game"))
+            return
+        answer.private = False
+        await answer.announce(t(lang, "code.show", code=live.record.code))
 
 
 async def card_choices(interaction: discord.Interaction, current: str) -> list[tuple[str, str]]:
     """Autocomplete for /pyramide tap: the playable cards, in the player's way of naming them."""
     lang = language(interaction)
-    live = await bot_of(interaction).manager.live(interaction.channel_id or 0)
-    if live is None:
-        return []
-    game = live.game
-    choices = []
-    for spot in game.selectable_spots():
-        card = game.card_at(spot)
-        if card is None:
-            continue
-        name = card_name(card, lang)
-        if isinstance(spot, int):
-            choices.append((name, card.ascii))
-        else:
-            choices.append((t(lang, "button.under", card=name) if spot == UNDER else name, spot))
-    typed = current.strip().lower()
-    return [c for c in choices if typed in c[0].lower() or typed in c[1].lower()][:25]
+    with contextlib.suppress(Exception):
+        live = await bot_of(interaction).manager.live(interaction.channel_id or 0)
+        if live is None:
+            return []
+        game = live.game
+        choices = []
+        for spot in game.selectable_spots():
+            card = game.card_at(spot)
+            if card is None:
+                continue
+            name = card_name(card, lang)
+            if isinstance(spot, int):
+                choices.append((name, card.ascii))
+            else:
+                choices.append((t(lang, "button.under", card=name) if spot == UNDER else name, spot))
+        typed = current.strip().lower()[:40]
+        return [c for c in choices if typed in c[0].lower() or typed in c[1].lower()][:25]
+    return []

@@ -4,17 +4,18 @@ Events are put into words by ``pyramide.i18n.describe``."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import date
-from functools import lru_cache
 
-from pyramide import Game, InvalidCode, Rules
+from pyramide import InvalidCode, Rules
 from pyramide.daily import daily_number
 from pyramide.i18n import t
 from pyramide.manager import Live
 from pyramide.render import format_duration
-from pyramide.solver import Verdict, max_removable, solve, wait_nodes
+from pyramide.solver import Verdict
 from pyramide.storage import STUCK, WON
+
+from .answer import Answer
+from .common import bot_of
 
 
 def rules_words(rules: Rules, lang: str) -> str:
@@ -34,19 +35,9 @@ def code_problem(error: InvalidCode, lang: str) -> str:
     return t(lang, f"error.code.{error.kind}")
 
 
-@lru_cache(maxsize=256)
-def deal_verdict(code: str) -> tuple[Verdict, int | None]:
-    """Whether a deal was winnable from the start, and the most cards it allowed (solver, cached)."""
-    game = Game.from_code(code)
-    result = solve(game, wait_nodes(game.rules))
-    if result.won:
-        return result.verdict, 28
-    if result.verdict is Verdict.IMPOSSIBLE:
-        return result.verdict, max_removable(game, wait_nodes(game.rules))
-    return result.verdict, None
-
-
-async def ending_words(live: Live, lang: str) -> list[str]:
+async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
+    """The end line of a finished game, and whether its deal could have been won (the solver is asked,
+    after deferring the answer, only when the verdict is not known yet)."""
     record = live.record
     lines: list[str] = []
     time_text = format_duration(record.seconds or 0)
@@ -58,7 +49,12 @@ async def ending_words(live: Live, lang: str) -> list[str]:
             if record.status == STUCK
             else t(lang, "end.ended", score=record.score, moves=record.moves)
         )
-        verdict, most = await asyncio.to_thread(deal_verdict, record.code)
+        manager = bot_of(answer.interaction).manager
+        known = manager.known_verdict(record.code)
+        if known is None:
+            await answer.defer()
+            known = await manager.verdict(record.code)
+        verdict, most = known
         if verdict is Verdict.WON:
             lines.append(t(lang, "end.was_winnable"))
         elif verdict is Verdict.IMPOSSIBLE and most is not None:

@@ -16,6 +16,8 @@
  * most(the same arguments) -> (status, nodes, removable)
  *   _FullSearch.most_removed from the start: the most pyramid cards removable; status 2 when the
  *   node limit was reached (removable is then -1).
+ * Both take an optional last argument, budget: the seconds the search may take (0: no limit); when
+ * they run out the answer is status 2, as at the node limit.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,6 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define N_PYR 28
 #define KING 13
@@ -130,6 +133,9 @@ typedef struct {
     uint64_t out_value_masks[14]; /* outside positions holding each value */
     int limit;
     long long nodes, node_limit;
+    double deadline;    /* CLOCK_MONOTONIC seconds after which the search stops as undecided; 0: none */
+    unsigned long work; /* steps of every search, bounds included: the clock is read every 4096 */
+    int timed_out;
     Map lost;    /* (mask, out) -> smallest lost passes * 256 + cursor */
     Map alive;   /* relaxed key -> 1 alive / 0 dead (answers of relaxed_alive) */
     Map relaxed; /* relaxed key -> dead (the _CountSearch's own table) */
@@ -168,8 +174,23 @@ static void put(Search *s, Map *m, uint64_t key, uint32_t val) {
     if (map_put(m, key, val) < 0) longjmp(s->stop, 2);
 }
 
+static double monotonic_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* The wall-clock limit, checked in every search (the bounds too, whose nodes are not counted). */
+static inline void watch(Search *s) {
+    if (s->deadline > 0 && (++s->work & 4095) == 0 && monotonic_seconds() > s->deadline) {
+        s->timed_out = 1;
+        longjmp(s->stop, 1);
+    }
+}
+
 static inline void tick(Search *s) {
     if (++s->nodes > s->node_limit) longjmp(s->stop, 1);
+    watch(s);
 }
 
 static void outside_counts(const Search *s, uint64_t out, int *counts) {
@@ -251,6 +272,7 @@ static uint32_t remove_kings(const Search *s, uint32_t mask) {
 
 static int count_win(Search *s, uint32_t mask, int *counts) {
     s->nodes++; /* counted, never stopped: the caller's next tick checks the limit */
+    watch(s);
     mask = remove_kings(s, mask);
     uint64_t key = count_key(mask, counts);
     if (mask == 0 && (!s->strict_win || key == 0)) return 1;
@@ -304,6 +326,7 @@ static void order_expand(const Search *s, uint32_t *mask, uint64_t *out) {
 
 static int order_win(Search *s, uint32_t mask, uint64_t out) {
     s->nodes++; /* counted, never stopped: the caller's next tick checks the limit */
+    watch(s);
     order_expand(s, &mask, &out);
     if (mask == 0 && out == 0) return 1;
     uint64_t key = order_key(mask, out);
@@ -652,6 +675,7 @@ static int full_win(Search *s, State st) {
 
 static int count_most(Search *s, uint32_t mask, int *counts) {
     /* the bound's nodes are not counted, as in Python (the relaxed search has no limit there) */
+    watch(s);
     uint32_t mask0 = mask;
     mask = remove_kings(s, mask);
     int gained = popcount32(mask0 ^ mask);
@@ -684,6 +708,7 @@ static int count_most(Search *s, uint32_t mask, int *counts) {
 
 static int order_most(Search *s, uint32_t mask, uint64_t out) {
     /* the bound's nodes are not counted, as in Python (the relaxed search has no limit there) */
+    watch(s);
     uint32_t mask0 = mask;
     order_expand(s, &mask, &out);
     int gained = popcount32(mask0 ^ mask);
@@ -816,9 +841,15 @@ static Search *parse_search(PyObject *args, State *start) {
     int strict_win, draw_with_waste, pair_with_cover, cursor, passes, limit;
     unsigned long mask;
     long long node_limit;
-    if (!PyArg_ParseTuple(args, "OOOOpppOkiiiL", &values, &value_masks, &compat, &cover_masks, &strict_win,
-                          &draw_with_waste, &pair_with_cover, &outside, &mask, &cursor, &passes, &limit, &node_limit))
+    double budget = 0.0; /* seconds the search may take; 0: no wall-clock limit */
+    if (!PyArg_ParseTuple(args, "OOOOpppOkiiiL|d", &values, &value_masks, &compat, &cover_masks, &strict_win,
+                          &draw_with_waste, &pair_with_cover, &outside, &mask, &cursor, &passes, &limit, &node_limit,
+                          &budget))
         return NULL;
+    if (!(budget >= 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "budget: must be a number of seconds >= 0");
+        return NULL;
+    }
     Search *s = calloc(1, sizeof(Search));
     if (!s) return (Search *)PyErr_NoMemory();
     int tmp[N_PYR];
@@ -856,6 +887,7 @@ static Search *parse_search(PyObject *args, State *start) {
     s->pair_with_cover = pair_with_cover;
     s->limit = limit;
     s->node_limit = node_limit;
+    s->deadline = budget > 0 ? monotonic_seconds() + budget : 0.0;
     start->mask = (uint32_t)mask;
     start->out = s->nout ? (~0ULL >> (64 - s->nout)) : 0;
     start->cursor = cursor;
@@ -925,7 +957,7 @@ static PyObject *fastsolve_most(PyObject *self, PyObject *args) {
     if (!s) return NULL;
     int most = run(s, start, RUN_MOST);
     long long nodes = s->nodes;
-    int stopped = nodes > s->node_limit;
+    int stopped = nodes > s->node_limit || s->timed_out;
     free_search(s);
     if (most == -2) return NULL;
     return Py_BuildValue("(iLi)", stopped ? 2 : 0, nodes, stopped ? -1 : most);

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from math import factorial
 
 from .cards import Card, full_deck
-from .rules import InvalidRules, Rules
+from .rules import InvalidRules, Rules, TooManyPasses
 
 VERSION = "PY1"
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # RFC 4648 base32
@@ -29,7 +29,7 @@ _FACT52 = factorial(52)
 class InvalidCode(ValueError):
     """A deal code that cannot be read; the message says what is wrong.
 
-    ``kind`` names the problem for translations: format, version, rules, characters, length, range."""
+    ``kind`` names the problem for translations: format, version, rules, passes, characters, length, range."""
 
     def __init__(self, message: str, kind: str = "format") -> None:
         super().__init__(message)
@@ -158,7 +158,7 @@ def parse_code(code: str) -> tuple[Deal, Rules]:
     try:
         rules = Rules.from_token(token)
     except InvalidRules as error:
-        raise InvalidCode(str(error), "rules") from None
+        raise InvalidCode(str(error), "passes" if isinstance(error, TooManyPasses) else "rules") from None
     bad = sorted({char for char in body if char not in ALPHABET})
     if bad:
         raise InvalidCode(

@@ -117,7 +117,7 @@ def describe(event: ev.Event, lang: str, error_help: bool) -> str:
         case ev.NotInPlay(card=card, removed=removed):
             return t(lang, "event.not_in_play_removed" if removed else "event.not_in_play", card=card_name(card, lang))
         case ev.UnknownCard(text=typed):
-            return t(lang, "event.unknown_card", text=typed)
+            return t(lang, "event.unknown_card", text=typed if len(typed) <= 40 else typed[:40] + "…")
         case ev.Undone(points=points):
             return t(lang, "event.undone_points", points=points) if points else t(lang, "event.undone")
         case ev.NothingToUndo():

@@ -1,19 +1,38 @@
-"""One live engine per channel, each behind its own lock, every action stored before it is answered."""
+"""One live engine per channel, each behind its own lock, every action stored before it is answered.
+
+``GameManager.turn(channel_id)`` is the one way into a channel's game: it takes the channel's lock,
+loads the game (from memory or storage), and hands out a ``Turn`` to check, apply, store and answer
+inside that lock, so answers leave in the order the moves were made. The solver runs in pools of
+its own with a wall-clock deadline, so hints cannot starve the end-of-game verdicts or other channels.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from .events import Event, Outcome
 from .game import Game, InvalidAction
-from .solver import Hint, hint, wait_nodes
-from .storage import ENDED, STUCK, WON, GameRecord, Storage
+from .solver import Hint, Verdict, hint, max_removable, solve, wait_nodes
+from .storage import BROKEN, ENDED, STUCK, WON, GameRecord, Storage
 
 log = logging.getLogger(__name__)
+
+# The solver's own pools: one thread for hints (a player asked), one for end-of-game verdicts, so a
+# verdict never queues behind hints, and neither takes the render pool or asyncio's default executor.
+HINT_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solver-hint")
+VERDICT_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solver-verdict")
+HINT_SECONDS = 2.0  # wall-clock limit of one hint, from the moment it is asked
+VERDICT_SECONDS = 2.5  # wall-clock limit of the "was this deal winnable" question
+MAX_WAITING_HINTS = 6  # hints queued or running over all games; more are refused as busy
+CACHE_SIZE = 512
 
 
 class GameError(Exception):
@@ -30,6 +49,10 @@ class StaleBoard(GameError):
     key = "stale_board"
 
 
+class SolverBusy(GameError):
+    key = "solver_busy"
+
+
 class GameExists(GameError):
     key = "game_exists"
 
@@ -39,7 +62,13 @@ class GameExists(GameError):
 
 
 class BrokenGame(GameError):
+    """A stored game that cannot be replayed. It has been closed (status ``broken``): the channel is free."""
+
     key = "broken_game"
+
+    def __init__(self, record: GameRecord, reason: str) -> None:
+        super().__init__(f"game {record.id} cannot be replayed: {reason}")
+        self.record = record
 
 
 @dataclass
@@ -48,7 +77,6 @@ class Live:
 
     record: GameRecord
     game: Game
-    last_used: float = 0.0
 
     @property
     def stored(self) -> int:
@@ -63,8 +91,80 @@ class ActResult:
     snapshot: Game  # the position right after the action, safe to draw while play goes on
 
 
+@dataclass
+class _Gate:
+    """A channel's lock and how many turns hold it or wait for it (removed when none do)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
+@dataclass
+class Turn:
+    """One request's exclusive use of a channel's game, inside the channel's lock.
+
+    ``live`` is the game in play (``None`` when there is none); ``broken`` is a stored game that
+    could not be replayed and was closed on the way in."""
+
+    manager: GameManager
+    channel_id: int
+    live: Live | None = None
+    broken: BrokenGame | None = None
+
+    def holds(self, game_id: int) -> bool:
+        """Whether the game in play is ``game_id``."""
+        return self.live is not None and self.live.record.id == game_id
+
+    async def apply(self, action: Callable[[Game], Event]) -> ActResult:
+        """Apply ``action`` to the game in play and store it before returning."""
+        if self.live is None:
+            raise NoGame()
+        result = await self.manager._apply(self.live, action)
+        if result.finished:
+            self.live = None
+        return result
+
+    async def end(self, status: str = ENDED) -> Live:
+        """End the game in play (recorded with ``status``)."""
+        if self.live is None:
+            raise NoGame()
+        live = self.live
+        await self.manager._finish(live, status)
+        self.live = None
+        return live
+
+    async def start(
+        self,
+        *,
+        guild_id: int,
+        owner_id: int,
+        game: Game,
+        daily: str | None = None,
+        locale: str | None = None,
+    ) -> Live:
+        """Deal ``game`` here; a game in play is ended first (the caller asked or checked)."""
+        if self.live is not None:
+            await self.end(ENDED)
+        manager = self.manager
+        record = GameRecord(
+            id=0,
+            guild_id=guild_id,
+            channel_id=self.channel_id,
+            owner_id=owner_id,
+            code=game.code,
+            rules=game.rules.token,
+            daily=daily,
+            created_at=manager.clock(),
+            locale=locale,
+        )
+        record = await manager.storage.create_game(record)
+        self.live = manager._keep(Live(record, game))
+        return self.live
+
+
 class GameManager:
-    """Holds the engines of the channels being played; idle ones are dropped and reloaded on demand."""
+    """Holds the engines of the channels being played: at most ``max_live`` (least recently used
+    dropped first, reloaded from storage on demand), and those idle for ``idle_seconds``."""
 
     def __init__(
         self,
@@ -73,46 +173,87 @@ class GameManager:
         clock: Callable[[], float] = time.time,
         idle_seconds: float = 1800.0,
         max_live: int = 2000,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.storage = storage
-        self.clock = clock
+        self.clock = clock  # wall time, for what is recorded
+        self.monotonic = monotonic  # for idleness: immune to clock changes
         self.idle_seconds = idle_seconds
         self.max_live = max_live
-        self._live: dict[int, Live] = {}
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._live: OrderedDict[int, Live] = OrderedDict()  # least recently used first
+        self._used: dict[int, float] = {}
+        self._gates: dict[int, _Gate] = {}
+        self._hint_gates: dict[int, _Gate] = {}
+        self._hints: OrderedDict[tuple[int, int], Hint] = OrderedDict()
+        self._verdicts: OrderedDict[str, tuple[Verdict, int | None]] = OrderedDict()
+        self._waiting_hints = 0
 
-    def lock(self, channel_id: int) -> asyncio.Lock:
-        lock = self._locks.get(channel_id)
-        if lock is None:
-            lock = self._locks[channel_id] = asyncio.Lock()
-        return lock
+    # ---------------------------------------------------------------- the way in
+    @asynccontextmanager
+    async def turn(self, channel_id: int) -> AsyncIterator[Turn]:
+        """The channel's lock, and its game loaded: everything a request does to a game happens in here."""
+        gate = self._gates.get(channel_id)
+        if gate is None:
+            gate = self._gates[channel_id] = _Gate()
+        gate.users += 1
+        try:
+            async with gate.lock:
+                turn = Turn(self, channel_id)
+                try:
+                    turn.live = await self.live(channel_id)
+                except BrokenGame as broken:
+                    turn.broken = broken
+                yield turn
+        finally:
+            gate.users -= 1
+            if gate.users == 0 and self._gates.get(channel_id) is gate:
+                del self._gates[channel_id]
+
+    def busy(self, channel_id: int) -> bool:
+        """Whether a request holds or waits for the channel's game."""
+        return channel_id in self._gates
 
     @property
     def live_count(self) -> int:
         return len(self._live)
 
+    @property
+    def lock_count(self) -> int:
+        return len(self._gates)
+
     # ----------------------------------------------------------------- loading
-    def _restore(self, record: GameRecord) -> Live:
+    async def live(self, channel_id: int) -> Live | None:
+        """The game in play in a channel, from memory or rebuilt from storage (without the lock: read only)."""
+        live = self._live.get(channel_id)
+        if live is not None:
+            self._touch(channel_id)
+            return live
+        record = await self.storage.live_game(channel_id)
+        if record is None:
+            return None
         try:
+            if record.damage is not None:
+                raise ValueError(record.damage)
             game = Game.replay(record.code, record.actions)
-        except (InvalidAction, ValueError) as error:
-            log.error("game %s cannot be replayed: %s", record.id, error)
-            raise BrokenGame(str(error)) from error
+        except (InvalidAction, ValueError, TypeError) as error:
+            await self._close_broken(record, str(error))
+            raise BrokenGame(record, str(error)) from error
         game.started_at = record.started_at
         game.finished_at = record.finished_at
-        return Live(record, game, self.clock())
+        live = Live(record, game)
+        if game.outcome is not None:
+            # The last move was stored but the process stopped before the game was closed.
+            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK)
+            return None
+        return self._keep(live)
 
-    async def live(self, channel_id: int) -> Live | None:
-        """The game in play in a channel, from memory or rebuilt from storage."""
-        live = self._live.get(channel_id)
-        if live is None:
-            record = await self.storage.live_game(channel_id)
-            if record is None:
-                return None
-            live = self._restore(record)
-            self._live[channel_id] = live
-        live.last_used = self.clock()
-        return live
+    async def _close_broken(self, record: GameRecord, reason: str) -> None:
+        log.error(
+            "game %s in channel %s cannot be replayed (%s): closed as broken", record.id, record.channel_id, reason
+        )
+        now = self.clock()
+        closed = replace(record, status=BROKEN, finished_at=now, seconds=0.0, actions=[])
+        await self.storage.finish_game(closed)
 
     async def record(self, game_id: int) -> GameRecord | None:
         return await self.storage.game(game_id)
@@ -130,28 +271,10 @@ class GameManager:
         replace: bool = False,
     ) -> Live:
         """Deal ``game`` in a channel. A running game there is kept (``GameExists``) unless ``replace``."""
-        async with self.lock(channel_id):
-            existing = await self.live(channel_id)
-            if existing is not None:
-                if not replace:
-                    raise GameExists(existing)
-                await self._finish(existing, ENDED)
-            record = GameRecord(
-                id=0,
-                guild_id=guild_id,
-                channel_id=channel_id,
-                owner_id=owner_id,
-                code=game.code,
-                rules=game.rules.token,
-                daily=daily,
-                created_at=self.clock(),
-                locale=locale,
-            )
-            record = await self.storage.create_game(record)
-            live = Live(record, game, self.clock())
-            self._live[channel_id] = live
-            self._evict_if_full()
-            return live
+        async with self.turn(channel_id) as turn:
+            if turn.live is not None and not replace:
+                raise GameExists(turn.live)
+            return await turn.start(guild_id=guild_id, owner_id=owner_id, game=game, daily=daily, locale=locale)
 
     async def act(
         self,
@@ -161,36 +284,30 @@ class GameManager:
         game_id: int | None = None,
         version: int | None = None,
     ) -> ActResult:
-        """``apply`` under the channel's lock."""
-        async with self.lock(channel_id):
-            return await self.apply(channel_id, action, game_id=game_id, version=version)
+        """Apply ``action`` under the channel's lock; a press for another game or an older board is
+        refused with ``StaleBoard`` and changes nothing."""
+        async with self.turn(channel_id) as turn:
+            if turn.live is None:
+                raise StaleBoard() if game_id is not None else NoGame()
+            if game_id is not None and not turn.holds(game_id):
+                raise StaleBoard()
+            if version is not None and version != turn.live.game.version:
+                raise StaleBoard()
+            return await turn.apply(action)
 
-    async def apply(
-        self,
-        channel_id: int,
-        action: Callable[[Game], Event],
-        *,
-        game_id: int | None = None,
-        version: int | None = None,
-    ) -> ActResult:
-        """Apply ``action`` to the channel's game and store it before returning. Hold ``lock(channel_id)``.
+    async def end(self, channel_id: int) -> Live:
+        async with self.turn(channel_id) as turn:
+            return await turn.end()
 
-        ``game_id`` and ``version`` come from a button: a press for another game or an
-        older board is refused with ``StaleBoard`` and changes nothing."""
-        live = await self.live(channel_id)
-        if live is None:
-            raise StaleBoard() if game_id is not None else NoGame()
-        if game_id is not None and live.record.id != game_id:
-            raise StaleBoard()
-        if version is not None and version != live.game.version:
-            raise StaleBoard()
+    # ---------------------------------------------------------------- applying
+    async def _apply(self, live: Live, action: Callable[[Game], Event]) -> ActResult:
         game = live.game
         event = action(game)
         try:
             await self._store(live)
         except BaseException:
             # What is not stored must not be answered: forget the engine, storage is the truth.
-            self._live.pop(channel_id, None)
+            self.forget(live.record.channel_id)
             raise
         finished = False
         if game.outcome is not None:
@@ -202,55 +319,139 @@ class GameManager:
         game, record = live.game, live.record
         new = game.actions[live.stored :]
         now = self.clock()
-        if record.started_at is None and game.moves > 0:
-            record.started_at = game.started_at = now
-        record.score, record.moves, record.removed = game.score, game.moves, game.removed
+        started_at = record.started_at
+        if started_at is None and game.moves > 0:
+            started_at = now
+        totals = replace(record, score=game.score, moves=game.moves, removed=game.removed, started_at=started_at)
         for offset, action in enumerate(new):
-            await self.storage.append_action(record.id, live.stored + offset, action, now, record)
+            await self.storage.append_action(record.id, live.stored + offset, action, now, totals)
+        record.score, record.moves, record.removed = game.score, game.moves, game.removed
+        record.started_at = game.started_at = started_at
         record.actions.extend(new)
 
-    async def end(self, channel_id: int) -> Live:
-        async with self.lock(channel_id):
-            live = await self.live(channel_id)
-            if live is None:
-                raise NoGame()
-            await self._finish(live, ENDED)
-            return live
-
-    async def add_hint(self, live: Live) -> Hint:
-        """A hint for the current position, computed off the event loop on a copy of the game."""
-        result = await asyncio.to_thread(hint, live.game.copy(), wait_nodes(live.game.rules))
-        live.record.hints += 1
-        await self.storage.add_hint(live.record.id)
-        return result
-
     async def _finish(self, live: Live, status: str) -> None:
+        """Close a game: stored first, then memory follows (a failed write changes nothing in memory)."""
         record, game = live.record, live.game
         now = self.clock()
-        record.status = status
-        record.score, record.moves, record.removed = game.score, game.moves, game.removed
-        record.finished_at = game.finished_at = now
-        record.seconds = now - record.started_at if record.started_at is not None else 0.0
-        await self.storage.finish_game(record)
-        self._live.pop(record.channel_id, None)
+        closed = replace(
+            record,
+            status=status,
+            score=game.score,
+            moves=game.moves,
+            removed=game.removed,
+            finished_at=now,
+            seconds=now - record.started_at if record.started_at is not None else 0.0,
+            actions=record.actions,
+        )
+        try:
+            await self.storage.finish_game(closed)
+        except BaseException:
+            self.forget(record.channel_id)
+            raise
+        record.status, record.score, record.moves, record.removed = status, closed.score, closed.moves, closed.removed
+        record.finished_at = game.finished_at = closed.finished_at
+        record.seconds, record.counted = closed.seconds, closed.counted
+        self.forget(record.channel_id)
+
+    # ------------------------------------------------------------------ solver
+    async def hint(self, live: Live, game: Game) -> Hint:
+        """A hint for ``game`` (a snapshot of ``live``'s position), counted for the game.
+
+        At most one hint per game is worked out at a time; the answer for a position is kept, so
+        asking again costs nothing. Raises ``SolverBusy`` when too many hints wait overall."""
+        game_id = live.record.id
+        key = (game_id, game.version)
+        gate = self._hint_gates.setdefault(game_id, _Gate())
+        gate.users += 1
+        try:
+            async with gate.lock:
+                known = self._hints.get(key)
+                if known is None:
+                    if self._waiting_hints >= MAX_WAITING_HINTS:
+                        raise SolverBusy()
+                    self._waiting_hints += 1
+                    try:
+                        deadline = time.monotonic() + HINT_SECONDS
+                        known = await asyncio.get_running_loop().run_in_executor(
+                            HINT_POOL, hint, game, wait_nodes(game.rules), deadline
+                        )
+                    finally:
+                        self._waiting_hints -= 1
+                    _remember(self._hints, key, known)
+        finally:
+            gate.users -= 1
+            if gate.users == 0 and self._hint_gates.get(game_id) is gate:
+                del self._hint_gates[game_id]
+        live.record.hints += 1
+        await self.storage.add_hint(game_id)
+        return known
+
+    def known_verdict(self, code: str) -> tuple[Verdict, int | None] | None:
+        return self._verdicts.get(code)
+
+    async def verdict(self, code: str) -> tuple[Verdict, int | None]:
+        """Whether a deal was winnable from its start, and the most cards it allowed (decided answers kept)."""
+        known = self._verdicts.get(code)
+        if known is not None:
+            return known
+        deadline = time.monotonic() + VERDICT_SECONDS
+        found = await asyncio.get_running_loop().run_in_executor(VERDICT_POOL, deal_verdict, code, deadline)
+        if found[0] is not Verdict.UNDECIDED:
+            _remember(self._verdicts, code, found)
+        return found
 
     # ---------------------------------------------------------------- memory
+    def _keep(self, live: Live) -> Live:
+        channel_id = live.record.channel_id
+        self._live[channel_id] = live
+        self._touch(channel_id)
+        if len(self._live) > self.max_live:
+            self._shrink(self.max_live)
+        return live
+
+    def _touch(self, channel_id: int) -> None:
+        self._live.move_to_end(channel_id)
+        self._used[channel_id] = self.monotonic()
+
+    def _shrink(self, size: int) -> None:
+        """Drop least recently used engines until ``size`` are left; never one a request is using."""
+        for channel_id in list(self._live):
+            if len(self._live) <= size:
+                break
+            if not self.busy(channel_id):
+                self.forget(channel_id)
+
     def evict_idle(self) -> int:
         """Drop engines idle for longer than ``idle_seconds`` (they reload from storage on demand)."""
-        limit = self.clock() - self.idle_seconds
-        dropped = 0
-        for channel_id, live in list(self._live.items()):
-            lock = self._locks.get(channel_id)
-            if live.last_used < limit and not (lock and lock.locked()):
-                del self._live[channel_id]
-                self._locks.pop(channel_id, None)
-                dropped += 1
-        return dropped
-
-    def _evict_if_full(self) -> None:
-        if len(self._live) > self.max_live:
-            self.evict_idle()
+        limit = self.monotonic() - self.idle_seconds
+        idle = [c for c in self._live if self._used.get(c, 0.0) < limit and not self.busy(c)]
+        for channel_id in idle:
+            self.forget(channel_id)
+        return len(idle)
 
     def forget(self, channel_id: int) -> None:
         """Drop a channel's engine from memory (as after a restart)."""
         self._live.pop(channel_id, None)
+        self._used.pop(channel_id, None)
+
+
+def deal_verdict(code: str, deadline: float | None = None) -> tuple[Verdict, int | None]:
+    """Whether a deal was winnable from the start, and the most cards it allowed (``None`` if unknown)."""
+    game = Game.from_code(code)
+    result = solve(game, wait_nodes(game.rules), deadline)
+    if result.won:
+        return result.verdict, 28
+    if result.verdict is Verdict.IMPOSSIBLE:
+        return result.verdict, max_removable(game, wait_nodes(game.rules), deadline)
+    return result.verdict, None
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _remember(cache: OrderedDict[K, V], key: K, value: V) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > CACHE_SIZE:
+        cache.popitem(last=False)

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 class InvalidRules(ValueError):
     """A rules token that does not describe a rule set."""
+
+
+# Players use one, two or three passes (the rule texts' classic and "soft" games); ten passes (P9) is
+# already more than anyone plays, and a larger limit only makes the limited-passes search slower.
+MAX_PASS_LIMIT = 9
+
+
+class TooManyPasses(InvalidRules):
+    """A pass limit above ``MAX_PASS_LIMIT``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +38,8 @@ class Rules:
     pair_with_cover: bool = False
 
     def __post_init__(self) -> None:
-        if self.pass_limit is not None and not 0 <= self.pass_limit <= 99:
-            raise InvalidRules(f"pass limit must be 0-99 or unlimited, not {self.pass_limit}")
+        if self.pass_limit is not None and not 0 <= self.pass_limit <= MAX_PASS_LIMIT:
+            raise TooManyPasses(f"pass limit must be 0-{MAX_PASS_LIMIT} or unlimited, not {self.pass_limit}")
 
     @property
     def token(self) -> str:
@@ -46,6 +55,10 @@ class Rules:
             parts.append("C")
         return "".join(parts) or "N"
 
+    def with_options(self, **options: object) -> Rules:
+        """These rules with some options changed, e.g. ``Rules().with_options(pass_limit=2)``."""
+        return replace(self, **options)  # type: ignore[arg-type]
+
     @property
     def is_default(self) -> bool:
         return self == Rules()
@@ -58,7 +71,7 @@ class Rules:
         if not text:
             raise InvalidRules("the rules token is empty (the default rules are 'N')")
         fields: dict[str, object] = {}
-        for match in re.finditer(r"P(\d{1,2})|[SWC]|(.)", text):
+        for match in re.finditer(r"P(\d+)|[SWC]|(.)", text):
             if match.group(2) is not None:
                 raise InvalidRules(
                     f"bad rules token {token!r}: {match.group(2)!r} is not a rule letter (N, or S, P<number>, W, C)"
@@ -67,5 +80,9 @@ class Rules:
             name = {"S": "strict_win", "P": "pass_limit", "W": "draw_with_waste", "C": "pair_with_cover"}[letter]
             if name in fields:
                 raise InvalidRules(f"bad rules token {token!r}: {letter!r} appears twice")
+            if letter == "P" and int(match.group(1)) > MAX_PASS_LIMIT:
+                raise TooManyPasses(
+                    f"bad rules token {token!r}: at most P{MAX_PASS_LIMIT} ({MAX_PASS_LIMIT + 1} passes)"
+                )
             fields[name] = int(match.group(1)) if letter == "P" else True
         return cls(**fields)  # type: ignore[arg-type]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from collections.abc import Iterator
 from copy import copy
 from dataclasses import dataclass, field, replace
@@ -246,6 +247,7 @@ class _Search:
                 self.compat[i] = self.value_masks[13 - v] & allowed
         self.node_limit = node_limit
         self.nodes = 0
+        self.deadline: float | None = None  # time.monotonic() after which the search gives up (undecided)
         self.dead: set = set()
         self._values_left: dict[int, list[int]] = {}
         self._outside_counts: dict[int, list[int]] = {}
@@ -255,6 +257,11 @@ class _Search:
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise _Undecided
+        if not self.nodes & 1023 and self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Undecided
+
+    def set_deadline(self, deadline: float | None) -> None:
+        self.deadline = deadline
 
     def pyramid_pairs(self, mask: int, free: tuple[int, ...]) -> Iterator[tuple[int, int]]:
         values = self.values
@@ -509,8 +516,14 @@ class _FullSearch(_Search):
     def start(self) -> tuple:
         return (self.start_mask, (1 << len(self.outside)) - 1, self.cursor, self.passes)
 
+    def set_deadline(self, deadline: float | None) -> None:
+        super().set_deadline(deadline)
+        self.relaxed.set_deadline(deadline)
+
     def compiled_args(self) -> tuple:
         """The arguments of ``_fastsolve.solve`` for this search (see _fastsolve.c)."""
+        # The compiled core takes the time it may still use, in seconds (0: no limit).
+        budget = 0.0 if self.deadline is None else max(self.deadline - time.monotonic(), 1e-6)
         return (
             self.values,
             self.value_masks,
@@ -525,6 +538,7 @@ class _FullSearch(_Search):
             self.passes,
             self.limit,
             self.node_limit,
+            budget,
         )
 
     def compiled_line(self) -> list[Step] | None:
@@ -784,22 +798,27 @@ class _FullSearch(_Search):
             yield ("m", Move("turn")), (mask, out, 0, passes + 1)
 
 
-def _search_for(game: Game, node_limit: int) -> _Search:
+def _search_for(game: Game, node_limit: int, deadline: float | None = None) -> _Search:
+    search: _Search
     if game.rules.pass_limit is not None:
-        return _FullSearch(game, node_limit)
-    if game.rules.draw_with_waste and game.rules.strict_win:
-        return _OrderSearch(game, node_limit)
-    # With unlimited turns any outside card can be brought to the top, so pairing two outside cards
-    # (the W variant) never helps to clear the pyramid: without strict win, W plays like N.
-    return _CountSearch(game, node_limit)
+        search = _FullSearch(game, node_limit)
+    elif game.rules.draw_with_waste and game.rules.strict_win:
+        search = _OrderSearch(game, node_limit)
+    else:
+        # With unlimited turns any outside card can be brought to the top, so pairing two outside cards
+        # (the W variant) never helps to clear the pyramid: without strict win, W plays like N.
+        search = _CountSearch(game, node_limit)
+    search.set_deadline(deadline)
+    return search
 
 
-def solve(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Solution:
-    """Won (with a winning line of engine moves), impossible, or undecided within ``node_limit`` nodes."""
+def solve(game: Game, node_limit: int = DEFAULT_NODE_LIMIT, deadline: float | None = None) -> Solution:
+    """Won (with a winning line of engine moves), impossible, or undecided within ``node_limit`` nodes
+    (and before ``deadline``, a ``time.monotonic()`` value, when one is given)."""
     if game.outcome is not None:
         verdict = Verdict.WON if game.outcome.value == "won" else Verdict.IMPOSSIBLE
         return Solution(verdict)
-    search = _search_for(game, node_limit)
+    search = _search_for(game, node_limit, deadline)
     try:
         if isinstance(search, _FullSearch) and compiled_for(game.rules):
             steps = search.compiled_line()
@@ -812,9 +831,9 @@ def solve(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Solution:
     return Solution(Verdict.WON, tuple(_realize(game, search, steps)), search.nodes)
 
 
-def max_removable(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> int | None:
+def max_removable(game: Game, node_limit: int = DEFAULT_NODE_LIMIT, deadline: float | None = None) -> int | None:
     """The most pyramid cards that can still be removed from this position (None if undecided)."""
-    search = _search_for(game, node_limit)
+    search = _search_for(game, node_limit, deadline)
     if isinstance(search, _FullSearch) and compiled_for(game.rules):
         status, search.nodes, most = _fastsolve.most(*search.compiled_args())
         return None if status == 2 else most
@@ -824,12 +843,12 @@ def max_removable(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> int | Non
         return None
 
 
-def hint(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Hint:
+def hint(game: Game, node_limit: int = DEFAULT_NODE_LIMIT, deadline: float | None = None) -> Hint:
     """The next move of a winning line or, when there is none, the move that keeps the most cards removable."""
     moves = game.legal_moves()
     if not moves:
         return Hint(None, False, lost=game.outcome is not None and game.outcome.value != "won")
-    solution = solve(game, node_limit)
+    solution = solve(game, node_limit, deadline)
     if solution.won and solution.line:
         return Hint(solution.line[0], True)
     best: tuple[int, int] | None = None
@@ -838,7 +857,7 @@ def hint(game: Game, node_limit: int = DEFAULT_NODE_LIMIT) -> Hint:
     for move in moves:
         trial = game.copy()
         trial.play(move)
-        rest = max_removable(trial, node_limit // max(len(moves), 1))
+        rest = max_removable(trial, node_limit // max(len(moves), 1), deadline)
         exact = exact and rest is not None
         score = (trial.removed + (rest or 0), 0 if move.kind in ("draw", "turn") else 1)
         if best is None or score > best:
@@ -910,20 +929,26 @@ def first_winnable(
     node_limit: int = DEFAULT_NODE_LIMIT,
     max_tries: int | None = None,
     node_budget: int | None = None,
+    deadline: float | None = None,
 ) -> WinnablePick | None:
     """The first deal number from ``start`` upwards that is proved winnable under ``rules``.
 
     Deterministic on every machine: the limits count nodes and tries, not seconds, and an
     undecided deal is skipped the same way everywhere. ``None`` when ``max_tries`` deals or
-    ``node_budget`` nodes were spent without success."""
+    ``node_budget`` nodes were spent without success, or once ``deadline`` (``time.monotonic()``)
+    passed: a deadline trades that determinism for a bounded wait."""
     tried = 0
     nodes = 0
     skipped: list[int] = []
     number = start
-    while (max_tries is None or tried < max_tries) and (node_budget is None or nodes < node_budget):
+    while (
+        (max_tries is None or tried < max_tries)
+        and (node_budget is None or nodes < node_budget)
+        and (deadline is None or time.monotonic() < deadline)
+    ):
         deal = number % (MAX_DEAL_NUMBER + 1)
         limit = node_limit if node_budget is None else min(node_limit, node_budget - nodes)
-        result = solve(Game.from_number(deal, rules), limit)
+        result = solve(Game.from_number(deal, rules), limit, deadline)
         tried += 1
         nodes += result.nodes
         if result.won:

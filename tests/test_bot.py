@@ -164,10 +164,12 @@ async def test_the_same_draw_pressed_twice_at_once_draws_once(harness):
     live = await harness.bot.manager.live(CHANNEL_ID)
     assert live.game.moves == 1 and len(live.game.stock) == 22
     texts = [s.content for sent in results for s in sent]
-    assert any("This board is out of date" in text for text in texts)
+    # The second press came from the game's own message, drawn for the version before: it is redrawn.
+    assert any("brought up to date; nothing was played" in text for text in texts)
+    assert "Draw (22)" in labels(harness.board())
 
 
-async def test_a_press_on_an_outdated_board_is_refused(harness):
+async def test_a_press_on_an_older_render_of_the_current_message_redraws_it(harness):
     await start(harness, kings_and_pairs().code)
     draw = harness.board_button("Draw (23)")
     message_id = int(harness.board()["id"])
@@ -175,22 +177,39 @@ async def test_a_press_on_an_outdated_board_is_refused(harness):
     live = await harness.bot.manager.live(CHANNEL_ID)
     state = live.game.state()
     sent = await harness.press(draw, message_id)  # the same button again: drawn for the previous board
+    assert not sent[-1].ephemeral and sent[-1].data["type"] == 7  # the message itself is updated
+    assert "brought up to date" in sent[-1].content and sent[-1].png is not None
+    assert live.game.state() == state
+    assert "Draw (22)" in labels(harness.board())
+
+
+async def test_a_press_on_an_older_message_is_refused(harness):
+    await start(harness, kings_and_pairs().code)
+    draw = harness.board_button("Draw (23)")
+    old_id = int(harness.board()["id"])
+    await harness.command("draw")  # a typed move posts a fresh board: the first message is no longer the game's
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    state = live.game.state()
+    sent = await harness.press(draw, old_id)
     assert sent[-1].ephemeral and "This board is out of date" in sent[-1].content
     assert live.game.state() == state
     # Discord may hand over the message as it is now, without that button: still a clear answer.
-    sent = await harness.press(draw, message_id, current=True)
+    sent = await harness.press(draw, old_id, current=True)
     assert sent[-1].ephemeral and "This board is out of date" in sent[-1].content
     assert live.game.state() == state
 
 
-async def test_a_button_of_a_finished_game_is_refused(harness):
+async def test_an_old_button_of_a_finished_games_message_shows_it_finished(harness):
     await start(harness, kings_and_pairs().code)
     old_draw = harness.board_button("Draw (23)")
     old_id = int(harness.board()["id"])
     await harness.press(harness.board_button("End"))
     await start(harness, kings_and_pairs().code)
-    sent = await harness.press(old_draw, old_id)
-    assert sent[-1].ephemeral and "out of date" in sent[-1].content
+    sent = await harness.press(old_draw, old_id)  # a client still showing the board before the end
+    assert sent[-1].data["type"] == 7 and "Game ended" in sent[-1].content
+    assert labels(harness.hub.messages[old_id]) == ["New game", "Same deal again"]
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    assert live.game.moves == 0  # the new game is untouched
 
 
 async def test_a_strangers_press_is_refused_unless_the_server_allows_anyone(harness):

@@ -81,7 +81,7 @@ def test_rules_tokens_round_trip():
         Rules(strict_win=True),
         Rules(pass_limit=0),
         Rules(pass_limit=2, draw_with_waste=True),
-        Rules(strict_win=True, pass_limit=12, draw_with_waste=True, pair_with_cover=True),
+        Rules(strict_win=True, pass_limit=9, draw_with_waste=True, pair_with_cover=True),
     ]:
         assert Rules.from_token(rules.token) == rules
         game = Game.from_number(99, rules)

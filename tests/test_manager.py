@@ -11,7 +11,7 @@ from pyramide.storage.sqlite import SQLiteStorage
 
 async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(storage):
     clock = [1000.0]
-    manager = GameManager(storage, clock=lambda: clock[0], idle_seconds=60)
+    manager = GameManager(storage, clock=lambda: clock[0], monotonic=lambda: clock[0], idle_seconds=60)
     live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     for action in (lambda g: g.tap(STOCK), lambda g: g.tap(26), lambda g: g.undo(), lambda g: g.tap(21)):
         await manager.act(5, action)

@@ -233,7 +233,7 @@ def test_compiled_core_refuses_bad_input_instead_of_crashing(position, value, pr
 def test_a_hard_lost_three_pass_deal_still_gets_its_card_count_at_the_end():
     """Deal 159 under three passes needs more nodes than the Python search is given while a player
     waits; the compiled core gets ten times as many, so the end message can name the count."""
-    from cogs.words import deal_verdict
+    from pyramide.manager import deal_verdict
 
     rules = Rules(pass_limit=2)
     code = Game.from_number(159, rules).code

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 PLAYING, WON, STUCK, ENDED = "playing", "won", "stuck", "ended"
-FINISHED = (WON, STUCK, ENDED)
+BROKEN = "broken"  # a stored game that could not be replayed: closed, played but never won
+FINISHED = (WON, STUCK, ENDED, BROKEN)
 
 
 @dataclass(slots=True)
@@ -37,6 +38,7 @@ class GameRecord:
     seconds: float | None = None
     locale: str | None = None
     actions: list[int | str] = field(default_factory=list)
+    damage: str | None = None  # why the stored actions could not be read (not stored itself)
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,7 +100,7 @@ def _encode(action: int | str) -> str:
 
 def _decode(text: str) -> int | str:
     value = json.loads(text)
-    if not isinstance(value, int | str):
+    if isinstance(value, bool) or not isinstance(value, int | str):
         raise ValueError(f"bad stored action {text!r}")
     return value
 
@@ -176,7 +176,11 @@ class SQLiteStorage:
             return None
         record = self._record(tuple(row))
         async with self.db.execute("SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (record.id,)) as cursor:
-            record.actions = [_decode(r[0]) for r in await cursor.fetchall()]
+            rows = await cursor.fetchall()
+        try:
+            record.actions = [_decode(r[0]) for r in rows]
+        except (ValueError, TypeError) as error:
+            record.damage = f"stored actions unreadable: {error}"
         return record
 
     async def live_game(self, channel_id: int) -> GameRecord | None:
