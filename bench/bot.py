@@ -6,7 +6,12 @@ received to the response being sent, for two loads:
   presses spread over the first second: about 50 (then 85) presses a second;
 - burst: every channel presses again as soon as its board is back (saturation).
 
+and a hint storm: 12 players press Hint on deals the solver finds hard (strict win with the drawn
+card, searched in pure Python) while 20 other channels play; prints how long the others wait for
+their first answer, and how the hints were answered.
+
 Usage: .venv/bin/python bench/bot.py [CHANNELS] [PRESSES]   (default 100 x 20)
+       .venv/bin/python bench/bot.py --hint-storm
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pyramide import Game
+from pyramide import Game, Rules
 from tests.harness import GUILD_ID, OWNER, Harness
 
 
@@ -87,8 +92,64 @@ async def run(channels: int, presses: int, pace: tuple[float, float] | None) -> 
     )
 
 
+async def hint_storm(hinters: int = 12, players: int = 20, presses: int = 15) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        h = await Harness(str(Path(folder) / "storm.db")).start()
+        hard = Rules(strict_win=True, draw_with_waste=True)
+        hint_times: list[float] = []
+        outcomes: list[str] = []
+
+        async def ask(channel_id: int, deal: int) -> None:
+            live = await h.bot.manager.start(
+                guild_id=GUILD_ID, channel_id=channel_id, owner_id=OWNER, game=Game.from_number(deal, hard)
+            )
+            message = h.hub.message(channel_id, {"content": "", "components": []})
+            live.record.message_id = int(message["id"])
+            custom_id = f"pyr:{live.record.id}:{live.game.version}:hint"
+            message["components"] = [
+                {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}
+            ]
+            payload = h.press_payload(custom_id, message)
+            start = time.perf_counter()
+            known = asyncio.all_tasks()
+            h.fire(payload, int(message["id"]))
+            await h.settle(known)
+            hint_times.append((time.perf_counter() - start) * 1000)
+            last = h.answers(payload["token"])[-1].content
+            outcomes.append("busy" if "busy" in last else "hint" if "Hint" in last else "other")
+
+        latencies: list[float] = []
+        rng = random.Random(2)
+        start = time.perf_counter()
+        await asyncio.gather(
+            *(
+                ask(20_000 + i, deal)
+                for i, deal in enumerate([44, 69, 55, 108, 74, 7, 8, 102, 44, 69, 55, 108][:hinters])
+            ),
+            *(
+                play_channel(h, 30_000 + i, presses, (0.2, 0.6), random.Random(rng.random()), latencies)
+                for i in range(players)
+            ),
+        )
+        elapsed = time.perf_counter() - start
+        await h.stop()
+    latencies.sort()
+    hint_times.sort()
+    p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
+    print(
+        f"hint storm: {hinters} hard hints at once beside {players} channels x {presses} presses ({elapsed:.1f} s): "
+        f"other channels' first answer median {statistics.median(latencies):.1f} ms, p99 {p99:.1f} ms, "
+        f"max {latencies[-1]:.1f} ms; hints answered in median {statistics.median(hint_times or [0]):.0f} ms, "
+        f"max {max(hint_times or [0]):.0f} ms "
+        f"({outcomes.count('hint')} hints, {outcomes.count('busy')} 'busy, try again')"
+    )
+
+
 def main() -> None:
     logging.disable(logging.WARNING)
+    if "--hint-storm" in sys.argv:
+        asyncio.run(hint_storm())
+        return
     channels = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     presses = int(sys.argv[2]) if len(sys.argv) > 2 else 20
     asyncio.run(run(channels, presses, pace=(1.0, 3.0)))

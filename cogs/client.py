@@ -10,7 +10,7 @@ from collections.abc import Callable
 import discord
 from discord.ext import commands
 
-from pyramide.manager import GameManager
+from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
 from pyramide.render import sprites
 from pyramide.solver import has_compiled_core
 from pyramide.storage import GuildSettings, Storage
@@ -56,13 +56,18 @@ class PyramideBot(commands.Bot):
                 self._settings.pop(next(iter(self._settings)))
         return settings
 
+    def cached_settings(self, guild_id: int) -> GuildSettings | None:
+        return self._settings.get(guild_id)
+
     async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
         self._settings.pop(guild_id, None)
         await self.storage.save_settings(guild_id, settings)
         self._settings[guild_id] = settings
 
     async def setup_hook(self) -> None:
-        # Card sprites are drawn once, before the first press has to wait for them.
+        # Card sprites are drawn once, and the solver's worker processes started, before the first press.
+        HINT_POOL.warm()
+        VERDICT_POOL.warm()
         await asyncio.to_thread(sprites)
         if not has_compiled_core():
             log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")

@@ -18,6 +18,7 @@ import secrets
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import discord
@@ -594,10 +595,12 @@ async def winnable_game(rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]
     start = secrets.randbelow(MAX_DEAL_NUMBER + 1)
     limit = wait_nodes(rules)
     deadline = time.monotonic() + WINNABLE_SECONDS
-    pick = await asyncio.get_running_loop().run_in_executor(
-        VERDICT_POOL,
-        functools.partial(first_winnable, start, rules, limit, WINNABLE_TRIES, WINNABLE_BUDGET * limit, deadline),
-    )
+    try:
+        pick = await VERDICT_POOL.run(
+            first_winnable, start, rules, limit, WINNABLE_TRIES, WINNABLE_BUDGET * limit, deadline
+        )
+    except BrokenProcessPool:
+        pick = None
     if pick is None:
         return Game.new(rules), (t(lang, "error.winnable_not_found"),)
     return Game.from_number(pick.number, rules), ()
@@ -607,13 +610,20 @@ async def command_move(interaction: discord.Interaction, action: Callable[[Game]
     """/pyramide tap, draw, undo: the same moves as the buttons, answered with a fresh board.
 
     If the answer has to be deferred before the move is made (a busy channel), its visibility is
-    guessed from the move on a copy of the current position: a move that changes nothing is private."""
+    guessed from the current position: a refusal, or a move that changes nothing, is private."""
     lang = language(interaction)
-    manager = bot_of(interaction).manager
+    bot = bot_of(interaction)
+    manager = bot.manager
 
     def private() -> bool:
-        live = manager._live.get(interaction.channel_id or 0)
-        return live is not None and isinstance(action(live.game.copy()), QUIET_EVENTS)
+        live = manager.peek(interaction.channel_id or 0)
+        if live is None:
+            return True
+        if live.record.owner_id != interaction.user.id:
+            settings = bot.cached_settings(live.record.guild_id)
+            if settings is None or not settings.anyone_can_play:
+                return True
+        return isinstance(action(live.game.copy()), QUIET_EVENTS)
 
     async with answering(interaction, private=private) as answer:
         place = _place(answer)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
@@ -24,11 +27,45 @@ from .solver import Hint, Verdict, hint, max_removable, solve, wait_nodes
 from .storage import BROKEN, ENDED, STUCK, WON, GameRecord, Storage
 
 log = logging.getLogger(__name__)
+R = TypeVar("R")
 
-# The solver's own pools: one thread for hints (a player asked), one for end-of-game verdicts, so a
-# verdict never queues behind hints, and neither takes the render pool or asyncio's default executor.
-HINT_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solver-hint")
-VERDICT_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solver-verdict")
+
+class SolverPool:
+    """One worker process for solver work. A search in pure Python holds the GIL for its whole run; in
+    a thread it would slow every await of the event loop (measured: one hard hint delayed other
+    channels' answers by 1.2 s), in a process of its own it cannot. A crashed worker is replaced."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._pool: Executor | None = None
+
+    def executor(self) -> Executor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def warm(self) -> None:
+        """Start the worker now, so the first question does not wait for it."""
+        self.executor().submit(os.getpid)
+
+    async def run(self, function: Callable[..., R], *args: object) -> R:
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.executor(), function, *args)
+        except BrokenProcessPool:
+            log.error("solver worker %s stopped; starting a new one", self.name)
+            self._pool = None
+            raise
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+# The solver's own pools: hints (a player asked) and end-of-game verdicts, so a verdict never queues
+# behind hints, and neither takes the render pool or asyncio's default executor.
+HINT_POOL = SolverPool("hints")
+VERDICT_POOL = SolverPool("verdicts")
 HINT_SECONDS = 2.0  # wall-clock limit of one hint, from the moment it is asked
 VERDICT_SECONDS = 2.5  # wall-clock limit of the "was this deal winnable" question
 MAX_WAITING_HINTS = 6  # hints queued or running over all games; more are refused as busy
@@ -213,6 +250,10 @@ class GameManager:
         """Whether a request holds or waits for the channel's game."""
         return channel_id in self._gates
 
+    def peek(self, channel_id: int) -> Live | None:
+        """The channel's engine if it is in memory (no loading, no lock): for guesses only."""
+        return self._live.get(channel_id)
+
     @property
     def live_count(self) -> int:
         return len(self._live)
@@ -372,9 +413,9 @@ class GameManager:
                     self._waiting_hints += 1
                     try:
                         deadline = time.monotonic() + HINT_SECONDS
-                        known = await asyncio.get_running_loop().run_in_executor(
-                            HINT_POOL, hint, game, wait_nodes(game.rules), deadline
-                        )
+                        known = await HINT_POOL.run(hint, game, wait_nodes(game.rules), deadline)
+                    except BrokenProcessPool as error:
+                        raise SolverBusy() from error
                     finally:
                         self._waiting_hints -= 1
                     _remember(self._hints, key, known)
@@ -395,7 +436,10 @@ class GameManager:
         if known is not None:
             return known
         deadline = time.monotonic() + VERDICT_SECONDS
-        found = await asyncio.get_running_loop().run_in_executor(VERDICT_POOL, deal_verdict, code, deadline)
+        try:
+            found = await VERDICT_POOL.run(deal_verdict, code, deadline)
+        except BrokenProcessPool:
+            return Verdict.UNDECIDED, None
         if found[0] is not Verdict.UNDECIDED:
             _remember(self._verdicts, code, found)
         return found

@@ -43,3 +43,13 @@ async def storage(tmp_path):
     await store.open()
     yield store
     await store.close()
+
+
+@pytest.fixture
+async def harness(tmp_path):
+    """The real bot on a real SQLite file, with only Discord's HTTP edge replaced (tests/harness.py)."""
+    from tests.harness import Harness
+
+    h = await Harness(str(tmp_path / "bot.db")).start()
+    yield h
+    await h.stop()

@@ -14,8 +14,10 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
+import aiohttp
 import discord
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
@@ -63,6 +65,7 @@ class Sent:
     data: dict[str, Any] | None
     files: list[tuple[str, bytes]] = field(default_factory=list)
     token: str | None = None  # the interaction this answers (webhook requests)
+    message_id: int | None = None  # the message this request made or changed, as Discord shows it
     at: float = field(default_factory=time.perf_counter)
 
     @property
@@ -112,10 +115,51 @@ class Sent:
         return next((data for name, data in self.files if name.endswith(".png")), None)
 
 
+@dataclass
+class Fault:
+    """How Discord fails the next matching interaction request: ``where`` is ``callback`` (the first
+    answer), ``followup``, ``original`` (edits of the first answer) or ``any``; ``kind`` is
+    ``unknown`` (404 Unknown interaction), ``network`` (connection reset) or ``slow`` (``seconds``
+    late, then answered as Discord would: refused when the 3 s for a first answer are over)."""
+
+    where: str
+    kind: str
+    seconds: float = 0.0
+
+    def matches(self, route: Any) -> bool:
+        path = route.path
+        place = (
+            "callback"
+            if path.endswith("/callback")
+            else "original"
+            if path.endswith("/messages/@original")
+            else "followup"
+        )
+        return self.where in ("any", place)
+
+
+ANSWER_WINDOW = 3.0  # seconds Discord waits for an interaction's first answer
+
+
+def unknown_interaction() -> discord.NotFound:
+    return discord.NotFound(
+        SimpleNamespace(status=404, reason="Not Found"),  # type: ignore[arg-type]
+        {"code": 10062, "message": "Unknown interaction"},
+    )
+
+
 class Hub:
-    """The recorded side of Discord: every request, and the messages they made."""
+    """The recorded side of Discord: every request, and the messages they made.
+
+    Interaction answers follow Discord's rules: a first answer later than 3 s after the interaction
+    is refused (404 Unknown interaction); a deferred command shows a "thinking" message whose
+    visibility the deferral fixed, and the first followup replaces it with that visibility. Tests
+    add ``faults`` to make the next requests fail as Discord's edge can."""
 
     def __init__(self) -> None:
+        self.faults: list[Fault] = []
+        self.created: dict[str, float] = {}  # interaction token -> when Discord sent it
+        self.thinking: dict[str, int] = {}  # token -> flags of a deferred answer still "thinking"
         self.sent: list[Sent] = []
         self.messages: dict[int, dict[str, Any]] = {}
         self.history: list[dict[str, Any]] = []  # every version of every message, oldest first
@@ -180,6 +224,16 @@ class Hub:
     # -- the webhook edge (interaction responses and followups)
     def webhook(self, route: Any, data: Any, files: Any, multipart: Any) -> Any:
         sent = self.record(route.method, route.path, data, files, multipart)
+        result = self._serve(route, sent)
+        message = result.get("resource", {}).get("message") if isinstance(result, dict) else None
+        message = message or (result if isinstance(result, dict) and "channel_id" in result else None)
+        if message is not None:
+            sent.message_id = int(message["id"])
+        elif sent.token in self.original and route.path.endswith("/callback"):
+            sent.message_id = self.original[sent.token]
+        return result
+
+    def _serve(self, route: Any, sent: Sent) -> Any:
         token = route.webhook_token
         sent.token = token
         waiter = self.waiters.pop(token, None)
@@ -193,7 +247,12 @@ class Hub:
                 message = self.message(channel_id, sent.body, message_id if kind == 7 else None)
                 self.original[token] = int(message["id"])
                 return {"interaction": interaction, "resource": {"type": kind, "message": message}}
-            if kind in (5, 6) and message_id and kind == 6:
+            if kind == 5:  # "thinking": a message whose visibility is fixed now
+                flags = int(sent.body.get("flags") or 0)
+                message = self.message(channel_id, {"content": "", "flags": flags})
+                self.original[token] = int(message["id"])
+                self.thinking[token] = flags
+            if kind == 6 and message_id:
                 self.original[token] = message_id
             return {"interaction": interaction, "resource": {"type": kind}}
         channel_id, _ = self._interaction_target[token]
@@ -202,12 +261,43 @@ class Hub:
             if route.method == "GET":
                 assert message_id is not None, "no original response yet"
                 return self.messages[message_id]
+            self.thinking.pop(token, None)
+            if route.method == "DELETE":
+                if message_id is not None:
+                    self.messages.pop(message_id, None)
+                return None
             message = self.message(channel_id, sent.body, message_id)
             self.original[token] = int(message["id"])
             return message
-        if route.method == "POST":  # followup
+        if route.method == "POST":  # followup: the first one after a deferral replaces the "thinking" message
+            if token in self.thinking:
+                body = {**sent.body, "flags": self.thinking.pop(token)}
+                return self.message(channel_id, body, self.original[token])
             return self.message(channel_id, sent.body)
         return None
+
+    def visible_flags(self, sent: Sent) -> int:
+        """The flags of the message a request made or edited, as Discord shows it."""
+        message = self.messages.get(sent.message_id or 0)
+        return int(message.get("flags") or 0) if message else sent.flags
+
+    def fail(self, where: str, kind: str, seconds: float = 0.0) -> None:
+        self.faults.append(Fault(where, kind, seconds))
+
+    async def edge(self, route: Any) -> None:
+        """What Discord's edge does to an interaction request before it is served."""
+        fault = next((f for f in self.faults if f.matches(route)), None)
+        if fault is not None:
+            self.faults.remove(fault)
+            if fault.kind == "unknown":
+                raise unknown_interaction()
+            if fault.kind == "network":
+                raise aiohttp.ClientConnectionError("Connection reset by peer")
+            await asyncio.sleep(fault.seconds)
+        created = self.created.get(route.webhook_token)
+        late = created is not None and time.perf_counter() - created > ANSWER_WINDOW
+        if route.path.endswith("/callback") and late:
+            raise unknown_interaction()
 
     # interaction token -> (channel, message the interaction came from); set by Harness._dispatch
     _interaction_target: ClassVar[dict[str, tuple[int, int | None]]] = {}
@@ -274,6 +364,7 @@ class RecordingAdapter(AsyncWebhookAdapter):
         self, route: Any, session: Any, *, payload: Any = None, multipart: Any = None, files: Any = None, **kwargs: Any
     ) -> Any:
         await asyncio.sleep(0)
+        await self.hub.edge(route)
         return self.hub.webhook(route, payload, files, multipart)
 
 
@@ -417,6 +508,7 @@ class Harness:
         """Hand an interaction to the bot as the gateway would, without waiting for the answer."""
         assert self.bot is not None
         Hub._interaction_target[payload["token"]] = (int(payload["channel_id"]), message_id)
+        self.hub.created[payload["token"]] = time.perf_counter()
         self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
 
     async def say(self, content: str, user: int = OWNER, channel_id: int = CHANNEL_ID) -> list[Sent]:
@@ -458,6 +550,7 @@ class Harness:
     async def _dispatch(self, payload: dict[str, Any], message_id: int | None = None) -> list[Sent]:
         assert self.bot is not None
         Hub._interaction_target[payload["token"]] = (int(payload["channel_id"]), message_id)
+        self.hub.created[payload["token"]] = time.perf_counter()
         before = len(self.hub.sent)
         known = asyncio.all_tasks()
         self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
@@ -474,9 +567,25 @@ class Harness:
         self, path: str, user: int = OWNER, channel_id: int = CHANNEL_ID, permissions: int = PLAIN, **options: Any
     ) -> list[Sent]:
         """``/pyramide <path>`` with options, e.g. ``command("new", code="PY1-N-AAAAAAS")``."""
+        return await self._dispatch(self.command_payload(path, user, channel_id, permissions, **options))
+
+    def command_payload(
+        self, path: str, user: int = OWNER, channel_id: int = CHANNEL_ID, permissions: int = PLAIN, **options: Any
+    ) -> dict[str, Any]:
         payload = self._base(2, user, channel_id, permissions)
         payload["data"] = self._command_data(path, options)
-        return await self._dispatch(payload)
+        return payload
+
+    @staticmethod
+    async def settle(known: set[asyncio.Task[Any]]) -> None:
+        """Wait until every task started since ``known`` (``asyncio.all_tasks()`` taken before) has finished."""
+        known = set(known)
+        while pending := asyncio.all_tasks() - known - {asyncio.current_task()}:
+            known |= pending
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def answers(self, token: str) -> list[Sent]:
+        return [s for s in self.hub.sent if s.token == token]
 
     async def autocomplete(
         self, path: str, focused: str, value: str, user: int = OWNER, channel_id: int = CHANNEL_ID

@@ -22,13 +22,6 @@ from tests.harness import (
 )
 
 
-@pytest.fixture
-async def harness(tmp_path):
-    h = await Harness(str(tmp_path / "bot.db")).start()
-    yield h
-    await h.stop()
-
-
 def said(sent):
     """Everything the bot wrote in answer to one interaction."""
     return "\n".join(s.content for s in sent)
@@ -247,6 +240,7 @@ async def test_end_needs_the_owner_or_manage_messages(harness):
         ("hello", "looks like PY1-N-AAAAAAS"),
         ("PY1-N-AAAA", "must have 7 characters"),
         ("PY1-Q-AAAAAAS", "rules part"),
+        ("PY1-P99-AAAAAAS", "at most ten passes (P9)"),
     ],
 )
 async def test_an_invalid_code_gets_a_clear_message_and_deals_nothing(harness, code, words):

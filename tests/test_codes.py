@@ -141,3 +141,11 @@ def test_random_deals_differ_and_carry_short_codes():
     codes = {Game.new().code for _ in range(20)}
     assert len(codes) == 20
     assert all(len(c) == len("PY1-N-AAAAAAS") for c in codes)
+
+
+@pytest.mark.parametrize("code", ["PY1-P10-AAAAAAS", "PY1-SP99W-AAAAAAS"])
+def test_more_than_ten_passes_is_refused_with_its_own_reason(code):
+    with pytest.raises(InvalidCode) as info:
+        Game.from_code(code)
+    assert info.value.kind == "passes" and "at most P9" in str(info.value)
+    assert Game.from_code(code.replace("P10", "P9").replace("P99", "P9")).rules.pass_limit == 9

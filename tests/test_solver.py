@@ -241,3 +241,35 @@ def test_a_hard_lost_three_pass_deal_still_gets_its_card_count_at_the_end():
     assert solver.wait_nodes(rules) > solver.PYTHON_WAIT_NODES
     assert solver.wait_nodes(Rules()) == solver.PYTHON_WAIT_NODES
     assert deal_verdict(code) == (Verdict.IMPOSSIBLE, 27)
+
+
+def test_a_deadline_stops_the_python_search_as_undecided():
+    """Strict win with the drawn card runs in Python and needs far more than 1,024 nodes on deal 44:
+    with its deadline already passed, the search stops at its first clock check."""
+    import time
+
+    game = Game.from_number(44, Rules(strict_win=True, draw_with_waste=True))
+    result = solve(game, 10**9, deadline=time.monotonic())
+    assert result.verdict is Verdict.UNDECIDED and result.nodes <= 1024
+    assert max_removable(game, 10**9, deadline=time.monotonic()) is None
+    # the hint still answers (a legal move), without a winning line it could not prove
+    suggestion = hint(game, 10**9, deadline=time.monotonic())
+    assert suggestion.move in game.legal_moves() and not suggestion.winning
+
+
+@needs_compiled
+def test_a_deadline_stops_the_compiled_search_as_undecided():
+    import time
+
+    game = Game.from_number(462, Rules(pass_limit=2))  # 1.66M nodes without a deadline
+    result = solve(game, 10**9, deadline=time.monotonic())
+    assert result.verdict is Verdict.UNDECIDED and result.nodes < 100_000
+    assert max_removable(game, 10**9, deadline=time.monotonic()) is None
+    assert solve(game, 10**9, deadline=time.monotonic() + 600).won  # a far deadline changes nothing
+
+
+def test_first_winnable_gives_up_at_its_deadline():
+    import time
+
+    assert first_winnable(0, Rules(), deadline=time.monotonic()) is None
+    assert first_winnable(0, Rules(), deadline=time.monotonic() + 600) is not None
