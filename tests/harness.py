@@ -671,3 +671,15 @@ def _custom_ids(message: dict[str, Any]) -> list[str]:
     return [
         c["custom_id"] for row in message.get("components", []) for c in row.get("components", []) if "custom_id" in c
     ]
+
+
+def labels(message: dict[str, Any]) -> list[str | None]:
+    """The button labels of a message, row by row."""
+    return [c.get("label") for row in message["components"] for c in row["components"]]
+
+
+async def start(h: Harness, code: str) -> Sent:
+    """``/pyramide new code:<code>``; returns the board it posted."""
+    sent = await h.command("new", code=code)
+    assert sent[0].png is not None, [s.content for s in sent]
+    return sent[0]

@@ -19,22 +19,14 @@ from tests.harness import (
     PLAIN,
     STRANGER,
     Harness,
+    labels,
+    start,
 )
 
 
 def said(sent):
     """Everything the bot wrote in answer to one interaction."""
     return "\n".join(s.content for s in sent)
-
-
-def labels(message):
-    return [c.get("label") for row in message["components"] for c in row["components"]]
-
-
-async def start(h, code):
-    sent = await h.command("new", code=code)
-    assert sent[0].png is not None, [s.content for s in sent]
-    return sent[0]
 
 
 async def test_new_game_posts_the_board_with_a_button_per_free_card(harness):

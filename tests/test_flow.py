@@ -11,17 +11,18 @@ import pytest
 from pyramide import STOCK, WASTE, Game
 from pyramide import manager as manager_module
 from tests.deals import kings_and_pairs
-from tests.harness import ADMIN, CHANNEL_ID, GUILD_ID, MANAGE_MESSAGES, OTHER_CHANNEL_ID, OWNER, PLAIN, STRANGER
-
-
-def labels(message):
-    return [c.get("label") for row in message["components"] for c in row["components"]]
-
-
-async def start(h, code):
-    sent = await h.command("new", code=code)
-    assert sent[0].png is not None, [s.content for s in sent]
-    return sent[0]
+from tests.harness import (
+    ADMIN,
+    CHANNEL_ID,
+    GUILD_ID,
+    MANAGE_MESSAGES,
+    OTHER_CHANNEL_ID,
+    OWNER,
+    PLAIN,
+    STRANGER,
+    labels,
+    start,
+)
 
 
 @pytest.mark.parametrize(("kind", "seconds"), [("unknown", 0.0), ("network", 0.0), ("slow", 3.2)])
