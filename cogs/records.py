@@ -104,9 +104,9 @@ class LeaderboardPage(
         return cls(match["period"], int(match["page"]), match["way"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        async with guarded(interaction):
+        async with guarded(interaction) as answer:
             embed, view = await leaderboard_page(interaction, self.period, self.page)
-            await interaction.response.edit_message(embed=embed, view=view)
+            await answer.update(embed=embed, view=view)
 
 
 async def leaderboard_page(
@@ -268,19 +268,16 @@ class ResetChoice(
         return cls(match["choice"], int(match["player"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        async with guarded(interaction):
-            await self.answer(interaction)
-
-    async def answer(self, interaction: discord.Interaction) -> None:
-        lang = language(interaction)
-        if self.choice == "no":
-            await interaction.response.edit_message(content=t(lang, "reset.cancelled"), view=None)
-            return
-        if not interaction.permissions.manage_guild:
-            await reply(interaction, t(lang, "error.manage_server"))
-            return
-        count = await bot_of(interaction).storage.reset_stats(interaction.guild_id or 0, self.player or None)
-        await interaction.response.edit_message(content=t(lang, "reset.done", count=count), view=None)
+        async with guarded(interaction) as answer:
+            lang = language(interaction)
+            if self.choice == "no":
+                await answer.update(content=t(lang, "reset.cancelled"), view=None)
+                return
+            if not interaction.permissions.manage_guild:
+                await answer.say(t(lang, "error.manage_server"))
+                return
+            count = await bot_of(interaction).storage.reset_stats(interaction.guild_id or 0, self.player or None)
+            await answer.update(content=t(lang, "reset.done", count=count), view=None)
 
 
 async def ask_reset(interaction: discord.Interaction, player: discord.abc.User | None) -> None:
