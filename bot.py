@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
 from pathlib import Path
@@ -27,19 +26,23 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    level = os.environ.get("LOG_LEVEL", "INFO").upper()
-    logging.basicConfig(
-        level=getattr(logging, level, logging.INFO), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    from cogs.logs import configure
+
+    configure(os.environ.get("LOG_LEVEL", "INFO"))
     db_path = os.environ.get("PYRAMIDE_DB", "").strip() or str(HERE / "pyramide.db")
     dev_guild = os.environ.get("DEV_GUILD_ID", "").strip()
     import aiohttp
     import discord
 
+    from pyramide.storage import StorageError
+
     try:
         asyncio.run(run(token, db_path, int(dev_guild) if dev_guild.isdigit() else None, args.sync))
     except KeyboardInterrupt:
         return 0
+    except StorageError as error:
+        print(f"Cannot start: {error}", file=sys.stderr)
+        return 3
     except discord.LoginFailure:
         print("Discord refused the token in DISCORD_TOKEN: put your application's bot token in .env", file=sys.stderr)
         return 1
@@ -54,8 +57,8 @@ async def run(token: str, db_path: str, dev_guild_id: int | None, sync: bool) ->
     from pyramide.storage.sqlite import SQLiteStorage
 
     storage = SQLiteStorage(db_path)
-    await storage.open()
     try:
+        await storage.open()
         async with PyramideBot(storage, dev_guild_id=dev_guild_id, sync_on_start=sync) as bot:
             await bot.start(token)
     finally:

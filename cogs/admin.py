@@ -29,6 +29,10 @@ class Admin(commands.Cog):
         dropped = self.bot.manager.evict_idle()
         if dropped:
             log.info("dropped %d idle games from memory", dropped)
+        try:
+            await self.bot.storage.compact()
+        except Exception as error:  # a busy database is tried again next time
+            log.warning("could not compact the database: %s", error)
 
     @commands.command(name="sync")
     @commands.is_owner()

@@ -21,6 +21,7 @@ import discord
 
 from pyramide.i18n import t
 from pyramide.manager import GameError
+from pyramide.storage import StorageUnavailable
 
 from .common import language
 
@@ -153,7 +154,7 @@ async def answering(
     answer.watch()
     try:
         yield answer
-    except GameError as error:
+    except (GameError, StorageUnavailable) as error:
         with contextlib.suppress(*LOST):
             await answer.say(t(language(interaction), f"error.{error.key}"))
     except LOST as error:

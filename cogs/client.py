@@ -87,5 +87,11 @@ class PyramideBot(commands.Bot):
             synced = await self.tree.sync()
             log.info("synced %d commands globally", len(synced))
 
+    async def on_command_error(self, context: commands.Context, error: commands.CommandError) -> None:
+        """Mention commands: an unknown one (``@Pyramide help``) or a non-owner's ``sync`` is ignored quietly."""
+        if isinstance(error, commands.CommandNotFound | commands.CheckFailure | commands.UserInputError):
+            return
+        log.error("mention command %s failed", context.command, exc_info=error)
+
     async def on_ready(self) -> None:
         log.info("logged in as %s (%s) on %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))

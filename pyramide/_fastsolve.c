@@ -881,6 +881,36 @@ static Search *parse_search(PyObject *args, State *start) {
         PyErr_Format(PyExc_ValueError, "bad cursor, passes, limit or mask");
         goto fail;
     }
+    /* The pyramid's geometry and the value masks are fixed by the values: anything else could make
+     * more cards free at once than the move arrays hold, so it is refused, never trusted. */
+    for (int r = 0, i = 0; r < 7; r++) {
+        for (int c = 0; c <= r; c++, i++) {
+            uint32_t expect = r < 6 ? (1u << (i + r + 1)) | (1u << (i + r + 2)) : 0;
+            if (s->cover_masks[i] != expect) {
+                PyErr_Format(PyExc_ValueError, "cover_masks: not the pyramid's geometry at %d", i);
+                goto fail;
+            }
+        }
+    }
+    for (int v = 0; v < 14; v++) {
+        uint32_t expect = 0;
+        for (int i = 0; i < N_PYR; i++)
+            if (v && s->values[i] == v) expect |= 1u << i;
+        if (s->value_masks[v] != expect) {
+            PyErr_Format(PyExc_ValueError, "value_masks: do not match the values at %d", v);
+            goto fail;
+        }
+    }
+    for (int i = 0; i < N_PYR; i++) {
+        if ((mask >> i & 1) && !s->values[i]) {
+            PyErr_Format(PyExc_ValueError, "mask: card %d has no value", i);
+            goto fail;
+        }
+        if (s->compat[i] >> N_PYR || s->compat[i] >> i & 1) {
+            PyErr_Format(PyExc_ValueError, "compat: bad mask at %d", i);
+            goto fail;
+        }
+    }
     s->order = strict_win && draw_with_waste;
     s->strict_win = strict_win;
     s->draw_with_waste = draw_with_waste;

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 SUITS = "♠♥♦♣"
 SUIT_LETTERS = "SHDC"
@@ -97,9 +97,11 @@ class Card:
         return _parse(text)
 
 
-@cache
 def _parse(text: str) -> Card:
     cleaned = text.strip().upper().replace(" ", "")
+    card = _known(cleaned)
+    if card is not None:
+        return card
     if len(cleaned) < 2:
         raise InvalidCard(
             f"{text!r} is not a card: write a rank (A, 2-10, J, Q, K) and a suit "
@@ -113,6 +115,13 @@ def _parse(text: str) -> Card:
     if rank is None:
         raise InvalidCard(f"{text!r} has no rank: start it with A, 2-10, J, Q or K")
     return Card(rank, suit)
+
+
+@lru_cache(maxsize=256)
+def _known(cleaned: str) -> Card | None:
+    """A cleaned card name (``"10♣"``, ``"TC"``), cached: the cache never holds raw user text."""
+    rank, suit = _RANK_ALIASES.get(cleaned[:-1]), _SUIT_ALIASES.get(cleaned[-1:])
+    return Card(rank, suit) if rank is not None and suit is not None else None
 
 
 _DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in range(4) for rank in range(1, 14))

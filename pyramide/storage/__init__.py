@@ -14,6 +14,16 @@ BROKEN = "broken"  # a stored game that could not be replayed: closed, played bu
 FINISHED = (WON, STUCK, ENDED, BROKEN)
 
 
+class StorageError(RuntimeError):
+    """The database cannot be used at all; the message names the problem and the file."""
+
+
+class StorageUnavailable(RuntimeError):
+    """The database stayed busy (locked by another process) or unreachable for this request."""
+
+    key = "storage_busy"
+
+
 @dataclass(slots=True)
 class GameRecord:
     """One game as stored: who, where, which deal, and how it went."""
@@ -80,6 +90,7 @@ class DailyRow:
 class Storage(Protocol):
     async def open(self) -> None: ...
     async def close(self) -> None: ...
+    async def compact(self) -> None: ...
 
     # games
     async def create_game(self, record: GameRecord) -> GameRecord: ...

@@ -1,13 +1,25 @@
-"""SQLite storage through aiosqlite: WAL journal, schema migrated with PRAGMA user_version."""
+"""SQLite storage through aiosqlite: WAL journal, schema migrated with PRAGMA user_version.
+
+Two connections: writes go through one, reads through the other, so in WAL mode a read never
+queues behind a write that waits for a lock. A write that finds the database locked (another
+process) waits at most ``BUSY_MS`` per try, ``WRITE_TRIES`` times, then gives up with
+``StorageUnavailable``: well inside Discord's time for an answer. A finished game's actions are
+packed into one small value (``games.log``) and its rows in ``actions`` deleted.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sqlite3
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import aiosqlite
 
 from . import (
+    BROKEN,
     FINISHED,
     PLAYING,
     DailyRow,
@@ -15,7 +27,13 @@ from . import (
     GuildSettings,
     LeaderRow,
     ResultRow,
+    StorageError,
+    StorageUnavailable,
 )
+
+T = TypeVar("T")
+BUSY_MS = 400  # how long one try waits for another connection's write lock
+WRITE_TRIES = 3
 
 # Each entry moves the schema from version i to i + 1. Never edit a released entry: add one.
 MIGRATIONS: list[str] = [
@@ -66,6 +84,10 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX games_one_counted_daily ON games(daily, owner_id) WHERE counted = 1;
     CREATE INDEX games_daily_by_player ON games(owner_id, daily) WHERE counted = 1;
     """,
+    # 3: a finished game's actions packed into one value (one byte per action, see pack_log)
+    """
+    ALTER TABLE games ADD COLUMN log BLOB;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -98,6 +120,26 @@ def _encode(action: int | str) -> str:
     return json.dumps(action)
 
 
+# One byte per action in a packed log: pyramid spots 0-27, then these.
+_LOG_CODES: dict[int | str, int] = {**{i: i for i in range(28)}, "waste": 28, "under": 29, "stock": 30, "undo": 31}
+_LOG_ACTIONS: dict[int, int | str] = {code: action for action, code in _LOG_CODES.items()}
+
+
+def pack_log(actions: list[int | str]) -> bytes | None:
+    """A game's actions as one byte each; ``None`` if one of them is not an action."""
+    try:
+        return bytes(_LOG_CODES[a] for a in actions)
+    except (KeyError, TypeError):
+        return None
+
+
+def unpack_log(log: bytes) -> list[int | str]:
+    try:
+        return [_LOG_ACTIONS[b] for b in log]
+    except KeyError as error:
+        raise ValueError(f"bad packed action {error}") from None
+
+
 def _decode(text: str) -> int | str:
     value = json.loads(text)
     if isinstance(value, bool) or not isinstance(value, int | str):
@@ -108,9 +150,12 @@ def _decode(text: str) -> int | str:
 class SQLiteStorage:
     """The default storage: one SQLite file (``":memory:"`` works for experiments)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
+        """``path``: a file, ``":memory:"``, or a ``file:`` URI (``file:pyramide.db?mode=ro``)."""
         self.path = str(path)
+        self.synchronous = synchronous
         self._db: aiosqlite.Connection | None = None
+        self._reader: aiosqlite.Connection | None = None
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -118,13 +163,64 @@ class SQLiteStorage:
             raise RuntimeError("storage is not open")
         return self._db
 
+    @property
+    def reader(self) -> aiosqlite.Connection:
+        return self._reader or self.db
+
+    async def _connect(self) -> aiosqlite.Connection:
+        db = await aiosqlite.connect(self.path, uri=self.path.startswith("file:"), timeout=BUSY_MS / 1000)
+        await db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        await db.execute("PRAGMA foreign_keys = ON")
+        return db
+
     async def open(self) -> None:
-        self._db = await aiosqlite.connect(self.path)
-        await self.db.execute("PRAGMA journal_mode = WAL")
-        await self.db.execute("PRAGMA synchronous = NORMAL")
-        await self.db.execute("PRAGMA foreign_keys = ON")
-        await self.db.execute("PRAGMA busy_timeout = 5000")
-        await self.migrate()
+        """Open, check and migrate the database. Raises ``StorageError`` naming the problem and the
+        file when it cannot be used (not a database, newer schema, unreadable, read-only, damaged)."""
+        try:
+            await self._open()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _open(self) -> None:
+        where = self.path
+        try:
+            self._db = await self._connect()
+            async with self.db.execute("PRAGMA quick_check") as cursor:
+                problems = [str(r[0]) for r in await cursor.fetchall()]
+            if problems != ["ok"]:
+                raise StorageError(f"the database {where} is damaged (integrity check: {problems[0][:200]})")
+            if await self._fresh():
+                await self.db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only possible before any table
+            async with self.db.execute("PRAGMA journal_mode = WAL") as cursor:
+                mode = await cursor.fetchone()
+            await self.db.execute(f"PRAGMA synchronous = {self.synchronous}")
+            await self.migrate()
+            # A write probe: a read-only file would otherwise fail only at the first move.
+            await self.db.execute("BEGIN IMMEDIATE")
+            await self.db.execute("UPDATE settings SET guild_id = guild_id WHERE 0")
+            await self.db.rollback()
+            if self.path != ":memory:" and mode and str(mode[0]).lower() == "wal":
+                self._reader = await self._connect()
+                await self._reader.execute("PRAGMA query_only = ON")
+        except StorageError:
+            raise
+        except sqlite3.OperationalError as error:
+            text = str(error)
+            if "readonly" in text or "read-only" in text:
+                raise StorageError(f"the database {where} is read-only: the bot must be able to write it") from None
+            if "unable to open" in text:
+                raise StorageError(
+                    f"cannot open the database {where}: check the path and its folder's rights"
+                ) from None
+            raise StorageError(f"cannot use the database {where}: {text}") from None
+        except sqlite3.DatabaseError as error:
+            raise StorageError(f"{where} is not a SQLite database this bot can use ({error})") from None
+
+    async def _fresh(self) -> bool:
+        async with self.db.execute("SELECT COUNT(*) FROM sqlite_master") as cursor:
+            row = await cursor.fetchone()
+        return bool(row) and int(row[0]) == 0
 
     async def migrate(self, target: int = SCHEMA_VERSION) -> int:
         """Bring the schema up to ``target``; returns the version found before."""
@@ -132,7 +228,10 @@ class SQLiteStorage:
             row = await cursor.fetchone()
         found = int(row[0]) if row else 0
         if found > SCHEMA_VERSION:
-            raise RuntimeError(f"the database has schema {found}, newer than this bot ({SCHEMA_VERSION})")
+            raise StorageError(
+                f"the database {self.path} has schema {found}, newer than this bot ({SCHEMA_VERSION}): "
+                "run the newer bot, or restore a backup"
+            )
         for version in range(found, target):
             await self.db.executescript(
                 "BEGIN;\n" + MIGRATIONS[version] + f"\nPRAGMA user_version = {version + 1};\nCOMMIT;"
@@ -140,12 +239,40 @@ class SQLiteStorage:
         return found
 
     async def close(self) -> None:
-        if self._db is not None:
-            await self._db.close()
-            self._db = None
+        for name in ("_reader", "_db"):
+            connection = getattr(self, name)
+            setattr(self, name, None)
+            if connection is not None:
+                try:
+                    await connection.close()
+                except Exception:
+                    connection.stop()
+
+    async def compact(self, pages: int = 256) -> None:
+        """Give back up to ``pages`` free pages to the file system (incremental vacuum)."""
+        await self._write(lambda: self.db.execute(f"PRAGMA incremental_vacuum({int(pages)})"))
+
+    async def _write(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run a write (its statements and commit), retried while another connection holds the lock."""
+        for attempt in range(WRITE_TRIES):
+            try:
+                return await work()
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) and "busy" not in str(error):
+                    raise
+                if self.db.in_transaction:
+                    await self.db.rollback()
+                if attempt == WRITE_TRIES - 1:
+                    raise StorageUnavailable(f"the database {self.path} stayed locked") from error
+                await asyncio.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ games
     async def create_game(self, record: GameRecord) -> GameRecord:
+        record.id = await self._write(lambda: self._insert_game(record))
+        return record
+
+    async def _insert_game(self, record: GameRecord) -> int:
         cursor = await self.db.execute(
             "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, daily, created_at, locale) "
             "VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?)",
@@ -161,8 +288,7 @@ class SQLiteStorage:
             ),
         )
         await self.db.commit()
-        record.id = int(cursor.lastrowid or 0)
-        return record
+        return int(cursor.lastrowid or 0)
 
     def _record(self, row: aiosqlite.Row | tuple) -> GameRecord:
         data = dict(zip(_FIELDS, row, strict=True))
@@ -170,14 +296,20 @@ class SQLiteStorage:
         return GameRecord(**data)
 
     async def _load(self, where: str, args: tuple) -> GameRecord | None:
-        async with self.db.execute(f"SELECT {_COLUMNS} FROM games WHERE {where}", args) as cursor:
+        async with self.reader.execute(f"SELECT {_COLUMNS}, log FROM games WHERE {where}", args) as cursor:
             row = await cursor.fetchone()
         if row is None:
             return None
-        record = self._record(tuple(row))
-        async with self.db.execute("SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (record.id,)) as cursor:
-            rows = await cursor.fetchall()
+        record = self._record(tuple(row[:-1]))
+        log = row[-1]
         try:
+            if log is not None:
+                record.actions = unpack_log(bytes(log))
+                return record
+            async with self.reader.execute(
+                "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (record.id,)
+            ) as cursor:
+                rows = await cursor.fetchall()
             record.actions = [_decode(r[0]) for r in rows]
         except (ValueError, TypeError) as error:
             record.damage = f"stored actions unreadable: {error}"
@@ -191,73 +323,94 @@ class SQLiteStorage:
 
     async def append_action(self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord) -> None:
         """Store one action and the running totals in one transaction (committed before returning)."""
-        await self.db.execute(
-            "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, ?, ?)", (game_id, seq, _encode(action), at)
-        )
-        await self.db.execute(
-            "UPDATE games SET score = ?, moves = ?, removed = ?, started_at = ? WHERE id = ?",
-            (record.score, record.moves, record.removed, record.started_at, game_id),
-        )
-        await self.db.commit()
+
+        async def work() -> None:
+            await self.db.execute(
+                "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, ?, ?)",
+                (game_id, seq, _encode(action), at),
+            )
+            await self.db.execute(
+                "UPDATE games SET score = ?, moves = ?, removed = ?, started_at = ? WHERE id = ?",
+                (record.score, record.moves, record.removed, record.started_at, game_id),
+            )
+            await self.db.commit()
+
+        await self._write(work)
 
     async def set_message(self, game_id: int, message_id: int) -> None:
-        await self.db.execute("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
-        await self.db.commit()
+        await self._commit("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
 
     async def add_hint(self, game_id: int) -> None:
-        await self.db.execute("UPDATE games SET hints = hints + 1 WHERE id = ?", (game_id,))
-        await self.db.commit()
+        await self._commit("UPDATE games SET hints = hints + 1 WHERE id = ?", (game_id,))
+
+    async def _commit(self, statement: str, args: tuple) -> int:
+        """One statement in its own transaction; returns the rows it changed."""
+
+        async def work() -> int:
+            cursor = await self.db.execute(statement, args)
+            await self.db.commit()
+            return cursor.rowcount
+
+        return await self._write(work)
 
     async def finish_game(self, record: GameRecord) -> GameRecord:
-        """Close a game. A daily attempt is counted only if it is the player's first finished one that day;
-        the check and the write are one statement, so two attempts finishing together cannot both count."""
+        """Close a game, its actions packed into one value. A daily attempt is counted only if it is the
+        player's first finished one that day; the check and the write are one statement, so two
+        attempts finishing together cannot both count."""
         assert record.status in FINISHED
-        await self.db.execute(
-            "UPDATE games SET status = ?, score = ?, moves = ?, removed = ?, finished_at = ?, seconds = ?, "
-            "started_at = ? WHERE id = ? AND status = 'playing'",
-            (
-                record.status,
-                record.score,
-                record.moves,
-                record.removed,
-                record.finished_at,
-                record.seconds,
-                record.started_at,
-                record.id,
-            ),
-        )
-        if record.daily is not None:
+        log = pack_log(record.actions) if record.status != BROKEN else None  # a broken log stays as found
+
+        async def work() -> bool:
             await self.db.execute(
-                "UPDATE games SET counted = 1 WHERE id = ? AND NOT EXISTS "
-                "(SELECT 1 FROM games WHERE daily = ? AND owner_id = ? AND counted = 1)",
-                (record.id, record.daily, record.owner_id),
+                "UPDATE games SET status = ?, score = ?, moves = ?, removed = ?, finished_at = ?, seconds = ?, "
+                "started_at = ?, log = ? WHERE id = ? AND status = 'playing'",
+                (
+                    record.status,
+                    record.score,
+                    record.moves,
+                    record.removed,
+                    record.finished_at,
+                    record.seconds,
+                    record.started_at,
+                    log,
+                    record.id,
+                ),
             )
-        await self.db.commit()
-        async with self.db.execute("SELECT counted FROM games WHERE id = ?", (record.id,)) as cursor:
-            row = await cursor.fetchone()
-        record.counted = bool(row and row[0])
+            if log is not None:
+                await self.db.execute("DELETE FROM actions WHERE game_id = ?", (record.id,))
+            if record.daily is not None:
+                await self.db.execute(
+                    "UPDATE games SET counted = 1 WHERE id = ? AND NOT EXISTS "
+                    "(SELECT 1 FROM games WHERE daily = ? AND owner_id = ? AND counted = 1)",
+                    (record.id, record.daily, record.owner_id),
+                )
+            async with self.db.execute("SELECT counted FROM games WHERE id = ?", (record.id,)) as cursor:
+                row = await cursor.fetchone()
+            await self.db.commit()
+            return bool(row and row[0])
+
+        record.counted = await self._write(work)
         return record
 
     # --------------------------------------------------------------- settings
     async def settings(self, guild_id: int) -> GuildSettings:
-        async with self.db.execute(
+        async with self.reader.execute(
             "SELECT error_help, anyone_can_play FROM settings WHERE guild_id = ?", (guild_id,)
         ) as cursor:
             row = await cursor.fetchone()
         return GuildSettings(bool(row[0]), bool(row[1])) if row else GuildSettings()
 
     async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
-        await self.db.execute(
+        await self._commit(
             "INSERT INTO settings (guild_id, error_help, anyone_can_play) VALUES (?, ?, ?) "
             "ON CONFLICT(guild_id) DO UPDATE SET error_help = excluded.error_help, "
             "anyone_can_play = excluded.anyone_can_play",
             (guild_id, int(settings.error_help), int(settings.anyone_can_play)),
         )
-        await self.db.commit()
 
     # ------------------------------------------------------------- statistics
     async def results(self, guild_id: int, player_id: int) -> list[ResultRow]:
-        async with self.db.execute(
+        async with self.reader.execute(
             "SELECT status, score, moves, seconds, finished_at, daily, counted FROM games "
             "WHERE guild_id = ? AND owner_id = ? AND status != 'playing' ORDER BY finished_at, id",
             (guild_id, player_id),
@@ -266,7 +419,7 @@ class SQLiteStorage:
         return [ResultRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
 
     async def leaderboard(self, guild_id: int, since: float | None, limit: int, offset: int) -> list[LeaderRow]:
-        async with self.db.execute(
+        async with self.reader.execute(
             "SELECT owner_id, COUNT(*) AS played, SUM(status = 'won') AS wins, "
             "MIN(CASE WHEN status = 'won' THEN seconds END) AS best, "
             "MIN(CASE WHEN status = 'won' THEN moves END) AS fewest "
@@ -280,7 +433,7 @@ class SQLiteStorage:
         return [LeaderRow(r[0], r[1], r[2] or 0, r[3], r[4]) for r in rows]
 
     async def leaderboard_size(self, guild_id: int, since: float | None) -> int:
-        async with self.db.execute(
+        async with self.reader.execute(
             "SELECT COUNT(DISTINCT owner_id) FROM games WHERE guild_id = ? AND status != 'playing' "
             "AND finished_at >= ?",
             (guild_id, since if since is not None else float("-inf")),
@@ -289,7 +442,7 @@ class SQLiteStorage:
         return int(row[0]) if row else 0
 
     async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]:
-        async with self.db.execute(
+        async with self.reader.execute(
             "SELECT owner_id, status, seconds, moves FROM games WHERE daily = ? AND guild_id = ? AND counted = 1 "
             "ORDER BY status = 'won' DESC, seconds IS NULL, seconds, moves, finished_at, owner_id",
             (day, guild_id),
@@ -298,14 +451,14 @@ class SQLiteStorage:
         return [DailyRow(r[0], r[1], r[2], r[3]) for r in rows]
 
     async def daily_totals(self, day: str) -> tuple[int, int]:
-        async with self.db.execute(
+        async with self.reader.execute(
             "SELECT COUNT(*), COALESCE(SUM(status = 'won'), 0) FROM games WHERE daily = ? AND counted = 1", (day,)
         ) as cursor:
             row = await cursor.fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
     async def daily_days(self, player_id: int) -> list[str]:
-        async with self.db.execute(
+        async with self.reader.execute(
             "SELECT daily FROM games WHERE owner_id = ? AND counted = 1 AND daily IS NOT NULL ORDER BY daily",
             (player_id,),
         ) as cursor:
@@ -318,6 +471,4 @@ class SQLiteStorage:
         if player_id is not None:
             where += " AND owner_id = ?"
             args += (player_id,)
-        cursor = await self.db.execute(f"DELETE FROM games WHERE {where}", args)
-        await self.db.commit()
-        return cursor.rowcount
+        return await self._commit(f"DELETE FROM games WHERE {where}", args)
