@@ -215,6 +215,8 @@ class SQLiteStorage:
                 ) from None
             raise StorageError(f"cannot use the database {where}: {text}") from None
         except sqlite3.DatabaseError as error:
+            if "malformed" in str(error):
+                raise StorageError(f"the database {where} is damaged ({error}): restore a backup") from None
             raise StorageError(f"{where} is not a SQLite database this bot can use ({error})") from None
 
     async def _fresh(self) -> bool:
@@ -250,7 +252,9 @@ class SQLiteStorage:
 
     async def compact(self, pages: int = 256) -> None:
         """Give back up to ``pages`` free pages to the file system (incremental vacuum)."""
-        await self._write(lambda: self.db.execute(f"PRAGMA incremental_vacuum({int(pages)})"))
+
+        # executescript steps the pragma to its end (a cursor would free one page per step)
+        await self._write(lambda: self.db.executescript(f"PRAGMA incremental_vacuum({int(pages)});"))
 
     async def _write(self, work: Callable[[], Awaitable[T]]) -> T:
         """Run a write (its statements and commit), retried while another connection holds the lock."""

@@ -1,0 +1,274 @@
+"""Storage and process faults on real SQLite files: bad files, locks held by another process,
+unreadable game logs, failed writes, memory that must not grow, and a database that must not either."""
+
+import asyncio
+import logging
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from pyramide import STOCK, Game
+from pyramide.manager import GameManager
+from pyramide.storage import BROKEN, WON, StorageError, StorageUnavailable
+from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
+from tests.deals import kings_and_pairs
+from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, labels, start
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --------------------------------------------------------------------- opening
+def garbage(path: Path) -> str:
+    path.write_bytes(b"this is not a database, just some text " * 200)
+    return str(path)
+
+
+def newer(path: Path) -> str:
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    return str(path)
+
+
+def damaged(path: Path) -> str:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE t (x TEXT)")
+        db.executemany("INSERT INTO t VALUES (?)", [("x" * 500,) for _ in range(400)])
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[page * 5 : page * 5 + 200] = b"\xff" * 200  # a table page in the middle of the file
+    path.write_bytes(bytes(data))
+    return str(path)
+
+
+def read_only(path: Path) -> str:
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 0")
+    return f"file:{path}?mode=ro"
+
+
+def missing_folder(path: Path) -> str:
+    return str(path.parent / "no-such-folder" / "pyramide.db")
+
+
+def a_folder(path: Path) -> str:
+    path.mkdir()
+    return str(path)
+
+
+CASES = [
+    (garbage, "not a SQLite database"),
+    (newer, "newer than this bot"),
+    (damaged, "damaged"),
+    (read_only, "read-only"),
+    (missing_folder, "cannot open"),
+    (a_folder, "cannot open"),
+]
+
+
+@pytest.mark.parametrize(("make", "words"), CASES, ids=[c[0].__name__ for c in CASES])
+async def test_a_database_that_cannot_be_used_is_named_with_its_problem(tmp_path, make, words):
+    path = make(tmp_path / "pyramide.db")
+    store = SQLiteStorage(path)
+    with pytest.raises(StorageError) as info:
+        await store.open()
+    assert words in str(info.value) and "pyramide.db" in str(info.value)
+    assert store._db is None and store._reader is None  # nothing left running
+
+
+@pytest.mark.parametrize(("make", "words"), CASES[:4], ids=[c[0].__name__ for c in CASES[:4]])
+def test_the_bot_on_a_bad_database_exits_at_once_with_one_line(tmp_path, make, words):
+    path = make(tmp_path / "pyramide.db")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DISCORD_TOKEN": "x.y.z", "PYRAMIDE_DB": path}
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bot.py")], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
+    )
+    assert time.monotonic() - started < 10
+    assert result.returncode == 3
+    assert result.stderr.count("\n") == 1 and words in result.stderr and "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------------- locks
+class Holder:
+    """Another process's connection holding the write lock of the database for a while."""
+
+    def __init__(self, path: str, seconds: float) -> None:
+        self.path, self.seconds = path, seconds
+        self.locked = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None)
+        db.execute("BEGIN IMMEDIATE")
+        self.locked.set()
+        time.sleep(self.seconds)
+        db.execute("ROLLBACK")
+        db.close()
+
+    def __enter__(self) -> "Holder":
+        self.thread.start()
+        self.locked.wait()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.thread.join()
+
+
+async def test_reads_do_not_wait_behind_a_write_waiting_for_a_lock(storage):
+    manager = GameManager(storage)
+    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    with Holder(storage.path, 4.0):
+        write = asyncio.ensure_future(manager.act(5, lambda g: g.tap(STOCK)))
+        await asyncio.sleep(0.1)
+        assert not write.done()  # the write waits for the other process
+        record = await storage.game(live.record.id)  # a read goes by
+        settings = await storage.settings(1)
+        assert record.moves == 0 and settings.error_help
+        assert not write.done()
+        with pytest.raises(StorageUnavailable):  # and the write gives up well before Discord's 3 s
+            await write
+    assert (await storage.game(live.record.id)).actions == []  # nothing half-written
+
+
+async def test_a_press_while_another_process_locks_the_database_is_told_busy_and_loses_nothing(harness):
+    await start(harness, kings_and_pairs().code)
+    with Holder(harness.storage.path, 3.0):
+        sent = await harness.press(harness.board_button("K♠"))
+    assert "storage is busy" in sent[-1].content and sent[-1].ephemeral
+    live = await harness.bot.manager.live(CHANNEL_ID)
+    assert live.game.moves == 0  # the move was not answered, so it is not kept
+    sent = await harness.press(harness.board_button("K♠"))
+    assert "K♠ removed" in sent[-1].content
+
+
+# ---------------------------------------------------------------- broken games
+@pytest.mark.parametrize("stored", ["1.5", "null", "{", '"nowhere"', "true"])
+async def test_a_game_that_cannot_be_replayed_is_closed_and_frees_its_channel(harness, stored, caplog):
+    await start(harness, "PY1-N-AAAAAAS")
+    record = await harness.storage.live_game(CHANNEL_ID)
+    await harness.storage.db.execute(
+        "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, ?, 0)", (record.id, stored)
+    )
+    await harness.storage.db.commit()
+    harness.bot.manager.forget(CHANNEL_ID)
+    caplog.set_level(logging.ERROR)
+    sent = await harness.command("draw")
+    assert "could not be restored" in sent[-1].content and sent[-1].ephemeral
+    sent = await harness.command("end")
+    assert "no game in this channel" in sent[-1].content
+    sent = await harness.command("new", code="PY1-N-AAAAAAA")
+    assert sent[0].png is not None
+    closed = await harness.storage.game(record.id)
+    assert closed.status == BROKEN and closed.finished_at is not None
+    rows = await harness.storage.results(GUILD_ID, OWNER)
+    assert [r.status for r in rows] == [BROKEN]  # played, not won
+    assert sum(f"game {record.id} " in r.getMessage() for r in caplog.records) == 1
+
+
+async def test_a_failed_finish_write_leaves_the_win_to_be_recorded_on_the_next_load(storage, monkeypatch):
+    manager = GameManager(storage)
+    game = kings_and_pairs()
+    await manager.start(guild_id=1, channel_id=5, owner_id=9, game=game)
+    live = await manager.live(5)
+    while live.game.removed < 27:
+        move = next(m for m in live.game.legal_moves() if m.kind in ("pair", "king"))
+        await manager.act(5, lambda g, m=move: g.play(m))
+    last = next(m for m in live.game.legal_moves() if m.kind in ("pair", "king"))
+
+    async def full(record):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(storage, "finish_game", full)
+    with pytest.raises(sqlite3.OperationalError):
+        await manager.act(5, lambda g: g.play(last))
+    assert live.record.status == "playing" and manager.live_count == 0  # memory did not run ahead
+    monkeypatch.undo()
+    assert await manager.live(5) is None  # the stored winning move finishes the game on load
+    rows = await storage.results(1, 9)
+    assert [(r.status, r.score) for r in rows] == [(WON, 280)]
+
+
+# ---------------------------------------------------------------------- memory
+async def test_three_thousand_games_leave_no_engines_or_locks_behind(storage):
+    manager = GameManager(storage)
+    for channel in range(3000):
+        await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+        await manager.act(channel, lambda g: g.tap(STOCK))
+        await manager.end(channel)
+    assert manager.live_count == 0 and manager.lock_count == 0
+
+
+async def test_the_number_of_engines_in_memory_has_a_real_cap(storage):
+    manager = GameManager(storage, max_live=10)
+    for channel in range(50):
+        await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+    assert manager.live_count == 10
+    assert set(manager._live) == set(range(40, 50))  # the least recently used went first
+    again = await manager.live(0)  # and comes back from storage when asked
+    assert again is not None and again.game.code == Game.from_number(0).code
+
+
+async def test_many_spellings_of_a_card_do_not_grow_memory():
+    from pyramide.cards import Card, _known
+
+    for spaces in range(2000):
+        assert Card.parse(" " * spaces + "K♠") == Card.parse("KS")
+    assert _known.cache_info().currsize <= 256
+
+
+# ------------------------------------------------------------------------ size
+async def test_a_finished_games_actions_are_packed_into_one_value(storage):
+    manager = GameManager(storage)
+    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    for action in (lambda g: g.tap(STOCK), lambda g: g.tap(26), lambda g: g.undo(), lambda g: g.tap(21)):
+        await manager.act(5, action)
+    actions = list(live.record.actions)
+    await manager.end(5)
+    async with storage.db.execute("SELECT COUNT(*) FROM actions") as cursor:
+        assert (await cursor.fetchone())[0] == 0
+    async with storage.db.execute("SELECT length(log) FROM games WHERE id = ?", (live.record.id,)) as cursor:
+        assert (await cursor.fetchone())[0] == len(actions)  # one byte an action
+    stored = await storage.game(live.record.id)
+    assert stored.actions == actions
+    assert Game.replay(stored.code, stored.actions).state() == live.game.state()
+
+
+async def test_a_finished_board_still_redraws_from_its_packed_log(harness):
+    await start(harness, kings_and_pairs().code)
+    board_id = int(harness.board()["id"])
+    draw = harness.board_button("Draw (23)")
+    await harness.press(harness.board_button("K♠"), board_id)
+    await harness.press(harness.board_button("End"), board_id)
+    sent = await harness.press(draw, board_id)  # an old render of the finished game's message
+    assert "Game ended: 10 points" in sent[-1].content
+    assert labels(harness.hub.messages[board_id]) == ["New game", "Same deal again"]
+
+
+async def test_a_new_database_gives_back_free_pages(tmp_path):
+    store = SQLiteStorage(tmp_path / "small.db")
+    await store.open()
+    try:
+        async with store.db.execute("PRAGMA auto_vacuum") as cursor:
+            assert (await cursor.fetchone())[0] == 2  # incremental
+        manager = GameManager(store)
+        for channel in range(200):
+            await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+            for _ in range(20):
+                await manager.act(channel, lambda g: g.tap(STOCK))
+        await store.reset_stats(1, None)
+        for channel in range(200):
+            await manager.end(channel)
+        await store.reset_stats(1, None)
+        async with store.db.execute("PRAGMA freelist_count") as cursor:
+            before = (await cursor.fetchone())[0]
+        await store.compact(10_000)
+        async with store.db.execute("PRAGMA freelist_count") as cursor:
+            after = (await cursor.fetchone())[0]
+        assert before > 0 and after == 0
+    finally:
+        await store.close()
