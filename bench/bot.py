@@ -12,6 +12,7 @@ their first answer, and how the hints were answered.
 
 Usage: .venv/bin/python bench/bot.py [CHANNELS] [PRESSES]   (default 100 x 20)
        .venv/bin/python bench/bot.py --hint-storm
+       .venv/bin/python bench/bot.py --durability   (the paced load with synchronous=NORMAL, then FULL)
 """
 
 from __future__ import annotations
@@ -68,9 +69,12 @@ async def play_channel(
         await asyncio.sleep(rng.uniform(*pace) if pace else 0)
 
 
-async def run(channels: int, presses: int, pace: tuple[float, float] | None) -> None:
+async def run(channels: int, presses: int, pace: tuple[float, float] | None, synchronous: str = "NORMAL") -> None:
     with tempfile.TemporaryDirectory() as folder:
-        h = await Harness(str(Path(folder) / "bench.db")).start()
+        h = Harness(str(Path(folder) / "bench.db"))
+        h.synchronous = synchronous
+        await h.start()
+        cpu = time.process_time()
         rng = random.Random(1)
         latencies: list[float] = []
         start = time.perf_counter()
@@ -81,14 +85,15 @@ async def run(channels: int, presses: int, pace: tuple[float, float] | None) -> 
             )
         )
         elapsed = time.perf_counter() - start
+        cpu = time.process_time() - cpu
         await h.stop()
     latencies.sort()
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
     name = f"paced ({pace[0]}-{pace[1]} s between a player's presses)" if pace else "burst (no pause)"
     print(
-        f"{name}: {channels} channels x {presses} presses = {len(latencies)} presses in {elapsed:.1f} s, "
-        f"{len(latencies) / elapsed:.0f} presses/s; median {statistics.median(latencies):.1f} ms, "
-        f"p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms"
+        f"{name}, synchronous={synchronous}: {channels} channels x {presses} presses = {len(latencies)} presses "
+        f"in {elapsed:.1f} s, {len(latencies) / elapsed:.0f} presses/s; median {statistics.median(latencies):.1f} ms, "
+        f"p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms; CPU {cpu / len(latencies) * 1000:.2f} ms a press"
     )
 
 
@@ -149,6 +154,10 @@ def main() -> None:
     logging.disable(logging.WARNING)
     if "--hint-storm" in sys.argv:
         asyncio.run(hint_storm())
+        return
+    if "--durability" in sys.argv:
+        for synchronous in ("NORMAL", "FULL", "NORMAL", "FULL"):
+            asyncio.run(run(100, 20, pace=(0.5, 1.5), synchronous=synchronous))
         return
     channels = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     presses = int(sys.argv[2]) if len(sys.argv) > 2 else 20

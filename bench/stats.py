@@ -1,7 +1,8 @@
 """Statistics queries on a big database: 1,000,000 finished games across 1,000 servers.
 
 Prints the median and worst milliseconds of each query the stats, leaderboard and daily
-commands make for one server (through the real aiosqlite storage).
+commands make for one server (through the real aiosqlite storage), the file's size, and the
+bytes a finished game takes when real games are played and finished through the game manager.
 
 Usage: .venv/bin/python bench/stats.py [GAMES] [SERVERS]   (default 1000000 1000)
 """
@@ -9,6 +10,7 @@ Usage: .venv/bin/python bench/stats.py [GAMES] [SERVERS]   (default 1000000 1000
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import sqlite3
 import statistics
@@ -20,6 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pyramide import Game
+from pyramide.manager import GameManager
 from pyramide.stats import day_streaks, player_stats
 from pyramide.storage.sqlite import SQLiteStorage
 
@@ -56,7 +60,7 @@ def fill(path: Path, games: int, servers: int) -> None:
                     "N",
                     status,
                     280 if status == "won" else 120,
-                    rng.randrange(60, 200),
+                    moves := rng.randrange(60, 200),
                     28,
                     finished - seconds - 60,
                     finished - seconds,
@@ -64,12 +68,13 @@ def fill(path: Path, games: int, servers: int) -> None:
                     seconds,
                     daily,
                     is_counted,
+                    os.urandom(2 + (moves * 5 + 7) // 8),  # a packed log's size
                 )
             )
         db.executemany(
             "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, score, moves, removed,"
-            " created_at, started_at, finished_at, seconds, daily, counted)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " created_at, started_at, finished_at, seconds, daily, counted, log)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
         db.execute("ANALYZE")
@@ -84,9 +89,50 @@ async def timed(label: str, make, repeat: int = 30) -> None:
     print(f"  {label:38} median {statistics.median(times):6.2f} ms   max {max(times):6.2f} ms")
 
 
+def file_bytes(path: Path) -> int:
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
+        return pages * db.execute("PRAGMA page_size").fetchone()[0]
+
+
+async def bytes_per_game(games: int = 2000) -> None:
+    """Real games through the manager (random legal moves, 150 actions at most), each finished."""
+    rng = random.Random(3)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "size.db"
+        store = SQLiteStorage(path, synchronous="OFF")
+        await store.open()
+        empty = file_bytes(path)
+        manager = GameManager(store)
+        actions = 0
+        for n in range(games):
+            channel = 10_000 + n
+            guild = rng.randrange(50)
+            await manager.start(
+                guild_id=guild, channel_id=channel, owner_id=guild * 1000 + rng.randrange(60), game=Game.new()
+            )
+            live = await manager.live(channel)
+            while live is not None and live.stored < 150 and live.game.outcome is None:
+                move = rng.choice(live.game.legal_moves())
+                await manager.act(channel, lambda g, m=move: g.play(m))
+                live = await manager.live(channel)
+            if live is not None:
+                actions += live.stored
+                await manager.end(channel)
+        await store.compact(1_000_000)
+        await store.close()
+        used = file_bytes(path) - empty
+    print(
+        f"{games:,} real games finished ({actions / games:.0f} actions each on average): "
+        f"{used / games:.0f} bytes per finished game; {used / games * 1_000_000 / 2**30:.2f} GiB per million games"
+    )
+
+
 async def main() -> None:
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     servers = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    await bytes_per_game()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "stats.db"
         store = SQLiteStorage(path)
@@ -95,6 +141,7 @@ async def main() -> None:
         start = time.perf_counter()
         fill(path, games, servers)
         print(f"{games:,} games across {servers:,} servers written in {time.perf_counter() - start:.1f} s")
+        print(f"file size: {file_bytes(path) / 2**20:.0f} MiB ({file_bytes(path) / games:.0f} bytes per game)")
         store = SQLiteStorage(path)
         await store.open()
         rng = random.Random(9)

@@ -379,9 +379,10 @@ class Harness:
         self.storage: SQLiteStorage | None = None
         self.locale = "en-US"
         self.guild_locale = "en-US"
+        self.synchronous = "FULL"
 
     async def start(self) -> Harness:
-        self.storage = SQLiteStorage(self.db_path)
+        self.storage = SQLiteStorage(self.db_path, synchronous=self.synchronous)
         await self.storage.open()
         bot = PyramideBot(self.storage, clock=lambda: self.now[0])
         bot._connection.application_id = APP_ID

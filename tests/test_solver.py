@@ -219,6 +219,11 @@ def test_compiled_core_counts_the_most_removable_cards_exactly(rules, count, mon
         (7, [1] * 25, "outside"),
         (9, 99, "cursor"),
         (8, 1 << 28, "mask"),
+        (3, [0] * 28, "cover_masks"),  # every card free at once: more pairs than the move arrays hold
+        (1, [0] + [(1 << 28) - 1] * 13, "value_masks"),
+        (2, [(1 << 28) - 1] * 28, "compat"),
+        (0, [0] * 28, "mask"),  # cards in play without a value
+        (13, -1.0, "budget"),
     ],
 )
 def test_compiled_core_refuses_bad_input_instead_of_crashing(position, value, problem):

@@ -120,24 +120,33 @@ def _encode(action: int | str) -> str:
     return json.dumps(action)
 
 
-# One byte per action in a packed log: pyramid spots 0-27, then these.
+# A packed log: the number of actions (2 bytes), then 5 bits an action: pyramid spots 0-27, then these.
 _LOG_CODES: dict[int | str, int] = {**{i: i for i in range(28)}, "waste": 28, "under": 29, "stock": 30, "undo": 31}
 _LOG_ACTIONS: dict[int, int | str] = {code: action for action, code in _LOG_CODES.items()}
+MAX_LOG = 0xFFFF
 
 
 def pack_log(actions: list[int | str]) -> bytes | None:
-    """A game's actions as one byte each; ``None`` if one of them is not an action."""
+    """A game's actions in 5 bits each; ``None`` if one of them is not an action (or too many)."""
+    if len(actions) > MAX_LOG:
+        return None
+    bits = 0
     try:
-        return bytes(_LOG_CODES[a] for a in actions)
+        for action in actions:
+            bits = bits << 5 | _LOG_CODES[action]
     except (KeyError, TypeError):
         return None
+    size = (len(actions) * 5 + 7) // 8
+    return len(actions).to_bytes(2, "big") + (bits << (size * 8 - len(actions) * 5)).to_bytes(size, "big")
 
 
 def unpack_log(log: bytes) -> list[int | str]:
-    try:
-        return [_LOG_ACTIONS[b] for b in log]
-    except KeyError as error:
-        raise ValueError(f"bad packed action {error}") from None
+    count = int.from_bytes(log[:2], "big")
+    size = (count * 5 + 7) // 8
+    if len(log) != 2 + size:
+        raise ValueError(f"packed log of {len(log)} bytes for {count} actions")
+    bits = int.from_bytes(log[2:], "big") >> (size * 8 - count * 5)
+    return [_LOG_ACTIONS[bits >> (5 * (count - 1 - i)) & 31] for i in range(count)]
 
 
 def _decode(text: str) -> int | str:
@@ -150,7 +159,7 @@ def _decode(text: str) -> int | str:
 class SQLiteStorage:
     """The default storage: one SQLite file (``":memory:"`` works for experiments)."""
 
-    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
         """``path``: a file, ``":memory:"``, or a ``file:`` URI (``file:pyramide.db?mode=ro``)."""
         self.path = str(path)
         self.synchronous = synchronous
