@@ -290,3 +290,30 @@ async def test_a_new_database_gives_back_free_pages(tmp_path):
         assert before > 0 and after == 0
     finally:
         await store.close()
+
+
+# ------------------------------------------------------------------------ logs
+def test_interaction_tokens_and_voice_warnings_never_reach_the_log():
+    from cogs.logs import RedactTokens
+
+    def passes(message, *args):
+        record = logging.LogRecord("discord.webhook", logging.DEBUG, __file__, 1, message, args, None)
+        return RedactTokens().filter(record), record.getMessage()
+
+    kept, text = passes("POST https://discord.com/api/v10/webhooks/123456789/aW50ZXJhY3Rpb246c2VjcmV0.x-y_z/messages")
+    assert kept and "aW50ZXJhY3Rpb246c2VjcmV0" not in text and "/webhooks/123456789/<token>" in text
+    kept, text = passes("payload %s", {"id": "1", "token": "aW50ZXJhY3Rpb246c2VjcmV0", "type": 3})
+    assert kept and "aW50ZXJhY3Rpb246c2VjcmV0" not in text
+    assert passes("PyNaCl is not installed, voice will NOT be supported")[0] is False
+    assert passes("davey is not installed, voice will NOT be supported")[0] is False
+    assert passes("logged in as Pyramide")[0] is True
+
+
+async def test_unknown_mention_commands_and_a_strangers_sync_are_ignored_quietly(harness, caplog):
+    from tests.harness import STRANGER
+
+    harness.bot.owner_id = OWNER
+    caplog.set_level(logging.INFO)
+    await harness.say(f"<@{harness.bot.user.id}> help")
+    await harness.say(f"<@{harness.bot.user.id}> sync", user=STRANGER)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
