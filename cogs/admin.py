@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import discord
@@ -30,6 +31,10 @@ class Admin(commands.Cog):
         if dropped:
             log.info("dropped %d idle games from memory", dropped)
         try:
+            day = datetime.fromtimestamp(self.bot.clock(), UTC).date().isoformat()
+            expired = await self.bot.manager.expire_dailies(day)
+            if expired:
+                log.info("ended %d dailies of past days", expired)
             await self.bot.storage.compact()
         except Exception as error:  # a busy database is tried again next time
             log.warning("could not compact the database: %s", error)

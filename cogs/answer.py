@@ -117,9 +117,11 @@ class Answer:
         assert sent is not None
         return sent
 
-    async def announce(self, content: str) -> None:
-        """A short public message that nothing refers to later."""
-        await self._post("", False, {"content": shorten(content)})
+    async def announce(self, **message: Any) -> None:
+        """A public message that nothing refers to later (a code, a ranking)."""
+        if "content" in message:
+            message["content"] = shorten(message["content"])
+        await self._post("", False, message)
 
     async def _post(self, note: str, fetch: bool, message: dict[str, Any]) -> discord.Message | None:
         async with self._lock:

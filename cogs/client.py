@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import secrets
 import time
 from collections.abc import Callable
+from datetime import date
 
 import discord
 from discord.ext import commands
@@ -46,6 +49,8 @@ class PyramideBot(commands.Bot):
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
         self._settings: dict[int, GuildSettings] = {}
+        self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
+        self.daily_codes: dict[date, str] = {}
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """A server's settings, read from storage once and kept (they change only through this bot)."""
@@ -72,6 +77,9 @@ class PyramideBot(commands.Bot):
         if not has_compiled_core():
             log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
         await self.tree.set_translator(CatalogueTranslator())
+        fresh = secrets.token_hex(32)
+        chosen = os.environ.get("DAILY_SECRET", "").strip() or await self.storage.daily_secret(fresh)
+        self.daily_secret = chosen.encode()
         for name in EXTENSIONS:
             try:
                 await self.load_extension(name)

@@ -15,7 +15,7 @@ from pyramide import STOCK
 from pyramide.i18n import t
 from pyramide.storage import GuildSettings
 
-from . import records, table
+from . import daily, records, table
 from .answer import LOST
 from .common import language, text
 
@@ -35,7 +35,13 @@ PERIOD_CHOICES = [
     Choice(name=text("choice.period.week"), value="week"),
     Choice(name=text("choice.period.all"), value="all"),
 ]
-DYNAMIC_ITEMS = (table.BoardButton, table.NewGameChoice, records.LeaderboardPage, records.ResetChoice)
+DYNAMIC_ITEMS = (
+    table.BoardButton,
+    table.NewGameChoice,
+    table.ShareButton,
+    records.LeaderboardPage,
+    records.ResetChoice,
+)
 WHO_CHOICES = [
     Choice(name=text("choice.who.owner"), value="owner"),
     Choice(name=text("choice.who.anyone"), value="anyone"),
@@ -187,11 +193,11 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
 
     @daily.command(name="play", description=text("cmd.daily.play"))
     async def daily_play(self, interaction: discord.Interaction) -> None:
-        await records.play_daily(interaction)
+        await daily.play_daily(interaction)
 
     @daily.command(name="leaderboard", description=text("cmd.daily.leaderboard"))
     async def daily_leaderboard(self, interaction: discord.Interaction) -> None:
-        await records.show_daily_leaderboard(interaction)
+        await daily.show_daily_leaderboard(interaction)
 
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction) -> None:

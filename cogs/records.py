@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import re
 from datetime import UTC, datetime, timedelta
 
 import discord
 
-from pyramide.daily import daily_game, daily_number, day_key, time_to_next, today
+from pyramide.daily import today
 from pyramide.i18n import t
-from pyramide.manager import GameExists
 from pyramide.render import format_duration
 from pyramide.stats import day_streaks, player_stats
 
 from .common import bot_of, language, mention
-from .table import board_message, guarded, reply
+from .table import guarded, reply
 
 PAGE = 10
 RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜", "broken": "⬛"}
@@ -36,7 +33,7 @@ def period_start(period: str, now: datetime) -> float | None:
     return None
 
 
-def _time(seconds: float | None, lang: str) -> str:
+def time_text(seconds: float | None, lang: str) -> str:
     return format_duration(seconds) if seconds is not None else t(lang, "stats.dash")
 
 
@@ -64,7 +61,7 @@ async def show_stats(interaction: discord.Interaction, player: discord.abc.User 
         ("stats.played", str(stats.played)),
         ("stats.won", str(stats.won)),
         ("stats.win_rate", f"{stats.win_rate:.0%}"),
-        ("stats.best_time", _time(stats.best_seconds, lang)),
+        ("stats.best_time", time_text(stats.best_seconds, lang)),
         ("stats.fewest_moves", str(stats.fewest_moves) if stats.fewest_moves is not None else dash),
         ("stats.average_score", f"{stats.average_score:.0f}"),
         ("stats.streak", str(stats.current_streak)),
@@ -129,7 +126,7 @@ async def leaderboard_page(
             player=mention(row.player_id),
             wins=row.wins,
             played=row.played,
-            best=_time(row.best_seconds, lang),
+            best=time_text(row.best_seconds, lang),
             fewest=row.fewest_moves if row.fewest_moves is not None else dash,
         )
         for i, row in enumerate(rows)
@@ -152,96 +149,6 @@ async def leaderboard_page(
 async def show_leaderboard(interaction: discord.Interaction, period: str) -> None:
     embed, view = await leaderboard_page(interaction, period, 0)
     await interaction.response.send_message(embed=embed, view=view)
-
-
-# --------------------------------------------------------------------------- daily
-def _next_daily(lang: str, now: datetime) -> str:
-    left = time_to_next(now)
-    hours, rest = divmod(int(left.total_seconds()), 3600)
-    return t(lang, "daily.next", hours=hours, minutes=rest // 60)
-
-
-async def play_daily(interaction: discord.Interaction) -> None:
-    """Today's deal in a private thread of the player's own (a thread is a channel: one engine each)."""
-    lang = language(interaction)
-    bot = bot_of(interaction)
-    if interaction.guild_id is None:
-        await reply(interaction, t(lang, "error.guild_only"))
-        return
-    now = _now(interaction)
-    day = today(now)
-    number = daily_number(day)
-    await interaction.response.defer(ephemeral=True, thinking=True)
-    game = await asyncio.to_thread(daily_game, day)
-    channel = interaction.channel
-    parent = channel.parent if isinstance(channel, discord.Thread) else channel
-    name = t(lang, "daily.thread", number=number, player=interaction.user.display_name)[:100]
-    thread = await _create_thread(parent, name)
-    if thread is None:
-        await interaction.followup.send(t(lang, "error.no_thread"), ephemeral=True)
-        return
-    with contextlib.suppress(discord.HTTPException):
-        await thread.add_user(interaction.user)
-    try:
-        live = await bot.manager.start(
-            guild_id=interaction.guild_id,
-            channel_id=thread.id,
-            owner_id=interaction.user.id,
-            game=game,
-            daily=day_key(day),
-            locale=lang,
-        )
-    except GameExists as exists:  # a brand-new thread cannot hold a game; keep the rule anyway
-        live = exists.live
-    message = await board_message(live, lang, [t(lang, "daily.title", number=number)])
-    sent = await thread.send(**message)
-    live.record.message_id = sent.id
-    await bot.storage.set_message(live.record.id, sent.id)
-    notes = [t(lang, "daily.ready", number=number, thread=thread.mention)]
-    if day_key(day) in await bot.storage.daily_days(interaction.user.id):
-        notes.append(t(lang, "daily.replay"))
-    notes.append(_next_daily(lang, now))
-    await interaction.followup.send("\n".join(notes), ephemeral=True)
-
-
-async def _create_thread(parent: object, name: str) -> discord.Thread | None:
-    if not isinstance(parent, discord.TextChannel):
-        return None
-    for kind in (discord.ChannelType.private_thread, discord.ChannelType.public_thread):
-        try:
-            return await parent.create_thread(name=name, type=kind, auto_archive_duration=1440, invitable=False)
-        except discord.HTTPException:
-            continue
-    return None
-
-
-async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
-    lang = language(interaction)
-    storage = bot_of(interaction).storage
-    now = _now(interaction)
-    day = today(now)
-    rows = await storage.daily_rows(day_key(day), interaction.guild_id or 0)
-    players, winners = await storage.daily_totals(day_key(day))
-    lines = [
-        t(
-            lang,
-            "daily.leaderboard.row",
-            rank=i + 1,
-            player=mention(row.player_id),
-            result=t(lang, f"daily.result.{row.status}"),
-            time=_time(row.seconds, lang),
-            moves=row.moves,
-        )
-        for i, row in enumerate(rows)
-    ]
-    embed = discord.Embed(
-        title=t(lang, "daily.leaderboard.title", number=daily_number(day)),
-        description="\n".join(lines) or t(lang, "daily.leaderboard.empty"),
-        colour=discord.Colour.blurple(),
-    )
-    embed.add_field(name="\u200b", value=t(lang, "daily.totals", players=players, winners=winners), inline=False)
-    embed.set_footer(text=_next_daily(lang, now))
-    await interaction.response.send_message(embed=embed)
 
 
 # --------------------------------------------------------------------------- reset

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from datetime import date
 from typing import Any
 
 import discord
@@ -26,13 +27,14 @@ import discord
 from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidCard, InvalidCode, Rules
 from pyramide import events as ev
 from pyramide.codes import MAX_DEAL_NUMBER
+from pyramide.daily import daily_number
 from pyramide.i18n import card_name, describe, parse_card, t
 from pyramide.manager import VERDICT_POOL, SolverBusy, Turn
 from pyramide.manager import Live as Live
 from pyramide.render import render_board
 from pyramide.rules import InvalidRules
 from pyramide.solver import first_winnable, wait_nodes
-from pyramide.storage import ENDED, PLAYING
+from pyramide.storage import ENDED, PLAYING, GameRecord
 
 from .answer import Answer, answering
 from .common import board_labels, bot_of, language, mention
@@ -173,8 +175,37 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew
             await start_game(answer, game, replace_id=self.game_id, notes=notes)
 
 
+def daily_name(record: GameRecord, lang: str) -> str:
+    assert record.daily is not None
+    return t(lang, "daily.title", number=daily_number(date.fromisoformat(record.daily)))
+
+
+class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare:(?P<game>[0-9]{1,19})"):
+    """Posts a finished counted daily's spoiler-free share line in the channel the thread belongs to."""
+
+    def __init__(self, game_id: int, *, label: str = "\u200b") -> None:
+        super().__init__(
+            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.secondary, custom_id=f"pyrshare:{game_id}")
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> ShareButton:
+        return cls(min(int(match["game"]), MAX_ID))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        from .daily import share_daily  # the daily flows build on this module
+
+        async with answering(interaction) as answer:
+            await share_daily(answer, self.game_id)
+
+
 def _finished_view(live: Live, lang: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
+    if live.record.counted and live.record.daily is not None:
+        view.add_item(ShareButton(live.record.id, label=t(lang, "button.share")))
     view.add_item(
         BoardButton(live.record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success)
     )
@@ -231,10 +262,16 @@ async def board_message(
     """content, file and view of a game message; the picture is drawn in a worker thread from
     ``game`` (a snapshot) or, for a game nobody else can change right now, ``live.game``."""
     snapshot = game or live.game
-    banner = t(lang, "board.ended") if live.record.status == ENDED else None
-    draw = functools.partial(render_board, snapshot, labels=board_labels(lang), highlight=highlight, banner=banner)
+    record = live.record
+    banner = t(lang, "board.ended") if record.status == ENDED else None
+    # No peeking: a counted daily in play never shows its code (it would deal the day's cards elsewhere).
+    hidden = record.counted and record.status == PLAYING and not snapshot.is_over
+    code = daily_name(record, lang) if hidden else record.code
+    draw = functools.partial(
+        render_board, snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code
+    )
     png = await asyncio.get_running_loop().run_in_executor(RENDERERS, draw)
-    lines = [t(lang, "board.title", player=mention(live.record.owner_id), code=live.record.code)]
+    lines = [t(lang, "board.title", player=mention(record.owner_id), code=code)]
     lines.extend(line for line in status if line)
     return {
         "content": "\n".join(lines)[:2000],
@@ -501,6 +538,12 @@ async def start_game(
         elif running is not None:
             await ask_replace(answer, running, game, lang)
             return
+        if daily is None:
+            from .daily import peeks_at_the_daily
+
+            if await peeks_at_the_daily(interaction, game):
+                await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
+                return
         answer.private = False
         live = await turn.start(guild_id=place[0], owner_id=interaction.user.id, game=game, daily=daily, locale=lang)
         status = [t(lang, "new.dealt"), *notes]
@@ -546,7 +589,7 @@ async def deal_again(answer: Answer, game_id: int, action: str) -> None:
         return
     rules = Rules.from_token(record.rules)
     game = Game.from_code(record.code) if action == "again" else Game.new(rules)
-    await start_game(answer, game, daily=record.daily if action == "again" else None)
+    await start_game(answer, game)  # a daily's deal again is an ordinary game: it never counts
 
 
 async def new_game(
@@ -580,6 +623,13 @@ async def new_game(
         await answer.defer()
         game, notes = await winnable_game(chosen, lang)
         await start_game(answer, game, notes=notes)
+
+
+async def _refuse(answer: Answer, prompt: int | None, text: str) -> None:
+    if prompt is not None:
+        await answer.update(content=text, view=None)
+    else:
+        await answer.say(text)
 
 
 def options(given: dict[str, Any]) -> dict[str, Any]:
@@ -677,8 +727,11 @@ async def command_code(interaction: discord.Interaction) -> None:
         if live is None:
             await answer.say(t(lang, "error.no_game"))
             return
+        if live.record.counted:
+            await answer.say(t(lang, "error.daily_code_hidden"))
+            return
         answer.private = False
-        await answer.announce(t(lang, "code.show", code=live.record.code))
+        await answer.announce(content=t(lang, "code.show", code=live.record.code))
 
 
 async def card_choices(interaction: discord.Interaction, current: str) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ from pyramide.i18n import t
 from pyramide.manager import Live
 from pyramide.render import format_duration
 from pyramide.solver import Verdict
-from pyramide.storage import STUCK, WON
+from pyramide.storage import STUCK, WON, GameRecord
 
 from .answer import Answer
 from .common import bot_of
@@ -61,21 +61,25 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
             lines.append(t(lang, "end.not_winnable", count=most))
         else:
             lines.append(t(lang, "end.unknown"))
-    if record.daily is not None:
-        if record.counted:
-            result = t(lang, f"daily.result.{record.status}")
-            lines.append(
-                "`"
-                + t(
-                    lang,
-                    "daily.share",
-                    number=daily_number(date.fromisoformat(record.daily)),
-                    result=result,
-                    time=time_text,
-                    moves=record.moves,
-                )
-                + "`"
-            )
-        else:
-            lines.append(t(lang, "daily.replay"))
+    if record.hints:
+        lines.append(t(lang, "end.hints", count=record.hints))
+    if record.daily is not None and record.counted:
+        lines.append(share_text(record, record.picture, lang))
     return lines
+
+
+def share_text(record: GameRecord, picture: str | None, lang: str) -> str:
+    """A finished daily in a few spoiler-free lines: the day, the result, cards removed, time, moves,
+    hints, and when each card of the pyramid went (no card is named, so it gives nothing away)."""
+    assert record.daily is not None
+    head = t(
+        lang,
+        "daily.share",
+        number=daily_number(date.fromisoformat(record.daily)),
+        result=t(lang, f"daily.result.{record.status}"),
+        removed=record.removed,
+        time=format_duration(record.seconds or 0),
+        moves=record.moves,
+        hints=record.hints,
+    )
+    return head + ("\n" + picture if picture else "")

@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
+from .daily import clearing_picture
 from .events import Event, Outcome
 from .game import Game, InvalidAction
 from .solver import Hint, Verdict, hint, max_removable, solve, wait_nodes
@@ -179,10 +180,14 @@ class Turn:
         daily: str | None = None,
         locale: str | None = None,
     ) -> Live:
-        """Deal ``game`` here; a game in play is ended first (the caller asked or checked)."""
+        """Deal ``game`` here; a game in play is ended first (the caller asked or checked).
+
+        With ``daily`` this is the player's counted attempt at that day: its clock starts now, not at
+        the first move, and a second one raises ``DailyTaken`` (a database constraint)."""
         if self.live is not None:
             await self.end(ENDED)
         manager = self.manager
+        now = manager.clock()
         record = GameRecord(
             id=0,
             guild_id=guild_id,
@@ -191,10 +196,13 @@ class Turn:
             code=game.code,
             rules=game.rules.token,
             daily=daily,
-            created_at=manager.clock(),
+            counted=daily is not None,
+            created_at=now,
+            started_at=now if daily is not None else None,
             locale=locale,
         )
         record = await manager.storage.create_game(record)
+        game.started_at = record.started_at
         self.live = manager._keep(Live(record, game))
         return self.live
 
@@ -340,6 +348,17 @@ class GameManager:
         async with self.turn(channel_id) as turn:
             return await turn.end()
 
+    async def expire_dailies(self, day: str) -> int:
+        """End the counted dailies of days before ``day`` still in play: at midnight UTC they count as
+        finished attempts ("gave up")."""
+        ended = 0
+        for channel_id in await self.storage.stale_dailies(day):
+            async with self.turn(channel_id) as turn:
+                if turn.live is not None and turn.live.record.daily is not None and turn.live.record.daily < day:
+                    await turn.end()
+                    ended += 1
+        return ended
+
     # ---------------------------------------------------------------- applying
     async def _apply(self, live: Live, action: Callable[[Game], Event]) -> ActResult:
         game = live.game
@@ -383,6 +402,7 @@ class GameManager:
             finished_at=now,
             seconds=now - record.started_at if record.started_at is not None else 0.0,
             actions=record.actions,
+            picture=clearing_picture(record.code, record.actions) if record.counted else None,
         )
         try:
             await self.storage.finish_game(closed)
@@ -391,7 +411,7 @@ class GameManager:
             raise
         record.status, record.score, record.moves, record.removed = status, closed.score, closed.moves, closed.removed
         record.finished_at = game.finished_at = closed.finished_at
-        record.seconds, record.counted = closed.seconds, closed.counted
+        record.seconds, record.counted, record.picture = closed.seconds, closed.counted, closed.picture
         self.forget(record.channel_id)
 
     # ------------------------------------------------------------------ solver

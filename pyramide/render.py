@@ -279,11 +279,13 @@ def render_image(
     now: float | None = None,
     highlight: Collection[Spot] = (),
     banner: str | None = None,
+    code: str | None = None,
 ) -> Image.Image:
     """The board as an RGB ``Image`` (see ``render_board`` for the PNG).
 
     ``banner`` is drawn across the board (for example "Game ended"); a won or stuck
-    game gets its banner from ``labels`` without it."""
+    game gets its banner from ``labels`` without it. ``code`` replaces the deal code in the
+    footer (a daily in play shows its name, not its code)."""
     labels = labels or Labels()
     cache = sprites()
     faces, dimmed = faces_for(labels.ranks)
@@ -358,7 +360,7 @@ def render_image(
     if seconds is not None:
         parts.append(f"{labels.time} {format_duration(seconds)}")
     draw.text((24, FOOTER_Y), "   ·   ".join(parts), font=font, fill=TEXT)
-    code = game.code
+    code = code or game.code
     if len(code) < 20:
         draw.text((WIDTH - 24, FOOTER_Y + 6), code, font=_font(22, bold=False), fill=MUTED, anchor="ra")
     else:  # a layout code: two short lines so that it never runs into the score
@@ -393,9 +395,10 @@ def render_board(
     now: float | None = None,
     highlight: Collection[Spot] = (),
     banner: str | None = None,
+    code: str | None = None,
 ) -> bytes:
     """The board as PNG bytes."""
-    image = render_image(game, labels=labels, now=now, highlight=highlight, banner=banner)
+    image = render_image(game, labels=labels, now=now, highlight=highlight, banner=banner, code=code)
     out = io.BytesIO()
     # A fixed palette: no dithering noise, a third of the bytes to compress, one look for every board.
     paletted = image.quantize(palette=sprites().palette, dither=Image.Dither.NONE)

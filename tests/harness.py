@@ -35,6 +35,9 @@ ADMIN = 600_000_000_000_000_003
 MANAGE_MESSAGES = 1 << 13
 MANAGE_GUILD = 1 << 5
 PLAIN = (1 << 10) | (1 << 11) | (1 << 31)  # view channel, send messages, use application commands
+# The bot's own permissions as invited (README): embed links, attach files, threads (create public,
+# create private, send messages in threads).
+BOT_PERMISSIONS = PLAIN | (1 << 14) | (1 << 15) | (1 << 35) | (1 << 36) | (1 << 38)
 
 _ids = itertools.count(500_000_000_000_000_000)
 
@@ -66,6 +69,7 @@ class Sent:
     files: list[tuple[str, bytes]] = field(default_factory=list)
     token: str | None = None  # the interaction this answers (webhook requests)
     message_id: int | None = None  # the message this request made or changed, as Discord shows it
+    url: str = ""  # the request's URL, ids filled in
     at: float = field(default_factory=time.perf_counter)
 
     @property
@@ -157,7 +161,9 @@ class Hub:
     add ``faults`` to make the next requests fail as Discord's edge can."""
 
     def __init__(self) -> None:
+        self.guild_id = GUILD_ID
         self.faults: list[Fault] = []
+        self.rest_faults: list[tuple[str, str, int, str]] = []
         self.created: dict[str, float] = {}  # interaction token -> when Discord sent it
         self.thinking: dict[str, int] = {}  # token -> flags of a deferred answer still "thinking"
         self.sent: list[Sent] = []
@@ -303,9 +309,21 @@ class Hub:
     _interaction_target: ClassVar[dict[str, tuple[int, int | None]]] = {}
 
     # -- the bot's REST edge
+    def refuse(self, method: str, path: str, code: int = 50013, message: str = "Missing Permissions") -> None:
+        """Make the bot's next REST request ``method path`` (a route template) fail with 403."""
+        self.rest_faults.append((method, path, code, message))
+
     async def http_request(self, route: Any, *, files: Any = None, form: Any = None, **kwargs: Any) -> Any:
+        fault = next((f for f in self.rest_faults if f[0] == route.method and f[1] == route.path), None)
+        if fault is not None:
+            self.rest_faults.remove(fault)
+            raise discord.Forbidden(
+                SimpleNamespace(status=403, reason="Forbidden"),  # type: ignore[arg-type]
+                {"code": fault[2], "message": fault[3]},
+            )
         data = kwargs.get("json")
         sent = self.record(route.method, route.path, data, files, form)
+        sent.url = route.url
         path = route.path
         ids = [int(x) for x in re.findall(r"/([0-9]{5,})", route.url)]
         params = {"channel_id": ids[0] if ids else 0, "message_id": ids[1] if len(ids) > 1 else 0}
@@ -313,7 +331,7 @@ class Hub:
             thread = {
                 "id": str(snowflake()),
                 "type": data.get("type", 11),
-                "guild_id": str(GUILD_ID),
+                "guild_id": str(self.guild_id),
                 "parent_id": str(params["channel_id"]),
                 "name": data["name"],
                 "owner_id": str(APP_ID),
@@ -380,8 +398,11 @@ class Harness:
         self.locale = "en-US"
         self.guild_locale = "en-US"
         self.synchronous = "FULL"
+        self.app_permissions = BOT_PERMISSIONS
+        self.guild_id = GUILD_ID
 
     async def start(self) -> Harness:
+        self.hub.guild_id = self.guild_id
         self.storage = SQLiteStorage(self.db_path, synchronous=self.synchronous)
         await self.storage.open()
         bot = PyramideBot(self.storage, clock=lambda: self.now[0])
@@ -415,20 +436,20 @@ class Harness:
                 "type": 0,
                 "name": name,
                 "position": 0,
-                "guild_id": str(GUILD_ID),
+                "guild_id": str(self.guild_id),
                 "permission_overwrites": [],
                 "nsfw": False,
                 "parent_id": None,
             }
 
         return {
-            "id": str(GUILD_ID),
+            "id": str(self.guild_id),
             "name": "Test server",
             "owner_id": str(ADMIN),
             "icon": None,
             "roles": [
                 {
-                    "id": str(GUILD_ID),
+                    "id": str(self.guild_id),
                     "name": "@everyone",
                     "permissions": str(PLAIN),
                     "position": 0,
@@ -462,7 +483,7 @@ class Harness:
         channel: dict[str, Any] = {
             "id": str(channel_id),
             "type": channel_type,
-            "guild_id": str(GUILD_ID),
+            "guild_id": str(self.guild_id),
             "name": "general",
         }
         if channel_type == 12:
@@ -484,7 +505,7 @@ class Harness:
             "type": kind,
             "token": token,
             "version": 1,
-            "guild_id": str(GUILD_ID),
+            "guild_id": str(self.guild_id),
             "channel_id": str(channel_id),
             "channel": channel,
             "member": {
@@ -498,10 +519,10 @@ class Harness:
             },
             "locale": self.locale,
             "guild_locale": self.guild_locale,
-            "app_permissions": str(PLAIN),
+            "app_permissions": str(self.app_permissions),
             "entitlements": [],
             "attachment_size_limit": 10_485_760,
-            "authorizing_integration_owners": {"0": str(GUILD_ID)},
+            "authorizing_integration_owners": {"0": str(self.guild_id)},
             "context": 0,
         }
 
@@ -521,7 +542,7 @@ class Harness:
             {  # type: ignore[arg-type]
                 "id": str(snowflake()),
                 "channel_id": str(channel_id),
-                "guild_id": str(GUILD_ID),
+                "guild_id": str(self.guild_id),
                 "author": user_payload(user),
                 "member": {"roles": [], "joined_at": "2025-01-01T00:00:00+00:00", "deaf": False, "mute": False},
                 "content": content,

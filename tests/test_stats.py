@@ -10,7 +10,7 @@ from pyramide import Game
 from pyramide.daily import daily_deal_number, daily_number, daily_start, time_to_next
 from pyramide.solver import solve
 from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import ENDED, STUCK, WON, GameRecord
+from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord
 from pyramide.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStorage
 from tests.deals import kings_and_pairs
 from tests.harness import GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness
@@ -105,15 +105,15 @@ def test_daily_deals_of_fixed_dates_are_pinned_and_winnable():
     assert time_to_next(datetime(2026, 11, 30, 23, 0, tzinfo=UTC)).total_seconds() == 3600
 
 
-async def test_one_counted_daily_per_player_even_when_two_finish_at_once(tmp_path):
+async def test_one_counted_daily_per_player_even_when_two_processes_open_it_at_once(tmp_path):
     path = tmp_path / "race.db"
     first, second = SQLiteStorage(path), SQLiteStorage(path)
     await first.open()
     await second.open()
     try:
-        records = []
-        for store, channel in ((first, 1), (second, 2)):
-            record = GameRecord(
+
+        def attempt(channel):
+            return GameRecord(
                 id=0,
                 guild_id=GUILD_ID,
                 channel_id=channel,
@@ -121,13 +121,20 @@ async def test_one_counted_daily_per_player_even_when_two_finish_at_once(tmp_pat
                 code="PY1-N-AAAAAAS",
                 rules="N",
                 daily="2026-11-30",
+                counted=True,
                 created_at=T0,
             )
-            records.append((store, await store.create_game(record)))
-        for _, record in records:
-            record.status, record.finished_at, record.seconds = WON, T0 + 100, 100.0
-        done = await asyncio.gather(*(store.finish_game(record) for store, record in records))
-        assert sorted(r.counted for r in done) == [False, True]
+
+        results = await asyncio.gather(
+            first.create_game(attempt(1)), second.create_game(attempt(2)), return_exceptions=True
+        )
+        taken = [r for r in results if isinstance(r, DailyTaken)]
+        opened = [r for r in results if isinstance(r, GameRecord)]
+        assert len(taken) == 1 and len(opened) == 1
+        assert taken[0].attempt.game_id == opened[0].id
+        assert await first.live_game(1 if opened[0].channel_id == 2 else 2) is None  # nothing of the loser stored
+        opened[0].status, opened[0].finished_at, opened[0].seconds = WON, T0 + 100, 100.0
+        await first.finish_game(opened[0])
         assert await first.daily_totals("2026-11-30") == (1, 1)
     finally:
         await first.close()
@@ -209,17 +216,18 @@ async def play_daily_to_the_end(h, *, user=OWNER, win=True):
     return sent, thread_id
 
 
-async def test_daily_in_a_thread_counted_once_with_a_share_line(harness):
+async def test_daily_in_a_thread_counted_once(harness):
     sent, thread_id = await play_daily_to_the_end(harness)
     ready = sent[-1]
-    assert ready.ephemeral and f"<#{thread_id}>" in ready.content and "Next daily in 23 h" in ready.content
+    assert harness.hub.visible_flags(ready) & 64
+    assert f"<#{thread_id}>" in ready.content and "Next daily in 23 h" in ready.content
     rows = await harness.storage.daily_rows("2026-11-30", GUILD_ID)
     assert [(r.player_id, r.status) for r in rows] == [(OWNER, WON)]
-    # a second attempt is a replay: allowed, not counted
-    sent, second = await play_daily_to_the_end(harness, win=False)
-    assert second != thread_id  # a thread of its own again
-    assert "does not count" in sent[-1].content
-    assert "does not count" in "\n".join(s.content for s in harness.hub.sent[-3:])
+    # the same day again: the result, no second thread, no second attempt
+    threads = len(harness.hub.threads)
+    sent = await harness.command("daily play")
+    assert "You have played daily #334 already" in sent[-1].content and "🃏 28/28" in sent[-1].content
+    assert len(harness.hub.threads) == threads
     assert await harness.storage.daily_totals("2026-11-30") == (1, 1)
     stats = player_stats(await harness.storage.results(GUILD_ID, OWNER))
     assert (stats.daily_played, stats.daily_won) == (1, 1)
@@ -228,11 +236,11 @@ async def test_daily_in_a_thread_counted_once_with_a_share_line(harness):
 async def test_share_line_after_a_counted_daily(harness):
     await harness.command("daily play")
     thread_id = int(harness.hub.threads[-1]["id"])
-    await harness.command("draw", channel_id=thread_id)  # the clock starts at the first move
-    harness.now[0] += 221
+    await harness.command("draw", channel_id=thread_id)
+    harness.now[0] += 221  # the clock runs from the opening of the attempt, not from the first move
     sent = await harness.command("end", channel_id=thread_id)
     text = "\n".join(s.content for s in sent)
-    assert "`Pyramide daily #334 · gave up · 3:41 · 1 moves`" in text
+    assert "Pyramide daily #334 · gave up\n🃏 0/28 · ⏱️ 3:41 · 👣 1 · 💡 0\n⬛\n⬛⬛\n" in text
 
 
 async def test_daily_leaderboard_ranks_today_on_this_server(harness):

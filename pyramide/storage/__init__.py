@@ -49,6 +49,7 @@ class GameRecord:
     locale: str | None = None
     actions: list[int | str] = field(default_factory=list)
     damage: str | None = None  # why the stored actions could not be read (not stored itself)
+    picture: str | None = None  # a finished daily's clearing picture, kept with its attempt
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,33 @@ class DailyRow:
     status: str
     seconds: float | None
     moves: int
+    hints: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DailyAttempt:
+    """A player's counted attempt at one day's daily: opened once, kept apart from deletable statistics."""
+
+    day: str
+    player_id: int
+    guild_id: int
+    channel_id: int
+    game_id: int
+    opened_at: float
+    status: str | None  # None while it is played
+    seconds: float | None
+    moves: int
+    hints: int
+    removed: int
+    picture: str | None
+
+
+class DailyTaken(Exception):
+    """The player has a counted attempt at that day already (``attempt``)."""
+
+    def __init__(self, attempt: DailyAttempt) -> None:
+        super().__init__(f"player {attempt.player_id} opened the daily of {attempt.day} already")
+        self.attempt = attempt
 
 
 class Storage(Protocol):
@@ -98,6 +126,7 @@ class Storage(Protocol):
     async def game(self, game_id: int) -> GameRecord | None: ...
     async def append_action(self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord) -> None: ...
     async def set_message(self, game_id: int, message_id: int) -> None: ...
+    async def discard_game(self, game_id: int) -> None: ...
     async def add_hint(self, game_id: int) -> None: ...
     async def finish_game(self, record: GameRecord) -> GameRecord: ...
 
@@ -112,4 +141,7 @@ class Storage(Protocol):
     async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]: ...
     async def daily_totals(self, day: str) -> tuple[int, int]: ...
     async def daily_days(self, player_id: int) -> list[str]: ...
+    async def daily_attempt(self, day: str, player_id: int) -> DailyAttempt | None: ...
+    async def stale_dailies(self, day: str) -> list[int]: ...
+    async def daily_secret(self, fresh: str) -> str: ...
     async def reset_stats(self, guild_id: int, player_id: int | None) -> int: ...

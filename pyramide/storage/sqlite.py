@@ -22,7 +22,9 @@ from . import (
     BROKEN,
     FINISHED,
     PLAYING,
+    DailyAttempt,
     DailyRow,
+    DailyTaken,
     GameRecord,
     GuildSettings,
     LeaderRow,
@@ -84,9 +86,37 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX games_one_counted_daily ON games(daily, owner_id) WHERE counted = 1;
     CREATE INDEX games_daily_by_player ON games(owner_id, daily) WHERE counted = 1;
     """,
-    # 3: a finished game's actions packed into one value (one byte per action, see pack_log)
+    # 3: a finished game's actions packed into one value (5 bits an action, see pack_log)
     """
     ALTER TABLE games ADD COLUMN log BLOB;
+    """,
+    # 4: daily attempts kept apart from the statistics a reset deletes; the deployment's secrets
+    """
+    CREATE TABLE daily_attempts (
+        day TEXT NOT NULL,
+        player_id INTEGER NOT NULL,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        game_id INTEGER NOT NULL,
+        opened_at REAL NOT NULL,
+        status TEXT,
+        seconds REAL,
+        moves INTEGER NOT NULL DEFAULT 0,
+        hints INTEGER NOT NULL DEFAULT 0,
+        removed INTEGER NOT NULL DEFAULT 0,
+        picture TEXT,
+        finished_at REAL,
+        PRIMARY KEY (day, player_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX daily_attempts_by_guild ON daily_attempts(day, guild_id);
+    CREATE INDEX daily_attempts_by_game ON daily_attempts(game_id);
+    INSERT INTO daily_attempts (day, player_id, guild_id, channel_id, game_id, opened_at, status, seconds,
+                                moves, hints, removed, finished_at)
+        SELECT daily, owner_id, guild_id, channel_id, id, created_at, status, seconds, moves, hints, removed,
+               finished_at
+        FROM games WHERE counted = 1 AND daily IS NOT NULL;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    DROP INDEX games_one_counted_daily;
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -282,13 +312,16 @@ class SQLiteStorage:
 
     # ------------------------------------------------------------------ games
     async def create_game(self, record: GameRecord) -> GameRecord:
+        """Store a new game. A counted daily (``daily`` and ``counted`` set) opens the player's attempt
+        at that day in the same transaction: the attempt's key makes it the only one, across processes;
+        a second raises ``DailyTaken`` and stores nothing."""
         record.id = await self._write(lambda: self._insert_game(record))
         return record
 
     async def _insert_game(self, record: GameRecord) -> int:
         cursor = await self.db.execute(
-            "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, daily, created_at, locale) "
-            "VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?)",
+            "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, daily, counted, created_at,"
+            " started_at, locale) VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?, ?, ?)",
             (
                 record.guild_id,
                 record.channel_id,
@@ -296,12 +329,26 @@ class SQLiteStorage:
                 record.code,
                 record.rules,
                 record.daily,
+                int(record.counted),
                 record.created_at,
+                record.started_at,
                 record.locale,
             ),
         )
+        game_id = int(cursor.lastrowid or 0)
+        if record.daily is not None and record.counted:
+            opened = await self.db.execute(
+                "INSERT INTO daily_attempts (day, player_id, guild_id, channel_id, game_id, opened_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (record.daily, record.owner_id, record.guild_id, record.channel_id, game_id, record.created_at),
+            )
+            if opened.rowcount == 0:
+                await self.db.rollback()
+                attempt = await self.daily_attempt(record.daily, record.owner_id)
+                assert attempt is not None
+                raise DailyTaken(attempt)
         await self.db.commit()
-        return int(cursor.lastrowid or 0)
+        return game_id
 
     def _record(self, row: aiosqlite.Row | tuple) -> GameRecord:
         data = dict(zip(_FIELDS, row, strict=True))
@@ -350,6 +397,16 @@ class SQLiteStorage:
 
         await self._write(work)
 
+    async def discard_game(self, game_id: int) -> None:
+        """Delete a game nobody saw (its board could not be posted), with its actions and daily attempt."""
+
+        async def work() -> None:
+            await self.db.execute("DELETE FROM daily_attempts WHERE game_id = ?", (game_id,))
+            await self.db.execute("DELETE FROM games WHERE id = ?", (game_id,))
+            await self.db.commit()
+
+        await self._write(work)
+
     async def set_message(self, game_id: int, message_id: int) -> None:
         await self._commit("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
 
@@ -391,11 +448,20 @@ class SQLiteStorage:
             )
             if log is not None:
                 await self.db.execute("DELETE FROM actions WHERE game_id = ?", (record.id,))
-            if record.daily is not None:
+            if record.daily is not None and record.counted:
                 await self.db.execute(
-                    "UPDATE games SET counted = 1 WHERE id = ? AND NOT EXISTS "
-                    "(SELECT 1 FROM games WHERE daily = ? AND owner_id = ? AND counted = 1)",
-                    (record.id, record.daily, record.owner_id),
+                    "UPDATE daily_attempts SET status = ?, seconds = ?, moves = ?, hints = ?, removed = ?, "
+                    "picture = ?, finished_at = ? WHERE game_id = ? AND status IS NULL",
+                    (
+                        record.status,
+                        record.seconds,
+                        record.moves,
+                        record.hints,
+                        record.removed,
+                        record.picture,
+                        record.finished_at,
+                        record.id,
+                    ),
                 )
             async with self.db.execute("SELECT counted FROM games WHERE id = ?", (record.id,)) as cursor:
                 row = await cursor.fetchone()
@@ -455,27 +521,57 @@ class SQLiteStorage:
         return int(row[0]) if row else 0
 
     async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]:
+        """The day's finished counted attempts of a server: wins without hints, then wins with the fewest
+        hints, then the others; within each, the shortest time, then the fewest moves."""
         async with self.reader.execute(
-            "SELECT owner_id, status, seconds, moves FROM games WHERE daily = ? AND guild_id = ? AND counted = 1 "
-            "ORDER BY status = 'won' DESC, seconds IS NULL, seconds, moves, finished_at, owner_id",
+            "SELECT player_id, status, seconds, moves, hints FROM daily_attempts "
+            "WHERE day = ? AND guild_id = ? AND status IS NOT NULL "
+            "ORDER BY status = 'won' DESC, CASE WHEN status = 'won' THEN hints END, seconds IS NULL, seconds, "
+            "moves, finished_at, player_id",
             (day, guild_id),
         ) as cursor:
             rows = await cursor.fetchall()
-        return [DailyRow(r[0], r[1], r[2], r[3]) for r in rows]
+        return [DailyRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     async def daily_totals(self, day: str) -> tuple[int, int]:
         async with self.reader.execute(
-            "SELECT COUNT(*), COALESCE(SUM(status = 'won'), 0) FROM games WHERE daily = ? AND counted = 1", (day,)
+            "SELECT COUNT(*), COALESCE(SUM(status = 'won'), 0) FROM daily_attempts "
+            "WHERE day = ? AND status IS NOT NULL",
+            (day,),
         ) as cursor:
             row = await cursor.fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
     async def daily_days(self, player_id: int) -> list[str]:
         async with self.reader.execute(
-            "SELECT daily FROM games WHERE owner_id = ? AND counted = 1 AND daily IS NOT NULL ORDER BY daily",
+            "SELECT day FROM daily_attempts WHERE player_id = ? AND status IS NOT NULL ORDER BY day",
             (player_id,),
         ) as cursor:
             return [r[0] for r in await cursor.fetchall()]
+
+    async def daily_attempt(self, day: str, player_id: int) -> DailyAttempt | None:
+        async with self.db.execute(
+            "SELECT day, player_id, guild_id, channel_id, game_id, opened_at, status, seconds, moves, hints, "
+            "removed, picture FROM daily_attempts WHERE day = ? AND player_id = ?",
+            (day, player_id),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return DailyAttempt(*row) if row else None
+
+    async def stale_dailies(self, day: str) -> list[int]:
+        """Channels whose counted daily of a day before ``day`` is still played (it ends at midnight UTC)."""
+        async with self.reader.execute(
+            "SELECT channel_id FROM games WHERE status = 'playing' AND counted = 1 AND daily < ?", (day,)
+        ) as cursor:
+            return [r[0] for r in await cursor.fetchall()]
+
+    async def daily_secret(self, fresh: str) -> str:
+        """The deployment's daily secret: ``fresh`` is kept if none was stored yet."""
+        await self._commit("INSERT INTO meta (key, value) VALUES ('daily_secret', ?) ON CONFLICT DO NOTHING", (fresh,))
+        async with self.db.execute("SELECT value FROM meta WHERE key = 'daily_secret'") as cursor:
+            row = await cursor.fetchone()
+        assert row is not None
+        return str(row[0])
 
     async def reset_stats(self, guild_id: int, player_id: int | None) -> int:
         """Delete the finished games of a server (or of one player there); returns how many."""

@@ -1,0 +1,229 @@
+"""The daily challenge in Discord: one counted attempt a player and a day, opened once, played in a
+thread of its own (or in place where a thread cannot be made), never dealt elsewhere during its day,
+and a spoiler-free result to share."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from datetime import UTC, date, datetime
+
+import discord
+
+from pyramide import Game
+from pyramide.daily import daily_game, daily_number, day_key, time_to_next, today
+from pyramide.i18n import t
+from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
+
+from .answer import Answer, answering
+from .common import bot_of, language, mention
+from .table import board_message
+from .words import share_text
+
+log = logging.getLogger(__name__)
+
+# What the bot needs to open a thread of the player's own and play in it.
+THREAD_NEEDS = ("send_messages_in_threads", "attach_files", "embed_links")
+IN_PLACE = (discord.Thread, discord.VoiceChannel, discord.StageChannel)
+
+
+def now_of(interaction: discord.Interaction) -> datetime:
+    return datetime.fromtimestamp(bot_of(interaction).clock(), UTC)
+
+
+def next_daily(lang: str, now: datetime) -> str:
+    left = time_to_next(now)
+    hours, rest = divmod(int(left.total_seconds()), 3600)
+    return t(lang, "daily.next", hours=hours, minutes=rest // 60)
+
+
+async def todays_game(interaction: discord.Interaction, day: date) -> Game:
+    """The day's deal for this deployment (worked out once a day, in the solver's worker)."""
+    bot = bot_of(interaction)
+    code = bot.daily_codes.get(day)
+    if code is None:
+        from pyramide.manager import VERDICT_POOL
+
+        game = await VERDICT_POOL.run(daily_game, day, bot.daily_secret)
+        code = bot.daily_codes[day] = game.code
+    return Game.from_code(code)
+
+
+async def peeks_at_the_daily(interaction: discord.Interaction, game: Game) -> bool:
+    """Whether ``game`` deals today's daily cards to a player whose counted attempt is not finished."""
+    day = today(now_of(interaction))
+    daily = await todays_game(interaction, day)
+    if game.deal != daily.deal:
+        return False
+    attempt = await bot_of(interaction).storage.daily_attempt(day_key(day), interaction.user.id)
+    return attempt is None or attempt.status is None
+
+
+def _missing(interaction: discord.Interaction) -> str | None:
+    """The first permission the bot lacks to play a daily in a thread here, by its Discord name."""
+    perms = interaction.app_permissions
+    if not (perms.create_private_threads or perms.create_public_threads):
+        return "Create Private Threads"
+    for name in THREAD_NEEDS:
+        if not getattr(perms, name):
+            return name.replace("_", " ").title().replace("In ", "in ")
+    return None
+
+
+async def play_daily(interaction: discord.Interaction) -> None:
+    """Today's deal: the player's one counted attempt, in a private thread of their own."""
+    lang = language(interaction)
+    bot = bot_of(interaction)
+    async with answering(interaction) as answer:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            await answer.say(t(lang, "error.guild_only"))
+            return
+        now = now_of(interaction)
+        day = today(now)
+        key, number = day_key(day), daily_number(day)
+        attempt = await bot.storage.daily_attempt(key, interaction.user.id)
+        if attempt is not None:
+            await answer.say(await _already(interaction, attempt, lang, now))
+            return
+        channel = interaction.channel
+        in_place = isinstance(channel, IN_PLACE)
+        if not in_place:
+            missing = _missing(interaction)
+            if missing is not None:
+                await answer.say(t(lang, "error.daily_permission", permission=missing))
+                return
+        await answer.defer()
+        game = await todays_game(interaction, day)
+        thread: discord.Thread | None = None
+        if in_place:
+            target: discord.abc.Messageable = channel  # type: ignore[assignment]
+            target_id = interaction.channel_id
+        else:
+            name = t(lang, "daily.thread", number=number, player=interaction.user.display_name)[:100]
+            thread = await _create_thread(channel, name)
+            if thread is None:
+                await answer.say(t(lang, "error.no_thread"))
+                return
+            with contextlib.suppress(discord.HTTPException):
+                await thread.add_user(interaction.user)
+            target, target_id = thread, thread.id
+        try:
+            async with bot.manager.turn(target_id) as turn:
+                if turn.live is not None:
+                    await answer.say(t(lang, "error.daily_busy_here"))
+                    return
+                live = await turn.start(
+                    guild_id=interaction.guild_id, owner_id=interaction.user.id, game=game, daily=key, locale=lang
+                )
+                try:
+                    message = await board_message(live, lang, [t(lang, "daily.title", number=number)])
+                    sent = await target.send(**message)
+                except discord.HTTPException as error:
+                    # The player never saw this board: take the attempt back, and the empty thread.
+                    await bot.storage.discard_game(live.record.id)
+                    bot.manager.forget(target_id)
+                    if thread is not None:
+                        with contextlib.suppress(discord.HTTPException):
+                            await thread.delete()
+                    log.warning("daily board could not be posted in %s: %s", target_id, error)
+                    await answer.say(t(lang, "error.daily_post", permission="Attach Files / Send Messages in Threads"))
+                    return
+                live.record.message_id = sent.id
+                await bot.storage.set_message(live.record.id, sent.id)
+        except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
+            if thread is not None:
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.delete()
+            await answer.say(await _already(interaction, taken.attempt, lang, now))
+            return
+        await answer.say(
+            "\n".join((t(lang, "daily.ready", number=number, thread=f"<#{target_id}>"), next_daily(lang, now)))
+        )
+
+
+async def _already(interaction: discord.Interaction, attempt: DailyAttempt, lang: str, now: datetime) -> str:
+    number = daily_number(date.fromisoformat(attempt.day))
+    if attempt.status is None:
+        return t(lang, "daily.waiting", number=number, thread=f"<#{attempt.channel_id}>")
+    record = await bot_of(interaction).storage.game(attempt.game_id)
+    lines = [t(lang, "daily.done", number=number)]
+    if record is not None:
+        lines.append(share_text(record, attempt.picture, lang))
+    lines.append(next_daily(lang, now))
+    return "\n".join(lines)
+
+
+async def _create_thread(parent: object, name: str) -> discord.Thread | None:
+    if not isinstance(parent, discord.TextChannel):
+        return None
+    for kind in (discord.ChannelType.private_thread, discord.ChannelType.public_thread):
+        try:
+            return await parent.create_thread(name=name, type=kind, auto_archive_duration=1440, invitable=False)
+        except discord.HTTPException:
+            continue
+    return None
+
+
+async def share_daily(answer: Answer, game_id: int) -> None:
+    """The Share button: the result of a finished counted daily, posted where the thread belongs."""
+    interaction = answer.interaction
+    lang = language(interaction)
+    bot = bot_of(interaction)
+    record = await bot.storage.game(game_id)
+    if (
+        record is None
+        or not record.counted
+        or record.status == PLAYING
+        or record.guild_id != interaction.guild_id
+        or record.daily is None
+    ):
+        await answer.say(t(lang, "error.stale_board"))
+        return
+    if record.owner_id != interaction.user.id:
+        await answer.say(t(lang, "error.not_your_game", owner=mention(record.owner_id)))
+        return
+    attempt = await bot.storage.daily_attempt(record.daily, record.owner_id)
+    text = t(lang, "daily.shared_by", player=mention(record.owner_id)) + "\n" + share_text(
+        record, attempt.picture if attempt else None, lang
+    )
+    channel = interaction.channel
+    target = channel.parent if isinstance(channel, discord.Thread) and channel.parent is not None else channel
+    if not isinstance(target, discord.abc.Messageable):
+        await answer.say(t(lang, "error.stale_board"))
+        return
+    await target.send(text, allowed_mentions=discord.AllowedMentions.none())
+    await answer.say(t(lang, "daily.share_posted", channel=f"<#{getattr(target, 'id', 0)}>"))
+
+
+async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
+    lang = language(interaction)
+    storage = bot_of(interaction).storage
+    now = now_of(interaction)
+    day = today(now)
+    async with answering(interaction) as answer:
+        rows = await storage.daily_rows(day_key(day), interaction.guild_id or 0)
+        players, winners = await storage.daily_totals(day_key(day))
+        from .records import time_text
+
+        lines = [
+            t(
+                lang,
+                "daily.leaderboard.row",
+                rank=i + 1,
+                player=mention(row.player_id),
+                result=t(lang, f"daily.result.{row.status}"),
+                time=time_text(row.seconds, lang),
+                moves=row.moves,
+                hints=row.hints,
+            )
+            for i, row in enumerate(rows)
+        ]
+        embed = discord.Embed(
+            title=t(lang, "daily.leaderboard.title", number=daily_number(day)),
+            description="\n".join(lines) or t(lang, "daily.leaderboard.empty"),
+            colour=discord.Colour.blurple(),
+        )
+        embed.add_field(name="\u200b", value=t(lang, "daily.totals", players=players, winners=winners), inline=False)
+        embed.set_footer(text=next_daily(lang, now))
+        answer.private = False
+        await answer.announce(embed=embed)
