@@ -68,6 +68,7 @@ async def show_stats(interaction: discord.Interaction, player: discord.abc.User 
         ("stats.best_streak", str(stats.best_streak)),
         ("stats.daily", t(lang, "stats.daily_value", played=stats.daily_played, won=stats.daily_won)),
         ("stats.day_streak", t(lang, "stats.day_streak_value", current=current_days, best=best_days)),
+        ("stats.hints", str(stats.hints)),
     ]
     for key, value in fields:
         embed.add_field(name=t(lang, key), value=value)
@@ -128,6 +129,7 @@ async def leaderboard_page(
             played=row.played,
             best=time_text(row.best_seconds, lang),
             fewest=row.fewest_moves if row.fewest_moves is not None else dash,
+            hints=row.hints,
         )
         for i, row in enumerate(rows)
     ]

@@ -21,6 +21,7 @@ class PlayerStats:
     daily_played: int
     daily_won: int
     recent: tuple[str, ...]  # the last results, oldest first
+    hints: int = 0  # hints used over all these games
 
     @property
     def win_rate(self) -> float:
@@ -46,6 +47,7 @@ def player_stats(rows: Sequence[ResultRow], recent: int = 10) -> PlayerStats:
         daily_played=len(counted),
         daily_won=sum(1 for r in counted if r.status == WON),
         recent=tuple(r.status for r in rows[-recent:]),
+        hints=sum(r.hints for r in rows),
     )
 
 

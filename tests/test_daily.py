@@ -132,6 +132,15 @@ async def test_hints_are_counted_shown_and_ranked(harness):
     assert lines[0].startswith(f"**1.** <@{STRANGER}>") and lines[1].endswith("💡 2")
     sent = await harness.command("daily play")  # the player's own result shows the hints too
     assert "👣" in sent[-1].content and "💡 2" in sent[-1].content
+    sent = await harness.command("stats show")
+    fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
+    assert fields["Hints used"] == "2"
+    sent = await harness.command("leaderboard")
+    board = sent[-1].body["embeds"][0]["description"].splitlines()  # the hint count beside each player
+    assert {line.split(">")[0].split("<@")[1]: line.rsplit(" ", 1)[1] for line in board} == {
+        str(OWNER): "2",
+        str(STRANGER): "0",
+    }
 
 
 async def test_the_share_line_gives_nothing_away_and_the_share_button_posts_it(harness):

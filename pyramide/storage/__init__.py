@@ -69,6 +69,7 @@ class ResultRow:
     finished_at: float
     daily: str | None
     counted: bool
+    hints: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,7 @@ class LeaderRow:
     wins: int
     best_seconds: float | None
     fewest_moves: int | None
+    hints: int = 0
 
 
 @dataclass(frozen=True, slots=True)

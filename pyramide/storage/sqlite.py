@@ -490,18 +490,18 @@ class SQLiteStorage:
     # ------------------------------------------------------------- statistics
     async def results(self, guild_id: int, player_id: int) -> list[ResultRow]:
         async with self.reader.execute(
-            "SELECT status, score, moves, seconds, finished_at, daily, counted FROM games "
+            "SELECT status, score, moves, seconds, finished_at, daily, counted, hints FROM games "
             "WHERE guild_id = ? AND owner_id = ? AND status != 'playing' ORDER BY finished_at, id",
             (guild_id, player_id),
         ) as cursor:
             rows = await cursor.fetchall()
-        return [ResultRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
+        return [ResultRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7]) for r in rows]
 
     async def leaderboard(self, guild_id: int, since: float | None, limit: int, offset: int) -> list[LeaderRow]:
         async with self.reader.execute(
             "SELECT owner_id, COUNT(*) AS played, SUM(status = 'won') AS wins, "
             "MIN(CASE WHEN status = 'won' THEN seconds END) AS best, "
-            "MIN(CASE WHEN status = 'won' THEN moves END) AS fewest "
+            "MIN(CASE WHEN status = 'won' THEN moves END) AS fewest, SUM(hints) "
             "FROM games WHERE guild_id = ? AND status != 'playing' AND finished_at >= ? "
             "GROUP BY owner_id "
             "ORDER BY wins DESC, best IS NULL, best, fewest IS NULL, fewest, owner_id "
@@ -509,7 +509,7 @@ class SQLiteStorage:
             (guild_id, since if since is not None else float("-inf"), limit, offset),
         ) as cursor:
             rows = await cursor.fetchall()
-        return [LeaderRow(r[0], r[1], r[2] or 0, r[3], r[4]) for r in rows]
+        return [LeaderRow(r[0], r[1], r[2] or 0, r[3], r[4], r[5] or 0) for r in rows]
 
     async def leaderboard_size(self, guild_id: int, since: float | None) -> int:
         async with self.reader.execute(
