@@ -1,16 +1,113 @@
-"""Start the Pyramide bot: read .env, configure logging, open storage, load cogs, run."""
+"""The Pyramide bot: the bot object, and the entry point that reads .env, configures logging, opens
+storage, loads the cogs and runs. Storage and the game manager are made before the bot and handed to it."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
+import secrets
 import sys
+import time
+from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
+import discord
+from discord.ext import commands
 from dotenv import load_dotenv
 
+from cogs.common import CatalogueTranslator
+from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
+from pyramide.render import sprites
+from pyramide.solver import has_compiled_core
+from pyramide.storage import GuildSettings, Storage
+
 HERE = Path(__file__).resolve().parent
+log = logging.getLogger("pyramide.bot")
+
+EXTENSIONS = ("cogs.pyramide", "cogs.admin")
+
+
+class PyramideBot(commands.Bot):
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        dev_guild_id: int | None = None,
+        clock: Callable[[], float] = time.time,
+        sync_on_start: bool = False,
+    ) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True  # channel and thread events; no privileged intent is needed
+        super().__init__(
+            command_prefix=commands.when_mentioned,  # "@Pyramide sync" works without the message-content intent
+            intents=intents,
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions(users=False, roles=False, everyone=False),
+        )
+        self.storage = storage
+        self.clock = clock
+        self.manager = GameManager(storage, clock=clock)
+        self.dev_guild_id = dev_guild_id
+        self.sync_on_start = sync_on_start
+        self.failed_extensions: dict[str, str] = {}
+        self._settings: dict[int, GuildSettings] = {}
+        self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
+        self.daily_codes: dict[date, str] = {}
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """A server's settings, read from storage once and kept (they change only through this bot)."""
+        settings = self._settings.get(guild_id)
+        if settings is None:
+            settings = self._settings[guild_id] = await self.storage.settings(guild_id)
+            if len(self._settings) > 10_000:
+                self._settings.pop(next(iter(self._settings)))
+        return settings
+
+    def cached_settings(self, guild_id: int) -> GuildSettings | None:
+        return self._settings.get(guild_id)
+
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        self._settings.pop(guild_id, None)
+        await self.storage.save_settings(guild_id, settings)
+        self._settings[guild_id] = settings
+
+    async def setup_hook(self) -> None:
+        # Card sprites are drawn once, and the solver's worker processes started, before the first press.
+        HINT_POOL.warm()
+        VERDICT_POOL.warm()
+        await asyncio.to_thread(sprites)
+        if not has_compiled_core():
+            log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
+        await self.tree.set_translator(CatalogueTranslator())
+        fresh = secrets.token_hex(32)
+        chosen = os.environ.get("DAILY_SECRET", "").strip() or await self.storage.daily_secret(fresh)
+        self.daily_secret = chosen.encode()
+        for name in EXTENSIONS:
+            try:
+                await self.load_extension(name)
+            except Exception as error:  # one broken cog must not stop the others
+                self.failed_extensions[name] = repr(error)
+                log.exception("could not load %s", name)
+        if self.dev_guild_id:
+            guild = discord.Object(self.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to the development server", len(synced))
+        if self.sync_on_start:
+            synced = await self.tree.sync()
+            log.info("synced %d commands globally", len(synced))
+
+    async def on_command_error(self, context: commands.Context, error: commands.CommandError) -> None:
+        """Mention commands: an unknown one (``@Pyramide help``) or a non-owner's ``sync`` is ignored quietly."""
+        if isinstance(error, commands.CommandNotFound | commands.CheckFailure | commands.UserInputError):
+            return
+        log.error("mention command %s failed", context.command, exc_info=error)
+
+    async def on_ready(self) -> None:
+        log.info("logged in as %s (%s) on %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,7 +129,6 @@ def main(argv: list[str] | None = None) -> int:
     db_path = os.environ.get("PYRAMIDE_DB", "").strip() or str(HERE / "pyramide.db")
     dev_guild = os.environ.get("DEV_GUILD_ID", "").strip()
     import aiohttp
-    import discord
 
     from pyramide.storage import StorageError
 
@@ -53,7 +149,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def run(token: str, db_path: str, dev_guild_id: int | None, sync: bool) -> None:
-    from cogs.client import PyramideBot
     from pyramide.storage.sqlite import SQLiteStorage
 
     storage = SQLiteStorage(db_path)

@@ -10,7 +10,7 @@ import discord
 from discord.ext import commands, tasks
 
 if TYPE_CHECKING:
-    from .client import PyramideBot
+    from bot import PyramideBot
 
 log = logging.getLogger(__name__)
 

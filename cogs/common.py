@@ -12,7 +12,7 @@ from pyramide.i18n import DEFAULT, has, language_for, rank_letters, t
 from pyramide.render import Labels
 
 if TYPE_CHECKING:
-    from .client import PyramideBot
+    from bot import PyramideBot
 
 
 def bot_of(interaction: discord.Interaction) -> PyramideBot:

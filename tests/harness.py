@@ -21,7 +21,7 @@ import aiohttp
 import discord
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
-from cogs.client import PyramideBot
+from bot import PyramideBot
 from pyramide.storage.sqlite import SQLiteStorage
 
 APP_ID = 900_000_000_000_000_001

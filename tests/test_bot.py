@@ -454,7 +454,7 @@ async def test_owner_syncs_the_commands_by_mentioning_the_bot(harness):
 async def test_start_up_warns_an_admin_when_the_solver_runs_without_its_compiled_core(tmp_path, monkeypatch, caplog):
     from pyramide import solver
 
-    caplog.set_level("WARNING", logger="cogs.client")
+    caplog.set_level("WARNING", logger="pyramide.bot")
     monkeypatch.setattr(solver, "_fastsolve", None)
     h = await Harness(str(tmp_path / "pure.db")).start()
     await h.stop()

@@ -15,9 +15,9 @@ from pyramide.daily import daily_game, daily_number, day_key, time_to_next, toda
 from pyramide.i18n import t
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
-from .answer import Answer, answering
-from .common import bot_of, language, mention
-from .table import board_message
+from ..answer import Answer, answering
+from ..common import bot_of, language, mention
+from .board import board_message
 from .words import share_text
 
 log = logging.getLogger(__name__)
@@ -183,8 +183,10 @@ async def share_daily(answer: Answer, game_id: int) -> None:
         await answer.say(t(lang, "error.not_your_game", owner=mention(record.owner_id)))
         return
     attempt = await bot.storage.daily_attempt(record.daily, record.owner_id)
-    text = t(lang, "daily.shared_by", player=mention(record.owner_id)) + "\n" + share_text(
-        record, attempt.picture if attempt else None, lang
+    text = (
+        t(lang, "daily.shared_by", player=mention(record.owner_id))
+        + "\n"
+        + share_text(record, attempt.picture if attempt else None, lang)
     )
     channel = interaction.channel
     target = channel.parent if isinstance(channel, discord.Thread) and channel.parent is not None else channel

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 
 import discord
@@ -12,8 +11,10 @@ from pyramide.i18n import t
 from pyramide.render import format_duration
 from pyramide.stats import day_streaks, player_stats
 
-from .common import bot_of, language, mention
-from .table import guarded, reply
+from ..answer import Answer
+from ..common import bot_of, language, mention
+from . import buttons
+from .flows import reply
 
 PAGE = 10
 RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜", "broken": "⬛"}
@@ -77,36 +78,6 @@ async def show_stats(interaction: discord.Interaction, player: discord.abc.User 
 
 
 # --------------------------------------------------------------------- leaderboard
-class LeaderboardPage(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyrlb:(?P<period>today|week|all):(?P<page>[0-9]+):(?P<way>[pn])",
-):
-    """Previous (``p``) or next (``n``) page of a leaderboard; ``page`` is the page it leads to."""
-
-    def __init__(self, period: str, page: int, way: str, *, label: str = "\u200b", disabled: bool = False) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                disabled=disabled,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"pyrlb:{period}:{page}:{way}",
-            )
-        )
-        self.period = period
-        self.page = page
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> LeaderboardPage:
-        return cls(match["period"], int(match["page"]), match["way"])
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        async with guarded(interaction) as answer:
-            embed, view = await leaderboard_page(interaction, self.period, self.page)
-            await answer.update(embed=embed, view=view)
-
-
 async def leaderboard_page(
     interaction: discord.Interaction, period: str, page: int
 ) -> tuple[discord.Embed, discord.ui.View]:
@@ -140,9 +111,13 @@ async def leaderboard_page(
     )
     embed.set_footer(text=t(lang, "leaderboard.page", page=page + 1, pages=pages))
     view = discord.ui.View(timeout=None)
-    view.add_item(LeaderboardPage(period, max(page - 1, 0), "p", label=t(lang, "button.previous"), disabled=page == 0))
     view.add_item(
-        LeaderboardPage(period, min(page + 1, pages - 1), "n", label=t(lang, "button.next"), disabled=page >= pages - 1)
+        buttons.LeaderboardPage(period, max(page - 1, 0), "p", label=t(lang, "button.previous"), disabled=page == 0)
+    )
+    view.add_item(
+        buttons.LeaderboardPage(
+            period, min(page + 1, pages - 1), "n", label=t(lang, "button.next"), disabled=page >= pages - 1
+        )
     )
     view.stop()
     return embed, view
@@ -154,39 +129,18 @@ async def show_leaderboard(interaction: discord.Interaction, period: str) -> Non
 
 
 # --------------------------------------------------------------------------- reset
-class ResetChoice(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyrreset:(?P<choice>yes|no):(?P<player>[0-9]+)",
-):
-    def __init__(
-        self,
-        choice: str,
-        player: int,
-        *,
-        label: str = "\u200b",
-        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-    ) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pyrreset:{choice}:{player}"))
-        self.choice = choice
-        self.player = player
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> ResetChoice:
-        return cls(match["choice"], int(match["player"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        async with guarded(interaction) as answer:
-            lang = language(interaction)
-            if self.choice == "no":
-                await answer.update(content=t(lang, "reset.cancelled"), view=None)
-                return
-            if not interaction.permissions.manage_guild:
-                await answer.say(t(lang, "error.manage_server"))
-                return
-            count = await bot_of(interaction).storage.reset_stats(interaction.guild_id or 0, self.player or None)
-            await answer.update(content=t(lang, "reset.done", count=count), view=None)
+async def confirm_reset(answer: Answer, choice: str, player: int) -> None:
+    """The answer to the reset confirmation: delete, or not."""
+    interaction = answer.interaction
+    lang = language(interaction)
+    if choice == "no":
+        await answer.update(content=t(lang, "reset.cancelled"), view=None)
+        return
+    if not interaction.permissions.manage_guild:
+        await answer.say(t(lang, "error.manage_server"))
+        return
+    count = await bot_of(interaction).storage.reset_stats(interaction.guild_id or 0, player or None)
+    await answer.update(content=t(lang, "reset.done", count=count), view=None)
 
 
 async def ask_reset(interaction: discord.Interaction, player: discord.abc.User | None) -> None:
@@ -197,7 +151,9 @@ async def ask_reset(interaction: discord.Interaction, player: discord.abc.User |
     player_id = player.id if player else 0
     text = t(lang, "reset.confirm_player", player=mention(player_id)) if player else t(lang, "reset.confirm_all")
     view = discord.ui.View(timeout=None)
-    view.add_item(ResetChoice("yes", player_id, label=t(lang, "button.confirm"), style=discord.ButtonStyle.danger))
-    view.add_item(ResetChoice("no", player_id, label=t(lang, "button.cancel")))
+    view.add_item(
+        buttons.ResetChoice("yes", player_id, label=t(lang, "button.confirm"), style=discord.ButtonStyle.danger)
+    )
+    view.add_item(buttons.ResetChoice("no", player_id, label=t(lang, "button.cancel")))
     view.stop()
     await interaction.response.send_message(text, view=view, ephemeral=True)

@@ -1,4 +1,4 @@
-"""The /pyramide command group: thin commands over cogs.table and cogs.records."""
+"""The /pyramide command group: thin commands over the flows, the records and the daily."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from pyramide import STOCK
 from pyramide.i18n import t
 from pyramide.storage import GuildSettings
 
-from . import daily, records, table
-from .answer import LOST
-from .common import language, text
+from ..answer import LOST
+from ..common import language, text
+from . import buttons, daily, flows, records
 
 if TYPE_CHECKING:
-    from .client import PyramideBot
+    from bot import PyramideBot
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +36,11 @@ PERIOD_CHOICES = [
     Choice(name=text("choice.period.all"), value="all"),
 ]
 DYNAMIC_ITEMS = (
-    table.BoardButton,
-    table.NewGameChoice,
-    table.ShareButton,
-    records.LeaderboardPage,
-    records.ResetChoice,
+    buttons.BoardButton,
+    buttons.NewGameChoice,
+    buttons.ShareButton,
+    buttons.LeaderboardPage,
+    buttons.ResetChoice,
 )
 WHO_CHOICES = [
     Choice(name=text("choice.who.owner"), value="owner"),
@@ -92,7 +92,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         card_with_cover: bool | None = None,
         winnable: bool = False,
     ) -> None:
-        await table.new_game(
+        await flows.new_game(
             interaction,
             code=code,
             rules={
@@ -108,31 +108,31 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     @app_commands.rename(card=text("opt.card"))
     @app_commands.describe(card=text("cmd.tap.card"))
     async def tap(self, interaction: discord.Interaction, card: str) -> None:
-        await table.command_move(interaction, table.card_action(card, language(interaction)))
+        await flows.command_move(interaction, flows.card_action(card, language(interaction)))
 
     @tap.autocomplete("card")
     async def tap_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
-        return [Choice(name=name, value=value) for name, value in await table.card_choices(interaction, current)]
+        return [Choice(name=name, value=value) for name, value in await flows.card_choices(interaction, current)]
 
     @app_commands.command(name="draw", description=text("cmd.draw"))
     async def draw(self, interaction: discord.Interaction) -> None:
-        await table.command_move(interaction, lambda game: game.tap(STOCK))
+        await flows.command_move(interaction, lambda game: game.tap(STOCK))
 
     @app_commands.command(name="undo", description=text("cmd.undo"))
     async def undo(self, interaction: discord.Interaction) -> None:
-        await table.command_move(interaction, lambda game: game.undo())
+        await flows.command_move(interaction, lambda game: game.undo())
 
     @app_commands.command(name="hint", description=text("cmd.hint"))
     async def hint(self, interaction: discord.Interaction) -> None:
-        await table.command_hint(interaction)
+        await flows.command_hint(interaction)
 
     @app_commands.command(name="code", description=text("cmd.code"))
     async def code(self, interaction: discord.Interaction) -> None:
-        await table.command_code(interaction)
+        await flows.command_code(interaction)
 
     @app_commands.command(name="end", description=text("cmd.end"))
     async def end(self, interaction: discord.Interaction) -> None:
-        await table.command_end(interaction)
+        await flows.command_end(interaction)
 
     @app_commands.command(name="rules", description=text("cmd.rules"))
     async def rules(self, interaction: discord.Interaction) -> None:
@@ -148,7 +148,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     ) -> None:
         lang = language(interaction)
         if not interaction.permissions.manage_guild:
-            await table.reply(interaction, t(lang, "error.manage_server"))
+            await flows.reply(interaction, t(lang, "error.manage_server"))
             return
         guild_id = interaction.guild_id or 0
         current = await self.bot.guild_settings(guild_id)
@@ -217,7 +217,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         ours = any(item.__discord_ui_compiled_template__.fullmatch(custom_id) for item in DYNAMIC_ITEMS)
         if not present or not ours:
             with contextlib.suppress(*LOST):
-                await table.reply(interaction, t(language(interaction), "error.stale_board"))
+                await flows.reply(interaction, t(language(interaction), "error.stale_board"))
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -229,8 +229,4 @@ async def report_error(interaction: discord.Interaction, error: Exception) -> No
     """Log the failure and tell the player that nothing was lost (every answered move is stored)."""
     log.error("command failed", exc_info=error)
     with contextlib.suppress(*LOST):
-        await table.reply(interaction, t(language(interaction), "error.generic"))
-
-
-async def setup(bot: PyramideBot) -> None:
-    await bot.add_cog(Pyramide(bot))
+        await flows.reply(interaction, t(language(interaction), "error.generic"))

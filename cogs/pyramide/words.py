@@ -14,8 +14,8 @@ from pyramide.render import format_duration
 from pyramide.solver import Verdict
 from pyramide.storage import STUCK, WON, GameRecord
 
-from .answer import Answer
-from .common import bot_of
+from ..answer import Answer
+from ..common import bot_of
 
 
 def rules_words(rules: Rules, lang: str) -> str:

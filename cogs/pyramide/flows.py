@@ -1,25 +1,14 @@
-"""The game message: board picture, status line and buttons, and what a press does.
-
-Every flow goes through ``GameManager.turn``: the channel's lock is taken, the game id, the board
-version and the player's permission are checked against the game actually in play, the action is
-applied and stored, and the answer is sent, all inside that lock.
-"""
+"""What each press and command does. Every flow goes through ``GameManager.turn``: the channel's lock
+is taken, the game id, the board version and the player's permission are checked against the game
+actually in play, the action is applied and stored, and the answer is sent, all inside that lock."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import functools
-import io
-import logging
-import os
-import re
 import secrets
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from datetime import date
 from typing import Any
 
 import discord
@@ -27,24 +16,17 @@ import discord
 from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidCard, InvalidCode, Rules
 from pyramide import events as ev
 from pyramide.codes import MAX_DEAL_NUMBER
-from pyramide.daily import daily_number
 from pyramide.i18n import card_name, describe, parse_card, t
-from pyramide.manager import VERDICT_POOL, SolverBusy, Turn
-from pyramide.manager import Live as Live
-from pyramide.render import render_board
-from pyramide.rules import InvalidRules
-from pyramide.solver import first_winnable, wait_nodes
-from pyramide.storage import ENDED, PLAYING, GameRecord
+from pyramide.manager import VERDICT_POOL, Live, SolverBusy, Turn, wait_nodes
+from pyramide.solver import first_winnable
+from pyramide.storage import PLAYING
 
-from .answer import Answer, answering
-from .common import board_labels, bot_of, language, mention
+from ..answer import Answer, answering
+from ..common import bot_of, language, mention
+from . import buttons
+from .board import post_board, show, update_board
 from .words import code_problem, ending_words, rules_words
 
-log = logging.getLogger(__name__)
-
-SPOT_CODES = {WASTE: "w", UNDER: "u", STOCK: "s"}
-CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
-BOARD_ACTIONS = {str(i) for i in range(28)} | set(CODE_SPOTS) | {"undo", "hint", "end", "new", "again"}
 QUIET_EVENTS = (
     ev.Blocked,
     ev.NotInPlay,
@@ -54,13 +36,9 @@ QUIET_EVENTS = (
     ev.NoPassesLeft,
     ev.GameOver,
 )
-# One drawing thread per core: more would only fight over the GIL with the event loop.
-RENDERERS = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="render")
 WINNABLE_TRIES = 60
 WINNABLE_BUDGET = 5  # times wait_nodes(rules), over all tries
 WINNABLE_SECONDS = 4.0  # and never longer than this
-MAX_ID = (1 << 63) - 1  # Discord snowflakes and our row ids fit a signed 64-bit integer
-BOARD_ID = re.compile(r"(?P<game>[0-9]{1,19}):(?P<version>[0-9]{1,9}):(?P<action>[a-z0-9]{1,6})")
 
 
 async def reply(interaction: discord.Interaction, content: str) -> None:
@@ -71,251 +49,6 @@ async def reply(interaction: discord.Interaction, content: str) -> None:
 guarded = answering
 
 
-# ------------------------------------------------------------------------- buttons
-class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<rest>.{0,95})"):
-    """A button of a game message. Its custom_id ``pyr:<game>:<version>:<action>`` names the game, the
-    board version it was drawn for and the action, so it keeps working after a restart. Any other
-    ``pyr:`` id (forged, malformed, too large) is answered as out of date."""
-
-    def __init__(
-        self,
-        game_id: int,
-        version: int,
-        action: str,
-        *,
-        label: str = "\u200b",
-        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-        disabled: bool = False,
-        row: int | None = None,
-    ) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label[:80], style=style, disabled=disabled, row=row, custom_id=f"pyr:{game_id}:{version}:{action}"
-            )
-        )
-        self.game_id = game_id
-        self.version = version
-        self.action = action
-
-    @classmethod
-    def parse(cls, rest: str) -> tuple[int, int, str] | None:
-        match = BOARD_ID.fullmatch(rest)
-        if match is None or match["action"] not in BOARD_ACTIONS:
-            return None
-        game_id = int(match["game"])
-        return (game_id, int(match["version"]), match["action"]) if 0 < game_id <= MAX_ID else None
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> BoardButton:
-        parsed = cls.parse(match["rest"])
-        return cls(*parsed) if parsed else cls(0, 0, "")
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        async with answering(interaction) as answer:
-            if not self.game_id:
-                await answer.say(t(language(interaction), "error.stale_board"))
-                return
-            await press(answer, self.game_id, self.version, self.action)
-
-
-class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew:(?P<rest>.{0,90})"):
-    """The answer to "a game is already running here": end game ``game_id`` and deal, or keep it.
-
-    ``deal`` is a deal code, or ``W-<rules token>`` for a winnable deal still to be found."""
-
-    def __init__(
-        self,
-        choice: str,
-        game_id: int,
-        deal: str,
-        *,
-        label: str = "\u200b",
-        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-        disabled: bool = False,
-    ) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label[:80], style=style, disabled=disabled, custom_id=f"pyrnew:{choice}:{game_id}:{deal}"[:100]
-            )
-        )
-        self.choice = choice
-        self.game_id = game_id
-        self.deal = deal
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> NewGameChoice:
-        found = re.fullmatch(r"(replace|keep):([0-9]{1,19}):([A-Z0-9-]{0,70})", match["rest"])
-        if found is None or int(found[2]) > MAX_ID:
-            return cls("", 0, "")
-        return cls(found[1], int(found[2]), found[3])
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        async with answering(interaction) as answer:
-            lang = language(interaction)
-            if self.choice == "keep":
-                await answer.update(content=t(lang, "error.kept"), view=None)
-                return
-            try:
-                rules = Rules.from_token(self.deal[2:]) if self.deal.startswith("W-") else None
-                game = Game.from_code(self.deal) if rules is None else None
-            except (InvalidCode, InvalidRules):
-                rules = game = None
-            if self.choice != "replace" or (rules is None and game is None):
-                await answer.update(content=t(lang, "error.stale_board"), view=None)
-                return
-            notes: tuple[str, ...] = ()
-            if rules is not None:  # a winnable deal is found once the choice is made
-                await answer.defer()
-                game, notes = await winnable_game(rules, lang)
-            assert game is not None
-            await start_game(answer, game, replace_id=self.game_id, notes=notes)
-
-
-def daily_name(record: GameRecord, lang: str) -> str:
-    assert record.daily is not None
-    return t(lang, "daily.title", number=daily_number(date.fromisoformat(record.daily)))
-
-
-class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare:(?P<game>[0-9]{1,19})"):
-    """Posts a finished counted daily's spoiler-free share line in the channel the thread belongs to."""
-
-    def __init__(self, game_id: int, *, label: str = "\u200b") -> None:
-        super().__init__(
-            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.secondary, custom_id=f"pyrshare:{game_id}")
-        )
-        self.game_id = game_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> ShareButton:
-        return cls(min(int(match["game"]), MAX_ID))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        from .daily import share_daily  # the daily flows build on this module
-
-        async with answering(interaction) as answer:
-            await share_daily(answer, self.game_id)
-
-
-def _finished_view(live: Live, lang: str) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    if live.record.counted and live.record.daily is not None:
-        view.add_item(ShareButton(live.record.id, label=t(lang, "button.share")))
-    view.add_item(
-        BoardButton(live.record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success)
-    )
-    view.add_item(
-        BoardButton(live.record.id, 0, "again", label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary)
-    )
-    view.stop()
-    return view
-
-
-def board_view(live: Live, lang: str, game: Game | None = None) -> discord.ui.View:
-    """One button per playable card, the waste, the stock, then undo, hint and end."""
-    game, record = game or live.game, live.record
-    if game.is_over or record.status != PLAYING:
-        return _finished_view(live, lang)
-    view = discord.ui.View(timeout=None)
-    version = game.version
-
-    def button(action: str, label: str, style: discord.ButtonStyle, row: int, disabled: bool = False) -> None:
-        view.add_item(BoardButton(record.id, version, action, label=label, style=style, disabled=disabled, row=row))
-
-    cards = [s for s in game.selectable_spots() if isinstance(s, int)]
-    for position, spot in enumerate(cards[:15]):
-        card = game.pyramid[spot]
-        assert card is not None
-        style = discord.ButtonStyle.success if game.selected == spot else discord.ButtonStyle.secondary
-        button(str(spot), card_name(card, lang), style, row=position // 5)
-    row = (min(len(cards), 15) + 4) // 5
-    top = game.card_at(WASTE)
-    waste_style = discord.ButtonStyle.success if game.selected == WASTE else discord.ButtonStyle.primary
-    button("w", card_name(top, lang) if top else "—", waste_style, row, disabled=top is None)
-    under = game.card_at(UNDER)
-    if under is not None:
-        style = discord.ButtonStyle.success if game.selected == UNDER else discord.ButtonStyle.secondary
-        button("u", t(lang, "button.under", card=card_name(under, lang)), style, row)
-    if game.stock:
-        button("s", t(lang, "button.draw", n=len(game.stock)), discord.ButtonStyle.primary, row)
-    elif game.can_turn:
-        button("s", t(lang, "button.turn"), discord.ButtonStyle.primary, row)
-    else:
-        button("s", t(lang, "button.no_stock"), discord.ButtonStyle.secondary, row, disabled=True)
-    row += 1
-    button("undo", t(lang, "button.undo"), discord.ButtonStyle.secondary, row, disabled=not game.can_undo)
-    button("hint", t(lang, "button.hint"), discord.ButtonStyle.secondary, row)
-    button("end", t(lang, "button.end"), discord.ButtonStyle.danger, row)
-    view.stop()  # every press is dispatched through the dynamic items, never through this object
-    return view
-
-
-# ------------------------------------------------------------------------ messages
-async def board_message(
-    live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
-) -> dict[str, Any]:
-    """content, file and view of a game message; the picture is drawn in a worker thread from
-    ``game`` (a snapshot) or, for a game nobody else can change right now, ``live.game``."""
-    snapshot = game or live.game
-    record = live.record
-    banner = t(lang, "board.ended") if record.status == ENDED else None
-    # No peeking: a counted daily in play never shows its code (it would deal the day's cards elsewhere).
-    hidden = record.counted and record.status == PLAYING and not snapshot.is_over
-    code = daily_name(record, lang) if hidden else record.code
-    draw = functools.partial(
-        render_board, snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code
-    )
-    png = await asyncio.get_running_loop().run_in_executor(RENDERERS, draw)
-    lines = [t(lang, "board.title", player=mention(record.owner_id), code=code)]
-    lines.extend(line for line in status if line)
-    return {
-        "content": "\n".join(lines)[:2000],
-        "file": discord.File(io.BytesIO(png), filename="pyramide.png"),
-        "view": board_view(live, lang, snapshot),
-    }
-
-
-async def post_board(
-    answer: Answer, live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
-) -> None:
-    """Answer with a fresh game message and make it the game's message (the old one loses its buttons)."""
-    message = await board_message(live, lang, status, highlight=highlight, game=game)
-    old = live.record.message_id
-    sent = await answer.post(note=status[0] if status else "", **message)
-    live.record.message_id = sent.id
-    interaction = answer.interaction
-    await bot_of(interaction).storage.set_message(live.record.id, sent.id)
-    if old and old != sent.id and isinstance(interaction.channel, discord.abc.Messageable):
-        with contextlib.suppress(discord.HTTPException):
-            await interaction.channel.get_partial_message(old).edit(view=None)  # type: ignore[union-attr]
-
-
-async def update_board(
-    answer: Answer, live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
-) -> None:
-    """Redraw the message whose button was pressed (the old picture is replaced)."""
-    message = await board_message(live, lang, status, highlight=highlight, game=game)
-    file = message.pop("file")
-    await answer.update(attachments=[file], **message)
-    message_id = answer.interaction.message.id if answer.interaction.message else None
-    if message_id is not None and live.record.message_id != message_id:
-        live.record.message_id = message_id
-        await bot_of(answer.interaction).storage.set_message(live.record.id, message_id)
-
-
-async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit: bool, **kwargs: Any) -> None:
-    if edit:
-        await update_board(answer, live, lang, status, **kwargs)
-    else:
-        await post_board(answer, live, lang, status, **kwargs)
-
-
-# ----------------------------------------------------------------------- checks
 async def allowed(answer: Answer, live: Live, lang: str) -> bool:
     """Only the game's starter plays it, unless the server lets anyone in the channel play."""
     interaction = answer.interaction
@@ -383,7 +116,6 @@ async def _redraw_finished(answer: Answer, channel_id: int, game_id: int, messag
     return True
 
 
-# --------------------------------------------------------------------------- flows
 async def press(answer: Answer, game_id: int, version: int, action: str) -> None:
     """A button of a game message was pressed."""
     lang = language(answer.interaction)
@@ -411,7 +143,7 @@ async def press(answer: Answer, game_id: int, version: int, action: str) -> None
 def tap_action(action: str) -> Callable[[Game], ev.Event]:
     if action == "undo":
         return lambda game: game.undo()
-    spot: int | str = int(action) if action.isdigit() else CODE_SPOTS[action]
+    spot: int | str = int(action) if action.isdigit() else buttons.CODE_SPOTS[action]
     return lambda game: game.tap(spot)
 
 
@@ -539,7 +271,7 @@ async def start_game(
             await ask_replace(answer, running, game, lang)
             return
         if daily is None:
-            from .daily import peeks_at_the_daily
+            from .daily import peeks_at_the_daily  # the daily flows build on these
 
             if await peeks_at_the_daily(interaction, game):
                 await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
@@ -554,13 +286,20 @@ async def start_game(
         await post_board(answer, live, lang, status)
 
 
+async def _refuse(answer: Answer, prompt: int | None, text: str) -> None:
+    if prompt is not None:
+        await answer.update(content=text, view=None)
+    else:
+        await answer.say(text)
+
+
 async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, winnable: bool = False) -> None:
     interaction = answer.interaction
     view = discord.ui.View(timeout=None)
     deal = f"W-{game.rules.token}" if winnable else game.code
     allowed_to_end = may_end(interaction, running)
     view.add_item(
-        NewGameChoice(
+        buttons.NewGameChoice(
             "replace",
             running.record.id,
             deal,
@@ -570,7 +309,9 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
         )
     )
     view.add_item(
-        NewGameChoice("keep", running.record.id, "", label=t(lang, "button.keep"), style=discord.ButtonStyle.secondary)
+        buttons.NewGameChoice(
+            "keep", running.record.id, "", label=t(lang, "button.keep"), style=discord.ButtonStyle.secondary
+        )
     )
     view.stop()
     text = t(lang, "error.game_exists")
@@ -623,13 +364,6 @@ async def new_game(
         await answer.defer()
         game, notes = await winnable_game(chosen, lang)
         await start_game(answer, game, notes=notes)
-
-
-async def _refuse(answer: Answer, prompt: int | None, text: str) -> None:
-    if prompt is not None:
-        await answer.update(content=text, view=None)
-    else:
-        await answer.say(text)
 
 
 def options(given: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,150 @@
+"""The game message: the board picture (drawn in a pool of its own), the status lines and the buttons."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import io
+import os
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
+from typing import Any
+
+import discord
+
+from pyramide import UNDER, WASTE, Game
+from pyramide.daily import daily_number
+from pyramide.i18n import card_name, t
+from pyramide.manager import Live
+from pyramide.render import render_board
+from pyramide.storage import ENDED, PLAYING, GameRecord
+
+from ..answer import Answer
+from ..common import board_labels, bot_of, mention
+from . import buttons
+
+# One drawing thread per core: more would only fight over the GIL with the event loop.
+RENDERERS = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="render")
+
+
+def daily_name(record: GameRecord, lang: str) -> str:
+    assert record.daily is not None
+    return t(lang, "daily.title", number=daily_number(date.fromisoformat(record.daily)))
+
+
+def _finished_view(live: Live, lang: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    if live.record.counted and live.record.daily is not None:
+        view.add_item(buttons.ShareButton(live.record.id, label=t(lang, "button.share")))
+    view.add_item(
+        buttons.BoardButton(
+            live.record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
+        )
+    )
+    view.add_item(
+        buttons.BoardButton(
+            live.record.id, 0, "again", label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
+        )
+    )
+    view.stop()
+    return view
+
+
+def board_view(live: Live, lang: str, game: Game | None = None) -> discord.ui.View:
+    """One button per playable card, the waste, the stock, then undo, hint and end."""
+    game, record = game or live.game, live.record
+    if game.is_over or record.status != PLAYING:
+        return _finished_view(live, lang)
+    view = discord.ui.View(timeout=None)
+    version = game.version
+
+    def button(action: str, label: str, style: discord.ButtonStyle, row: int, disabled: bool = False) -> None:
+        item = buttons.BoardButton(record.id, version, action, label=label, style=style, disabled=disabled, row=row)
+        view.add_item(item)
+
+    cards = [s for s in game.selectable_spots() if isinstance(s, int)]
+    for position, spot in enumerate(cards[:15]):
+        card = game.pyramid[spot]
+        assert card is not None
+        style = discord.ButtonStyle.success if game.selected == spot else discord.ButtonStyle.secondary
+        button(str(spot), card_name(card, lang), style, row=position // 5)
+    row = (min(len(cards), 15) + 4) // 5
+    top = game.card_at(WASTE)
+    waste_style = discord.ButtonStyle.success if game.selected == WASTE else discord.ButtonStyle.primary
+    button("w", card_name(top, lang) if top else "—", waste_style, row, disabled=top is None)
+    under = game.card_at(UNDER)
+    if under is not None:
+        style = discord.ButtonStyle.success if game.selected == UNDER else discord.ButtonStyle.secondary
+        button("u", t(lang, "button.under", card=card_name(under, lang)), style, row)
+    if game.stock:
+        button("s", t(lang, "button.draw", n=len(game.stock)), discord.ButtonStyle.primary, row)
+    elif game.can_turn:
+        button("s", t(lang, "button.turn"), discord.ButtonStyle.primary, row)
+    else:
+        button("s", t(lang, "button.no_stock"), discord.ButtonStyle.secondary, row, disabled=True)
+    row += 1
+    button("undo", t(lang, "button.undo"), discord.ButtonStyle.secondary, row, disabled=not game.can_undo)
+    button("hint", t(lang, "button.hint"), discord.ButtonStyle.secondary, row)
+    button("end", t(lang, "button.end"), discord.ButtonStyle.danger, row)
+    view.stop()  # every press is dispatched through the dynamic items, never through this object
+    return view
+
+
+async def board_message(
+    live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
+) -> dict[str, Any]:
+    """content, file and view of a game message; the picture is drawn in a worker thread from
+    ``game`` (a snapshot) or, for a game nobody else can change right now, ``live.game``."""
+    snapshot = game or live.game
+    record = live.record
+    banner = t(lang, "board.ended") if record.status == ENDED else None
+    # No peeking: a counted daily in play never shows its code (it would deal the day's cards elsewhere).
+    hidden = record.counted and record.status == PLAYING and not snapshot.is_over
+    code = daily_name(record, lang) if hidden else record.code
+    draw = functools.partial(
+        render_board, snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code
+    )
+    png = await asyncio.get_running_loop().run_in_executor(RENDERERS, draw)
+    lines = [t(lang, "board.title", player=mention(record.owner_id), code=code)]
+    lines.extend(line for line in status if line)
+    return {
+        "content": "\n".join(lines)[:2000],
+        "file": discord.File(io.BytesIO(png), filename="pyramide.png"),
+        "view": board_view(live, lang, snapshot),
+    }
+
+
+async def post_board(
+    answer: Answer, live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
+) -> None:
+    """Answer with a fresh game message and make it the game's message (the old one loses its buttons)."""
+    message = await board_message(live, lang, status, highlight=highlight, game=game)
+    old = live.record.message_id
+    sent = await answer.post(note=status[0] if status else "", **message)
+    live.record.message_id = sent.id
+    interaction = answer.interaction
+    await bot_of(interaction).storage.set_message(live.record.id, sent.id)
+    if old and old != sent.id and isinstance(interaction.channel, discord.abc.Messageable):
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.channel.get_partial_message(old).edit(view=None)  # type: ignore[union-attr]
+
+
+async def update_board(
+    answer: Answer, live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
+) -> None:
+    """Redraw the message whose button was pressed (the old picture is replaced)."""
+    message = await board_message(live, lang, status, highlight=highlight, game=game)
+    file = message.pop("file")
+    await answer.update(attachments=[file], **message)
+    message_id = answer.interaction.message.id if answer.interaction.message else None
+    if message_id is not None and live.record.message_id != message_id:
+        live.record.message_id = message_id
+        await bot_of(answer.interaction).storage.set_message(live.record.id, message_id)
+
+
+async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit: bool, **kwargs: Any) -> None:
+    if edit:
+        await update_board(answer, live, lang, status, **kwargs)
+    else:
+        await post_board(answer, live, lang, status, **kwargs)

@@ -1,0 +1,202 @@
+"""The buttons of the game's messages, as ``DynamicItem``s: their ``custom_id`` carries what a press
+needs after a restart. Each callback hands the press to the flows (``cogs.pyramide.flows``)."""
+
+from __future__ import annotations
+
+import re
+
+import discord
+
+from pyramide import Game, InvalidCode, Rules
+from pyramide.i18n import t
+from pyramide.rules import InvalidRules
+
+from ..answer import answering
+from ..common import language
+from . import daily, flows, records
+
+SPOT_CODES = {"waste": "w", "under": "u", "stock": "s"}
+CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
+BOARD_ACTIONS = {str(i) for i in range(28)} | set(CODE_SPOTS) | {"undo", "hint", "end", "new", "again"}
+MAX_ID = (1 << 63) - 1  # Discord snowflakes and our row ids fit a signed 64-bit integer
+BOARD_ID = re.compile(r"(?P<game>[0-9]{1,19}):(?P<version>[0-9]{1,9}):(?P<action>[a-z0-9]{1,6})")
+
+
+class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<rest>.{0,95})"):
+    """A button of a game message. Its custom_id ``pyr:<game>:<version>:<action>`` names the game, the
+    board version it was drawn for and the action, so it keeps working after a restart. Any other
+    ``pyr:`` id (forged, malformed, too large) is answered as out of date."""
+
+    def __init__(
+        self,
+        game_id: int,
+        version: int,
+        action: str,
+        *,
+        label: str = "\u200b",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+        row: int | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label[:80], style=style, disabled=disabled, row=row, custom_id=f"pyr:{game_id}:{version}:{action}"
+            )
+        )
+        self.game_id = game_id
+        self.version = version
+        self.action = action
+
+    @classmethod
+    def parse(cls, rest: str) -> tuple[int, int, str] | None:
+        match = BOARD_ID.fullmatch(rest)
+        if match is None or match["action"] not in BOARD_ACTIONS:
+            return None
+        game_id = int(match["game"])
+        return (game_id, int(match["version"]), match["action"]) if 0 < game_id <= MAX_ID else None
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> BoardButton:
+        parsed = cls.parse(match["rest"])
+        return cls(*parsed) if parsed else cls(0, 0, "")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with answering(interaction) as answer:
+            if not self.game_id:
+                await answer.say(t(language(interaction), "error.stale_board"))
+                return
+            await flows.press(answer, self.game_id, self.version, self.action)
+
+
+class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew:(?P<rest>.{0,90})"):
+    """The answer to "a game is already running here": end game ``game_id`` and deal, or keep it.
+
+    ``deal`` is a deal code, or ``W-<rules token>`` for a winnable deal still to be found."""
+
+    def __init__(
+        self,
+        choice: str,
+        game_id: int,
+        deal: str,
+        *,
+        label: str = "\u200b",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label[:80], style=style, disabled=disabled, custom_id=f"pyrnew:{choice}:{game_id}:{deal}"[:100]
+            )
+        )
+        self.choice = choice
+        self.game_id = game_id
+        self.deal = deal
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> NewGameChoice:
+        found = re.fullmatch(r"(replace|keep):([0-9]{1,19}):([A-Z0-9-]{0,70})", match["rest"])
+        if found is None or int(found[2]) > MAX_ID:
+            return cls("", 0, "")
+        return cls(found[1], int(found[2]), found[3])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with answering(interaction) as answer:
+            lang = language(interaction)
+            if self.choice == "keep":
+                await answer.update(content=t(lang, "error.kept"), view=None)
+                return
+            try:
+                rules = Rules.from_token(self.deal[2:]) if self.deal.startswith("W-") else None
+                game = Game.from_code(self.deal) if rules is None else None
+            except (InvalidCode, InvalidRules):
+                rules = game = None
+            if self.choice != "replace" or (rules is None and game is None):
+                await answer.update(content=t(lang, "error.stale_board"), view=None)
+                return
+            notes: tuple[str, ...] = ()
+            if rules is not None:  # a winnable deal is found once the choice is made
+                await answer.defer()
+                game, notes = await flows.winnable_game(rules, lang)
+            assert game is not None
+            await flows.start_game(answer, game, replace_id=self.game_id, notes=notes)
+
+
+class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare:(?P<game>[0-9]{1,19})"):
+    """Posts a finished counted daily's spoiler-free share line in the channel the thread belongs to."""
+
+    def __init__(self, game_id: int, *, label: str = "\u200b") -> None:
+        super().__init__(
+            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.secondary, custom_id=f"pyrshare:{game_id}")
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> ShareButton:
+        return cls(min(int(match["game"]), MAX_ID))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with answering(interaction) as answer:
+            await daily.share_daily(answer, self.game_id)
+
+
+class LeaderboardPage(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=r"pyrlb:(?P<period>today|week|all):(?P<page>[0-9]+):(?P<way>[pn])",
+):
+    """Previous (``p``) or next (``n``) page of a leaderboard; ``page`` is the page it leads to."""
+
+    def __init__(self, period: str, page: int, way: str, *, label: str = "\u200b", disabled: bool = False) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                disabled=disabled,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"pyrlb:{period}:{page}:{way}",
+            )
+        )
+        self.period = period
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> LeaderboardPage:
+        return cls(match["period"], int(match["page"]), match["way"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with answering(interaction) as answer:
+            embed, view = await records.leaderboard_page(interaction, self.period, self.page)
+            await answer.update(embed=embed, view=view)
+
+
+class ResetChoice(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=r"pyrreset:(?P<choice>yes|no):(?P<player>[0-9]+)",
+):
+    def __init__(
+        self,
+        choice: str,
+        player: int,
+        *,
+        label: str = "\u200b",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+    ) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pyrreset:{choice}:{player}"))
+        self.choice = choice
+        self.player = player
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> ResetChoice:
+        return cls(match["choice"], int(match["player"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with answering(interaction) as answer:
+            await records.confirm_reset(answer, self.choice, self.player)
