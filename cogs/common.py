@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 
 from pyramide.i18n import DEFAULT, has, language_for, rank_letters, t
-from pyramide.render import Labels
+from pyramide.labels import Labels
 
 if TYPE_CHECKING:
     from bot import PyramideBot

@@ -24,7 +24,8 @@ from typing import TypeVar
 from .daily import clearing_picture
 from .events import Event, Outcome
 from .game import Game, InvalidAction
-from .solver import Hint, Verdict, hint, max_removable, solve, wait_nodes
+from .rules import Rules
+from .solver import Hint, Verdict, compiled_for, hint, max_removable, solve
 from .storage import BROKEN, ENDED, STUCK, WON, GameRecord, Storage
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,10 @@ VERDICT_POOL = SolverPool("verdicts")
 HINT_SECONDS = 2.0  # wall-clock limit of one hint, from the moment it is asked
 VERDICT_SECONDS = 2.5  # wall-clock limit of the "was this deal winnable" question
 MAX_WAITING_HINTS = 6  # hints queued or running over all games; more are refused as busy
+# Node limits for a question a player waits for (a hint, the end-of-game verdict, a winnable deal):
+# about the same wall time, a few seconds at most, for the Python search and the compiled core.
+PYTHON_WAIT_NODES = 300_000
+COMPILED_WAIT_NODES = 3_000_000
 CACHE_SIZE = 512
 
 
@@ -497,6 +502,11 @@ class GameManager:
         """Drop a channel's engine from memory (as after a restart)."""
         self._live.pop(channel_id, None)
         self._used.pop(channel_id, None)
+
+
+def wait_nodes(rules: Rules) -> int:
+    """The node limit for a question a player waits for under these rules."""
+    return COMPILED_WAIT_NODES if compiled_for(rules) else PYTHON_WAIT_NODES
 
 
 def deal_verdict(code: str, deadline: float | None = None) -> tuple[Verdict, int | None]:

@@ -20,6 +20,7 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 from .cards import Card, full_deck
 from .events import Outcome, Spot
 from .game import PYRAMID_SIZE, ROWS, STOCK, UNDER, WASTE, Game, index_of
+from .labels import Labels, format_duration
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 FONT_BOLD = ASSETS / "DejaVuSans-Bold.ttf"
@@ -49,23 +50,6 @@ MUTED = (170, 200, 180)
 
 STOCK_X, STOCK_Y = 24, TOP
 WASTE_RIGHT = WIDTH - 24
-
-
-@dataclass(frozen=True, slots=True)
-class Labels:
-    """Words drawn on the board, supplied by the caller in the player's language.
-
-    ``cards`` and ``passes`` are format strings with ``{n}`` (and ``{limit}``)."""
-
-    score: str = "Score"
-    moves: str = "Moves"
-    time: str = "Time"
-    cards: str = "{n} cards"
-    passes: str = "passes {n}/{limit}"
-    won: str = "You won!"
-    stuck: str = "No more possible moves"
-    # Rank letters that differ from A/J/Q/K in the player's language, e.g. {13: "R", 12: "D", 11: "V"}.
-    ranks: tuple[tuple[int, str], ...] = ()
 
 
 _local = threading.local()
@@ -256,13 +240,6 @@ def _palette(parts: dict) -> Image.Image:
             fill=colour,
         )
     return sheet.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-
-
-def format_duration(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
 
 
 def elapsed_seconds(game: Game, now: float | None = None) -> float | None:

@@ -455,7 +455,7 @@ async def test_start_up_warns_an_admin_when_the_solver_runs_without_its_compiled
     from pyramide import solver
 
     caplog.set_level("WARNING", logger="pyramide.bot")
-    monkeypatch.setattr(solver, "_fastsolve", None)
+    monkeypatch.setattr(solver.native, "core", None)
     h = await Harness(str(tmp_path / "pure.db")).start()
     await h.stop()
     assert any("compiled core not built" in r.getMessage() for r in caplog.records)

@@ -10,7 +10,8 @@ import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from pyramide import STOCK, Game
-from pyramide.render import CARD_H, CARD_W, HEIGHT, WIDTH, Labels, card_position, render_board, render_image
+from pyramide.labels import Labels
+from pyramide.render import CARD_H, CARD_W, HEIGHT, WIDTH, card_position, render_board, render_image
 from tests.conftest import EXAMPLE_STOCK, example_game
 from tests.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
 from tests.reference.positions import POSITIONS

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from pyramide import Game, Outcome, Rules, solver
+from pyramide import Game, Outcome, Rules, manager, solver
 from pyramide.solver import Verdict, first_winnable, hint, max_removable, solve
 from tests.deals import ALL_RULES, kings_and_pairs, queen_over_all_aces, two_pass
 
@@ -115,7 +115,7 @@ def test_first_winnable_gives_up_within_its_node_budget():
 def test_last_pass_proofs_never_change_a_verdict(rules, monkeypatch):
     """The stack and top-card proofs only cut lost branches: without them the verdicts are the same."""
     with_proofs = [solve(Game.from_number(n, rules), 200_000).verdict for n in range(20)]
-    monkeypatch.setattr(solver, "_fastsolve", None)  # the proofs are switched off in the Python search
+    monkeypatch.setattr(solver.native, "core", None)  # the proofs are switched off in the Python search
     monkeypatch.setattr(solver._FullSearch, "apex_unmatched", lambda self, *args: False)
     monkeypatch.setattr(solver._FullSearch, "stack_unmatched", lambda self, *args: False)
     without = [solve(Game.from_number(n, rules), 200_000).verdict for n in range(20)]
@@ -127,13 +127,13 @@ def test_last_pass_proofs_never_change_a_verdict(rules, monkeypatch):
 # The compiled core (pyramide/_fastsolve.c) is an exact copy of the limited-passes search. Without a C
 # compiler it is not built and the Python search runs; CI has one, so there it must be present.
 needs_compiled = pytest.mark.skipif(
-    solver._fastsolve is None and not os.environ.get("CI"), reason="compiled solver core not built"
+    solver.native.core is None and not os.environ.get("CI"), reason="compiled solver core not built"
 )
 
 
 @needs_compiled
 def test_the_compiled_core_is_built_and_used_for_limited_passes():
-    assert solver._fastsolve is not None
+    assert solver.native.core is not None
     search = solver._search_for(Game.from_number(5, Rules(pass_limit=1)), 1000)
     assert isinstance(search, solver._FullSearch) and solver.compiled_for(search.rules)
     assert solver.compiled_for(Rules(pass_limit=0, strict_win=True, pair_with_cover=True))
@@ -179,7 +179,7 @@ def test_compiled_core_gives_the_python_search_answer_exactly(rules, count, monk
         for limit in (60_000, 300):
             compiled = solve(game, limit)
             with monkeypatch.context() as patch:
-                patch.setattr(solver, "_fastsolve", None)
+                patch.setattr(solver.native, "core", None)
                 pure = solve(game, limit)
             assert compiled == pure, str(game)
             verdicts.add(compiled.verdict)
@@ -203,7 +203,7 @@ def test_compiled_core_counts_the_most_removable_cards_exactly(rules, count, mon
         for limit in (50_000, 400):
             compiled = max_removable(game, limit)
             with monkeypatch.context() as patch:
-                patch.setattr(solver, "_fastsolve", None)
+                patch.setattr(solver.native, "core", None)
                 assert max_removable(game, limit) == compiled, str(game)
             answers.append(compiled)
     assert None in answers  # undecided within the small limit, the same way
@@ -231,7 +231,7 @@ def test_compiled_core_refuses_bad_input_instead_of_crashing(position, value, pr
     args = list(solver._search_for(Game.from_number(5, rules), 1000).compiled_args())
     args[position] = value
     with pytest.raises(ValueError, match=problem):
-        solver._fastsolve.solve(*args)
+        solver.native.core.solve(*args)
 
 
 @needs_compiled
@@ -242,9 +242,9 @@ def test_a_hard_lost_three_pass_deal_still_gets_its_card_count_at_the_end():
 
     rules = Rules(pass_limit=2)
     code = Game.from_number(159, rules).code
-    assert max_removable(Game.from_code(code), solver.PYTHON_WAIT_NODES) is None
-    assert solver.wait_nodes(rules) > solver.PYTHON_WAIT_NODES
-    assert solver.wait_nodes(Rules()) == solver.PYTHON_WAIT_NODES
+    assert max_removable(Game.from_code(code), manager.PYTHON_WAIT_NODES) is None
+    assert manager.wait_nodes(rules) > manager.PYTHON_WAIT_NODES
+    assert manager.wait_nodes(Rules()) == manager.PYTHON_WAIT_NODES
     assert deal_verdict(code) == (Verdict.IMPOSSIBLE, 27)
 
 

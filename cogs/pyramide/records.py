@@ -8,7 +8,7 @@ import discord
 
 from pyramide.daily import today
 from pyramide.i18n import t
-from pyramide.render import format_duration
+from pyramide.labels import format_duration
 from pyramide.stats import day_streaks, player_stats
 
 from ..answer import Answer

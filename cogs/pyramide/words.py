@@ -9,8 +9,8 @@ from datetime import date
 from pyramide import InvalidCode, Rules
 from pyramide.daily import daily_number
 from pyramide.i18n import t
+from pyramide.labels import format_duration
 from pyramide.manager import Live
-from pyramide.render import format_duration
 from pyramide.solver import Verdict
 from pyramide.storage import STUCK, WON, GameRecord
 

@@ -1,0 +1,329 @@
+"""Limited passes: the full state (pyramid, outside cards left, stock position, passes used), with the
+last-pass proofs, bounded by the unlimited-turns searches; its compiled copy runs when it was built."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from copy import copy
+from dataclasses import replace
+
+from ..cards import KING
+from ..game import PYRAMID_SIZE, UNDER, WASTE, Game, Move
+from . import native
+from .base import _COVER_MASK, _NONE, Step, _Balance, _fits_with, _free, _Search, _Undecided
+from .count import _CountSearch
+from .order import _OrderSearch
+
+
+def unlimited_search(game: Game, node_limit: int) -> _Search:
+    """The search for unlimited turns of the waste under ``game``'s rules.
+
+    With unlimited turns any outside card can be brought to the top, so pairing two outside cards
+    (the W variant) never helps to clear the pyramid: without strict win, W plays like N."""
+    if game.rules.draw_with_waste and game.rules.strict_win:
+        return _OrderSearch(game, node_limit)
+    return _CountSearch(game, node_limit)
+
+
+class _FullSearch(_Search):
+    """Limited passes: the exact stock position and passes used are part of the state."""
+
+    def __init__(self, game: Game, node_limit: int) -> None:
+        super().__init__(game, node_limit)
+        self.cards = [*game.waste, *game.stock]
+        self.outside = [c.value for c in self.cards]
+        self.cursor = len(game.waste)
+        self.passes = game.passes
+        self.limit = game.rules.pass_limit
+        self.lost: dict[tuple[int, int], tuple[int, int]] = {}
+        unlimited = copy(game)
+        unlimited.rules = replace(game.rules, pass_limit=None)
+        self.relaxed: _Search = unlimited_search(unlimited, node_limit)
+        self.relaxed.node_limit = 1 << 62  # counted into this search's own nodes
+        self._alive: dict[tuple, bool] = {}
+        self._relaxed_memo: dict = {}
+
+    def start(self) -> tuple:
+        return (self.start_mask, (1 << len(self.outside)) - 1, self.cursor, self.passes)
+
+    def set_deadline(self, deadline: float | None) -> None:
+        super().set_deadline(deadline)
+        self.relaxed.set_deadline(deadline)
+
+    def compiled_args(self) -> tuple:
+        """The arguments of ``_fastsolve.solve`` for this search (see _fastsolve.c)."""
+        # The compiled core takes the time it may still use, in seconds (0: no limit).
+        budget = 0.0 if self.deadline is None else max(self.deadline - time.monotonic(), 1e-6)
+        return (
+            self.values,
+            self.value_masks,
+            self.compat,
+            _COVER_MASK,
+            self.rules.strict_win,
+            self.rules.draw_with_waste,
+            self.rules.pair_with_cover,
+            self.outside,
+            self.start_mask,
+            self.cursor,
+            self.passes,
+            self.limit,
+            self.node_limit,
+            budget,
+        )
+
+    def compiled_line(self) -> list[Step] | None:
+        """``win_line(start())`` in compiled code: the same line and the same node count."""
+        status, self.nodes, line = native.core.solve(*self.compiled_args())
+        if status == 2:
+            raise _Undecided
+        if status == 0:
+            return None
+        spots: list[int | str] = [*range(PYRAMID_SIZE), WASTE, UNDER]  # 28: waste top, 29: the card under it
+        kinds = ("pair", "king", "draw", "turn")
+        return [("m", Move(kinds[kind], tuple(spots[s] for s in (a, b) if s >= 0))) for kind, a, b in line]
+
+    def tops(self, out: int, cursor: int) -> tuple[int, int]:
+        """Positions of the waste top and the card under it (-1 when none)."""
+        below = out & ((1 << cursor) - 1)
+        if not below:
+            return -1, -1
+        top = below.bit_length() - 1
+        rest = below & ~(1 << top)
+        return top, (rest.bit_length() - 1 if rest else -1)
+
+    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+        mask, out, cursor, passes = state
+        forced: list[Step] = []
+        kings = self.value_masks[KING]
+        while True:
+            free_kings = [i for i in _free(mask) if kings >> i & 1]
+            top, _ = self.tops(out, cursor)
+            if free_kings:
+                for i in free_kings:
+                    mask &= ~(1 << i)
+                    forced.append(("m", Move("king", (i,))))
+            elif top >= 0 and self.outside[top] == KING:
+                out &= ~(1 << top)
+                forced.append(("m", Move("king", (WASTE,))))
+            else:
+                if not self.rules.strict_win:
+                    # Cards buried for good under an unremovable waste card change nothing any more:
+                    # forget them, so that positions differing only there are one state.
+                    out = self.reachable(mask, out, cursor, passes)
+                pair = self.only_partner_pair(mask, out, top)
+                if pair is None:
+                    return (mask, out, cursor, passes), forced
+                i, partner = pair
+                mask &= ~(1 << i)
+                if partner == WASTE:
+                    out &= ~(1 << top)
+                else:
+                    mask &= ~(1 << partner)  # type: ignore[operator]
+                forced.append(("m", Move("pair", (i, partner))))
+
+    def only_partner_pair(self, mask: int, out: int, top: int) -> tuple[int, int | str] | None:
+        """A free pyramid card whose one and only possible partner left is available now.
+
+        Every winning line removes that card with that partner, and doing it at once takes
+        nothing from any other move, so it is forced."""
+        free = _free(mask)
+        counts = self.outside_counts(out)
+        for i in free:
+            value = self.values[i]
+            if value == KING:
+                continue
+            partners = mask & self.compat[i]
+            if partners.bit_count() + counts[13 - value] != 1:
+                continue
+            if partners:
+                j = partners.bit_length() - 1
+                if j in free:
+                    return min(i, j), max(i, j)  # the order legal_moves() uses
+            elif top >= 0 and self.outside[top] == 13 - value:
+                return i, WASTE
+        return None
+
+    def is_win(self, state: tuple) -> bool:
+        return state[0] == 0 and (not self.rules.strict_win or state[1] == 0)
+
+    def known_dead(self, state: tuple) -> bool:
+        """Lost, because a lost position reaches it by drawing and turning the waste only.
+
+        From (cursor c', passes p') the game reaches (c, p) with the same cards by drawing,
+        and turning the waste when needed, whenever (p', c') <= (p, c). So if it is lost there,
+        it is lost here: the table keeps the smallest lost (passes, cursor) per set of cards."""
+        mask, out, cursor, passes = state
+        lost = self.lost.get((mask, out))
+        return lost is not None and lost <= (passes, cursor)
+
+    def mark_dead(self, state: tuple) -> None:
+        mask, out, cursor, passes = state
+        lost = self.lost.get((mask, out))
+        if lost is None or (passes, cursor) < lost:
+            self.lost[(mask, out)] = (passes, cursor)
+
+    def hopeless(self, state: tuple) -> bool:
+        mask, out, cursor, passes = state
+        if mask == 0:
+            return not self.rules.draw_with_waste
+        if self.rules.strict_win and self.reachable(mask, out, cursor, passes) != out:
+            return True  # a buried card can never be cleared
+        # (without strict win, expand() already dropped the buried cards from ``out``)
+        if self.outside_check(mask, out) or self.stack_unmatched(mask, out, cursor, passes):
+            return True
+        if self.apex_unmatched(mask, out, cursor, passes):
+            return True
+        return not self.relaxed_alive(mask, out)
+
+    def stack_unmatched(self, mask: int, out: int, cursor: int, passes: int) -> bool:
+        """Counting proof for the last pass, where the waste is a stack.
+
+        To use a waste card, every card above it must go first, each with a pyramid partner;
+        stock cards can be used as they are drawn. So the pyramid must pair off exactly with
+        some top part of the waste plus some of the stock: for every value pair (v, 13 - v),
+        the pyramid cards left over by those outside partners must be equal in number."""
+        if self.rules.draw_with_waste or self.rules.strict_win or self.limit is None or passes < self.limit:
+            return False
+        left = self.values_left(mask)
+        stock = self.outside_counts(out & ~((1 << cursor) - 1))
+        # For the pair (v, w = 13 - v): with u_v, u_w cards of each taken from the top of the waste,
+        # a = left[v] - u_w and b = left[w] - u_v pyramid cards are left for other partners; the stock
+        # can absorb a difference of at most stock[w] one way and stock[v] the other:
+        #     a >= 0, b >= 0, -stock[v] <= a - b <= stock[w]
+        low = [0] * 7
+        high = [0] * 7
+        for v in range(1, 7):
+            diff = left[v] - left[13 - v]  # a - b before anything is taken from the waste
+            low[v], high[v] = diff - stock[13 - v], diff + stock[v]  # bounds on u_w - u_v
+        taken = [0] * 14
+        waste = out & ((1 << cursor) - 1)
+        values = self.outside
+        while True:
+            for v in range(1, 7):
+                w = 13 - v
+                if taken[w] > left[v] or taken[v] > left[w]:
+                    return True  # more of a value dug out of the waste than partners left, deeper too
+                if not low[v] <= taken[w] - taken[v] <= high[v]:
+                    break
+            else:
+                return False
+            if not waste:
+                return True
+            top = waste.bit_length() - 1
+            waste ^= 1 << top
+            taken[values[top]] += 1
+
+    def apex_unmatched(self, mask: int, out: int, cursor: int, passes: int) -> bool:
+        """Counting proof for the pyramid's top card in the last pass.
+
+        Every other card lies on the top card, so it goes last, and only with the outside card
+        on top of the waste at that moment (a king on top goes alone: then the same holds for the
+        second row's last card). If that partner is in the waste now, every card above
+        it and every card drawn meanwhile must go before it; if it is in the stock, every card
+        drawn after it must. Either way the pyramid must pair off exactly against those cards,
+        plus any of the stock cards drawn before the partner."""
+        rules = self.rules
+        if (
+            rules.draw_with_waste
+            or rules.strict_win
+            or rules.pair_with_cover
+            or self.limit is None
+            or passes < self.limit
+            or not mask & 1
+        ):
+            return False
+        values = self.values
+        if values[0] != KING:
+            partners = {13 - values[0]}
+        else:
+            # A king on top goes alone; the last card before it is then the second row's last one.
+            last = [i for i in (1, 2) if mask >> i & 1]
+            if not last or any(values[i] == KING for i in last):
+                return False
+            if len(last) == 2 and values[1] + values[2] == 13:
+                return False  # they may leave together, as a pair
+            partners = {13 - values[i] for i in last}
+        left = self.values_left(mask)
+        cards = self.outside
+        waste = [cards[p] for p in range(cursor - 1, -1, -1) if out >> p & 1]  # top first
+        stock = [cards[p] for p in range(cursor, len(cards)) if out >> p & 1]  # in draw order
+        dug = _Balance(left, _NONE, _NONE)
+        for value in waste:  # the partner lies in the waste: every card drawn from now on goes too
+            if dug.take(value) < 0:
+                break  # digging deeper only takes more
+            if value in partners and _fits_with(dug.copy(), stock):
+                return False
+        before = [0] * 14
+        for j, value in enumerate(stock):  # the partner is the j-th card still to draw
+            if value in partners:
+                base = _Balance(left, _NONE, before)
+                base.take(value)
+                # ... with a top part of the waste, and every card drawn after it
+                for card in [0, *waste]:
+                    if base.take(card) < 0:
+                        break
+                    if _fits_with(base.copy(), stock[j + 1 :]):
+                        return False
+            before[value] += 1
+        return True
+
+    def reachable(self, mask: int, out: int, cursor: int, passes: int) -> int:
+        """Outside cards that may still become the waste top.
+
+        Once no turn of the waste is left, a waste card that can never be removed (no partner
+        value left in the pyramid) buries every card under it for good."""
+        if self.rules.draw_with_waste or self.limit is None or passes < self.limit:
+            return out
+        below = out & ((1 << cursor) - 1)
+        keep = out & ~below
+        while below:
+            top = below.bit_length() - 1
+            value = self.outside[top]
+            if value != KING and not mask & self.value_masks[13 - value]:
+                break  # stuck on top: everything under it is out of reach
+            keep |= 1 << top
+            below &= ~(1 << top)
+        return keep
+
+    def relaxed_key(self, mask: int, out: int) -> tuple:
+        if not isinstance(self.relaxed, _CountSearch):
+            return (mask, out)
+        return (mask, tuple(self.outside_counts(out)[1:13]))
+
+    def relaxed_alive(self, mask: int, out: int) -> bool:
+        """Whether the position is winnable with unlimited turns of the waste (a bound, shared memo)."""
+        key = self.relaxed_key(mask, out)
+        alive = self._alive.get(key)
+        if alive is None:
+            self.relaxed.nodes = 0
+            alive = self.relaxed.win_line(key) is not None
+            self.nodes += self.relaxed.nodes
+            self._alive[key] = alive
+        return alive
+
+    def relaxed_most(self, mask: int, out: int) -> int:
+        """Most pyramid cards removable with unlimited turns: an upper bound for this position."""
+        return self.relaxed.most_removed(self.relaxed_key(mask, out), self._relaxed_memo)
+
+    def bound(self, state: tuple) -> int:
+        return self.relaxed_most(state[0], state[1])
+
+    def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+        mask, out, cursor, passes = state
+        free = _free(mask)
+        for i, j in self.pyramid_pairs(mask, free):
+            yield ("m", Move("pair", (i, j))), (mask & ~(1 << i) & ~(1 << j), out, cursor, passes)
+        top, under = self.tops(out, cursor)
+        if top >= 0:
+            for i in free:
+                if self.values[i] + self.outside[top] == 13:
+                    yield ("m", Move("pair", (i, WASTE))), (mask & ~(1 << i), out & ~(1 << top), cursor, passes)
+            if self.rules.draw_with_waste and under >= 0 and self.outside[top] + self.outside[under] == 13:
+                yield ("m", Move("pair", (WASTE, UNDER))), (mask, out & ~(1 << top) & ~(1 << under), cursor, passes)
+        ahead = out >> cursor
+        if ahead:
+            nxt = cursor + (ahead & -ahead).bit_length()
+            yield ("m", Move("draw")), (mask, out, nxt, passes)
+        elif out and (self.limit is None or passes < self.limit):
+            yield ("m", Move("turn")), (mask, out, 0, passes + 1)
