@@ -22,7 +22,9 @@ from .events import Outcome, Spot
 from .game import PYRAMID_SIZE, ROWS, STOCK, UNDER, WASTE, Game, index_of
 from .labels import Labels, format_duration
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+# The fonts ship inside the package (pyramide/assets links to the top-level assets/ folder), so an
+# installed wheel draws with the same fonts as a checkout, never with whatever the system has.
+ASSETS = Path(__file__).resolve().parent / "assets"
 FONT_BOLD = ASSETS / "DejaVuSans-Bold.ttf"
 FONT_REGULAR = ASSETS / "DejaVuSans.ttf"
 
