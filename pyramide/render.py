@@ -291,8 +291,8 @@ def render_image(
         else:
             place(dimmed[card], xy, index)
     # The selected card is drawn again on top so that its raise is not hidden by the row below.
-    if isinstance(selected, int) and pyramid[selected] is not None:
-        place(faces[pyramid[selected]], card_position(selected), selected)
+    if isinstance(selected, int) and (raised := pyramid[selected]) is not None:
+        place(faces[raised], card_position(selected), selected)
 
     draw = ImageDraw.Draw(image)
     small = _font(22)

@@ -4,6 +4,7 @@ needs after a restart. Each callback hands the press to the flows (``cogs.pyrami
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import discord
 
@@ -57,7 +58,7 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> BoardButton:
         parsed = cls.parse(match["rest"])
         return cls(*parsed) if parsed else cls(0, 0, "")
@@ -96,7 +97,7 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> NewGameChoice:
         found = re.fullmatch(r"(replace|keep):([0-9]{1,19}):([A-Z0-9-]{0,70})", match["rest"])
         if found is None or int(found[2]) > MAX_ID:
@@ -136,7 +137,7 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ShareButton:
         return cls(min(int(match["game"]), MAX_ID))
 
@@ -165,7 +166,7 @@ class LeaderboardPage(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> LeaderboardPage:
         return cls(match["period"], int(match["page"]), match["way"])
 
@@ -193,7 +194,7 @@ class ResetChoice(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ResetChoice:
         return cls(match["choice"], int(match["player"]))
 

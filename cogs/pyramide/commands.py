@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -205,7 +205,8 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         or an id of ours that none of our buttons reads. It is answered as out of date."""
         if interaction.type is not discord.InteractionType.component:
             return
-        custom_id = str((interaction.data or {}).get("custom_id", ""))
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
         if not custom_id.startswith("pyr"):
             return
         components = interaction.message.components if interaction.message is not None else []

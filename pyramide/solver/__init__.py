@@ -109,7 +109,7 @@ def max_removable(game: Game, node_limit: int = DEFAULT_NODE_LIMIT, deadline: fl
     """The most pyramid cards that can still be removed from this position (None if undecided)."""
     search = _search_for(game, node_limit, deadline)
     if isinstance(search, _FullSearch) and compiled_for(game.rules):
-        status, search.nodes, most = native.core.most(*search.compiled_args())
+        status, search.nodes, most = native.compiled().most(*search.compiled_args())
         return None if status == 2 else most
     try:
         return search.most_removed(search.start(), {})

@@ -77,7 +77,7 @@ class _Balance:
 
     __slots__ = ("a", "b", "high", "low", "ok", "status", "wrong")
 
-    def __init__(self, left: list[int], taken: list[int], spare: list[int] | tuple[int, ...]) -> None:
+    def __init__(self, left: list[int], taken: list[int] | tuple[int, ...], spare: list[int] | tuple[int, ...]) -> None:
         self.a = [0] * 7  # pyramid cards of value v left for pyramid partners
         self.b = [0] * 7  # ... of value 13 - v
         self.low = [0] * 7

@@ -74,7 +74,7 @@ class _FullSearch(_Search):
 
     def compiled_line(self) -> list[Step] | None:
         """``win_line(start())`` in compiled code: the same line and the same node count."""
-        status, self.nodes, line = native.core.solve(*self.compiled_args())
+        status, self.nodes, line = native.compiled().solve(*self.compiled_args())
         if status == 2:
             raise _Undecided
         if status == 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..cards import Card
 from ..game import UNDER, WASTE, Game, Move
 from .base import Step, _Search
 
@@ -16,14 +17,21 @@ def _realize(game: Game, search: _Search, steps: list[Step]) -> list[Move]:
         out.append(move)
         trial.play(move)
 
-    def cycle_until(done) -> None:  # noqa: ANN001
+    def bring(value: int | None = None, top: Card | None = None, under: Card | None = None) -> None:
+        """Draw, and turn the waste back, until its top card is ``top`` (or of ``value``), on ``under``."""
         for _ in range(2 * 52 + 2):
-            if done():
+            waste = trial.waste
+            if (
+                waste
+                and (value is None or waste[-1].value == value)
+                and (top is None or waste[-1] == top)
+                and (under is None or (len(waste) >= 2 and waste[-2] == under))
+            ):
                 return
             play(Move("draw") if trial.stock else Move("turn"))
         raise AssertionError("solver line cannot be realised")
 
-    cards = getattr(search, "cards", None)
+    cards: list[Card] = getattr(search, "cards", [])  # the outside cards, for the searches that track them
     for step in steps:
         kind = step[0]
         if kind == "m":
@@ -33,23 +41,19 @@ def _realize(game: Game, search: _Search, steps: list[Step]) -> list[Move]:
         elif kind == "pp":
             play(Move("pair", (step[1], step[2])))
         elif kind == "po":
-            value = step[2]
-            cycle_until(lambda v=value: bool(trial.waste) and trial.waste[-1].value == v)
+            bring(value=step[2])
             play(Move("pair", (step[1], WASTE)))
         elif kind == "pc":
-            card = cards[step[2]]
-            cycle_until(lambda c=card: bool(trial.waste) and trial.waste[-1] == c)
+            bring(top=cards[step[2]])
             play(Move("pair", (step[1], WASTE)))
         elif kind == "cc":
-            low, high = cards[step[1]], cards[step[2]]
-            cycle_until(lambda a=low, b=high: len(trial.waste) >= 2 and trial.waste[-2:] == (a, b))
+            bring(top=cards[step[2]], under=cards[step[1]])
             play(Move("pair", (WASTE, UNDER)))
         elif kind == "ck":
-            card = cards[step[1]]
-            cycle_until(lambda c=card: bool(trial.waste) and trial.waste[-1] == c)
+            bring(top=cards[step[1]])
             play(Move("king", (WASTE,)))
     # Strict win under the counts search: outside kings go last.
     while game.rules.strict_win and trial.outcome is None and any(c.is_king for c in (*trial.stock, *trial.waste)):
-        cycle_until(lambda: bool(trial.waste) and trial.waste[-1].is_king)
+        bring(value=13)
         play(Move("king", (WASTE,)))
     return out

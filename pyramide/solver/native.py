@@ -4,18 +4,29 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from types import ModuleType
 
 from ..rules import Rules
 
-core: ModuleType | None
-try:  # built from _fastsolve.c when a C compiler is there
-    from .. import _fastsolve as core
-except ImportError:  # pragma: no cover - depends on the machine
-    core = None
-if os.environ.get("PYRAMIDE_PURE_SOLVER"):
-    core = None
+
+def _load() -> ModuleType | None:
+    if os.environ.get("PYRAMIDE_PURE_SOLVER"):
+        return None
+    try:  # built from _fastsolve.c when a C compiler is there
+        return importlib.import_module("pyramide._fastsolve")
+    except ImportError:  # pragma: no cover - depends on the machine
+        return None
+
+
+core: ModuleType | None = _load()
+
+
+def compiled() -> ModuleType:
+    """The compiled core; only asked for where ``compiled_for`` said yes."""
+    assert core is not None
+    return core
 
 
 def has_compiled_core() -> bool:

@@ -261,7 +261,7 @@ class SQLiteStorage:
     async def _fresh(self) -> bool:
         async with self.db.execute("SELECT COUNT(*) FROM sqlite_master") as cursor:
             row = await cursor.fetchone()
-        return bool(row) and int(row[0]) == 0
+        return row is not None and int(row[0]) == 0
 
     async def migrate(self, target: int = SCHEMA_VERSION) -> int:
         """Bring the schema up to ``target``; returns the version found before."""
