@@ -146,10 +146,33 @@ typedef struct {
     jmp_buf stop; /* longjmp(stop, 1): node limit; 2: out of memory or line too long */
 } Search;
 
+/* Bit operations: the compiler's builtins where GCC or Clang build it, portable C elsewhere (MSVC, other
+ * compilers; -DPYRAMIDE_PORTABLE_BITS forces these, and tests/test_solver.py checks them). All take x != 0
+ * where they look for a bit. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(PYRAMIDE_PORTABLE_BITS)
 static inline int popcount32(uint32_t x) { return __builtin_popcount(x); }
 static inline int popcount64(uint64_t x) { return __builtin_popcountll(x); }
 static inline int highest64(uint64_t x) { return 63 - __builtin_clzll(x); }
 static inline int highest32(uint32_t x) { return 31 - __builtin_clz(x); }
+static inline int lowest32(uint32_t x) { return __builtin_ctz(x); }
+static inline int lowest64(uint64_t x) { return __builtin_ctzll(x); }
+#else
+static inline int popcount64(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+static inline int popcount32(uint32_t x) { return popcount64(x); }
+static inline int highest64(uint64_t x) {
+    int n = 0;
+    while (x >>= 1) n++;
+    return n;
+}
+static inline int highest32(uint32_t x) { return highest64(x); }
+static inline int lowest64(uint64_t x) { return popcount64((x & (0 - x)) - 1); }
+static inline int lowest32(uint32_t x) { return lowest64(x); }
+#endif
 
 static inline int is_free(const Search *s, uint32_t mask, int i) {
     return (mask >> i & 1) && !(mask & s->cover_masks[i]);
@@ -231,7 +254,7 @@ static int pyramid_pairs(const Search *s, uint32_t mask, const int *free, int nf
 static int orphan(const Search *s, uint32_t mask, const int *counts) {
     uint32_t m = mask & ~s->value_masks[KING];
     while (m) {
-        int i = __builtin_ctz(m);
+        int i = lowest32(m);
         m &= m - 1;
         if (!counts[13 - s->values[i]] && !(mask & s->compat[i])) return 1;
     }
@@ -657,7 +680,7 @@ static int full_win(Search *s, State st) {
     uint64_t ahead = st.out >> st.cursor;
     if (ahead) {
         push(s, MV_DRAW, -1, -1);
-        State child = {st.mask, st.out, st.cursor + __builtin_ctzll(ahead) + 1, st.passes};
+        State child = {st.mask, st.out, st.cursor + lowest64(ahead) + 1, st.passes};
         if (full_win(s, child)) return 1;
         s->line_len = base;
     } else if (st.out && st.passes < s->limit) {
@@ -788,7 +811,7 @@ static int full_most(Search *s, State st) {
         uint64_t ahead = st.out >> st.cursor;
         if (best < ceiling) {
             if (ahead) {
-                State child = {st.mask, st.out, st.cursor + __builtin_ctzll(ahead) + 1, st.passes};
+                State child = {st.mask, st.out, st.cursor + lowest64(ahead) + 1, st.passes};
                 int got = full_most(s, child);
                 if (got > best) best = got;
             } else if (st.out && st.passes < s->limit) {
