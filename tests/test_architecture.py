@@ -59,3 +59,17 @@ def test_show_rejects_a_bad_code_with_status_2():
         [sys.executable, "-m", "pyramide", "show", "PY1-N-XXXX"], capture_output=True, text=True, cwd=ROOT, timeout=60
     )
     assert result.returncode == 2 and "invalid deal code" in result.stderr
+
+
+def test_the_rules_document_names_tests_that_exist():
+    import re
+
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`(test_[a-z0-9_]+)`", text))
+    defined = {
+        node.name
+        for path in (ROOT / "tests").glob("test_*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    assert len(named) >= 20 and named <= defined, sorted(named - defined)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from ..cards import KING
 from ..game import COVERS, PYRAMID_SIZE, Game
@@ -55,15 +56,17 @@ def _free(mask: int) -> tuple[int, ...]:
     return free
 
 
-# A step is an abstract move of the compact search, turned into engine moves by _realize:
-#   ("k", i)        pyramid king i            ("pp", i, j)   pyramid pair
-#   ("po", i, v)    pyramid i + an outside card of value v (counts search)
-#   ("pc", i, p)    pyramid i + outside card at position p
-#   ("cc", p, q)    outside neighbours p < q (W variant: under p, top q)
-#   ("ck", p)       outside king at position p
-#   ("ok",)         any outside king (counts search, strict win)
-#   ("m", move)     an engine move, as is (full search)
-Step = tuple
+class Step(NamedTuple):
+    """An abstract move of a compact search, turned into engine moves by ``lines._realize``:
+
+    ``k`` i: pyramid king i; ``pp`` i, j: pyramid pair; ``po`` i, v: pyramid i with an outside card of
+    value v (count search); ``pc`` i, p: pyramid i with the outside card at position p; ``cc`` p, q:
+    outside neighbours p < q (drawn card with waste: under p, top q); ``ck`` p: the outside king at
+    position p; ``m`` move: an engine move as it is (full search)."""
+
+    kind: str
+    a: Any = None
+    b: Any = None
 
 
 _NONE = (0,) * 14
@@ -202,7 +205,7 @@ class _Search:
                 return mask
             for i in free_kings:
                 mask &= ~(1 << i)
-                steps.append(("k", i))
+                steps.append(Step("k", i))
 
     def outside_counts(self, out: int) -> list[int]:
         """How many outside cards of each value remain in ``out``, a mask over ``self.outside``

@@ -41,7 +41,7 @@ class _CountSearch(_Search):
         free = _free(mask)
         values = self.values
         for i, j in self.pyramid_pairs(mask, free):
-            yield ("pp", i, j), (mask & ~(1 << i) & ~(1 << j), counts)
+            yield Step("pp", i, j), (mask & ~(1 << i) & ~(1 << j), counts)
         tried = set()
         for i in free:
             partner = 13 - values[i]
@@ -49,4 +49,4 @@ class _CountSearch(_Search):
                 tried.add((i, partner))
                 new = list(counts)
                 new[partner - 1] -= 1
-                yield ("po", i, partner), (mask & ~(1 << i), tuple(new))
+                yield Step("po", i, partner), (mask & ~(1 << i), tuple(new))

@@ -81,7 +81,7 @@ class _FullSearch(_Search):
             return None
         spots: list[int | str] = [*range(PYRAMID_SIZE), WASTE, UNDER]  # 28: waste top, 29: the card under it
         kinds = ("pair", "king", "draw", "turn")
-        return [("m", Move(kinds[kind], tuple(spots[s] for s in (a, b) if s >= 0))) for kind, a, b in line]
+        return [Step("m", Move(kinds[kind], tuple(spots[s] for s in (a, b) if s >= 0))) for kind, a, b in line]
 
     def tops(self, out: int, cursor: int) -> tuple[int, int]:
         """Positions of the waste top and the card under it (-1 when none)."""
@@ -102,10 +102,10 @@ class _FullSearch(_Search):
             if free_kings:
                 for i in free_kings:
                     mask &= ~(1 << i)
-                    forced.append(("m", Move("king", (i,))))
+                    forced.append(Step("m", Move("king", (i,))))
             elif top >= 0 and self.outside[top] == KING:
                 out &= ~(1 << top)
-                forced.append(("m", Move("king", (WASTE,))))
+                forced.append(Step("m", Move("king", (WASTE,))))
             else:
                 if not self.rules.strict_win:
                     # Cards buried for good under an unremovable waste card change nothing any more:
@@ -120,7 +120,7 @@ class _FullSearch(_Search):
                     out &= ~(1 << top)
                 else:
                     mask &= ~(1 << partner)  # type: ignore[operator]
-                forced.append(("m", Move("pair", (i, partner))))
+                forced.append(Step("m", Move("pair", (i, partner))))
 
     def only_partner_pair(self, mask: int, out: int, top: int) -> tuple[int, int | str] | None:
         """A free pyramid card whose one and only possible partner left is available now.
@@ -313,17 +313,17 @@ class _FullSearch(_Search):
         mask, out, cursor, passes = state
         free = _free(mask)
         for i, j in self.pyramid_pairs(mask, free):
-            yield ("m", Move("pair", (i, j))), (mask & ~(1 << i) & ~(1 << j), out, cursor, passes)
+            yield Step("m", Move("pair", (i, j))), (mask & ~(1 << i) & ~(1 << j), out, cursor, passes)
         top, under = self.tops(out, cursor)
         if top >= 0:
             for i in free:
                 if self.values[i] + self.outside[top] == 13:
-                    yield ("m", Move("pair", (i, WASTE))), (mask & ~(1 << i), out & ~(1 << top), cursor, passes)
+                    yield Step("m", Move("pair", (i, WASTE))), (mask & ~(1 << i), out & ~(1 << top), cursor, passes)
             if self.rules.draw_with_waste and under >= 0 and self.outside[top] + self.outside[under] == 13:
-                yield ("m", Move("pair", (WASTE, UNDER))), (mask, out & ~(1 << top) & ~(1 << under), cursor, passes)
+                yield Step("m", Move("pair", (WASTE, UNDER))), (mask, out & ~(1 << top) & ~(1 << under), cursor, passes)
         ahead = out >> cursor
         if ahead:
             nxt = cursor + (ahead & -ahead).bit_length()
-            yield ("m", Move("draw")), (mask, out, nxt, passes)
+            yield Step("m", Move("draw")), (mask, out, nxt, passes)
         elif out and (self.limit is None or passes < self.limit):
-            yield ("m", Move("turn")), (mask, out, 0, passes + 1)
+            yield Step("m", Move("turn")), (mask, out, 0, passes + 1)

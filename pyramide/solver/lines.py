@@ -33,24 +33,24 @@ def _realize(game: Game, search: _Search, steps: list[Step]) -> list[Move]:
 
     cards: list[Card] = getattr(search, "cards", [])  # the outside cards, for the searches that track them
     for step in steps:
-        kind = step[0]
+        kind = step.kind
         if kind == "m":
-            play(step[1])
+            play(step.a)
         elif kind == "k":
-            play(Move("king", (step[1],)))
+            play(Move("king", (step.a,)))
         elif kind == "pp":
-            play(Move("pair", (step[1], step[2])))
+            play(Move("pair", (step.a, step.b)))
         elif kind == "po":
-            bring(value=step[2])
-            play(Move("pair", (step[1], WASTE)))
+            bring(value=step.b)
+            play(Move("pair", (step.a, WASTE)))
         elif kind == "pc":
-            bring(top=cards[step[2]])
-            play(Move("pair", (step[1], WASTE)))
+            bring(top=cards[step.b])
+            play(Move("pair", (step.a, WASTE)))
         elif kind == "cc":
-            bring(top=cards[step[2]], under=cards[step[1]])
+            bring(top=cards[step.b], under=cards[step.a])
             play(Move("pair", (WASTE, UNDER)))
         elif kind == "ck":
-            bring(top=cards[step[1]])
+            bring(top=cards[step.a])
             play(Move("king", (WASTE,)))
     # Strict win under the counts search: outside kings go last.
     while game.rules.strict_win and trial.outcome is None and any(c.is_king for c in (*trial.stock, *trial.waste)):

@@ -30,7 +30,7 @@ class _OrderSearch(_Search):
         for p, v in enumerate(self.outside):
             if v == KING and out >> p & 1:
                 out &= ~(1 << p)
-                forced.append(("ck", p))
+                forced.append(Step("ck", p))
         return (mask, out), forced
 
     def is_win(self, state: tuple) -> bool:
@@ -50,11 +50,11 @@ class _OrderSearch(_Search):
         mask, out = state
         free = _free(mask)
         for i, j in self.pyramid_pairs(mask, free):
-            yield ("pp", i, j), (mask & ~(1 << i) & ~(1 << j), out)
+            yield Step("pp", i, j), (mask & ~(1 << i) & ~(1 << j), out)
         for i in free:
             partner = 13 - self.values[i]
             for p, v in enumerate(self.outside):
                 if v == partner and out >> p & 1:
-                    yield ("pc", i, p), (mask & ~(1 << i), out & ~(1 << p))
+                    yield Step("pc", i, p), (mask & ~(1 << i), out & ~(1 << p))
         for p, q in self.neighbour_pairs(out):
-            yield ("cc", p, q), (mask, out & ~(1 << p) & ~(1 << q))
+            yield Step("cc", p, q), (mask, out & ~(1 << p) & ~(1 << q))
