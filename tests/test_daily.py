@@ -18,11 +18,10 @@ CARD_NAME = re.compile(r"(10|[2-9AJQK])[♠♥♦♣]")
 
 
 @pytest.fixture
-async def harness(tmp_path):
-    h = await Harness(str(tmp_path / "bot.db")).start()
-    h.now[0] = T0 + 3600
-    yield h
-    await h.stop()
+def harness(harness):
+    """The shared harness (conftest.py), its clock at 2026-11-30 01:00 UTC."""
+    harness.now[0] = T0 + 3600
+    return harness
 
 
 async def open_daily(h, user=OWNER, channel_id=CHANNEL_ID):

@@ -13,7 +13,7 @@ from pyramide.stats import day_streaks, player_stats
 from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord
 from pyramide.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStorage
 from tests.deals import kings_and_pairs
-from tests.harness import GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness
+from tests.harness import GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
 
 DAY = 86_400.0
 T0 = datetime(2026, 11, 30, tzinfo=UTC).timestamp()
@@ -185,11 +185,10 @@ async def test_a_newer_schema_is_refused(tmp_path):
 
 # ---------------------------------------------------------------------------- commands
 @pytest.fixture
-async def harness(tmp_path):
-    h = await Harness(str(tmp_path / "bot.db")).start()
-    h.now[0] = T0 + 3600  # 2026-11-30 01:00 UTC
-    yield h
-    await h.stop()
+def harness(harness):
+    """The shared harness (conftest.py), its clock at 2026-11-30 01:00 UTC."""
+    harness.now[0] = T0 + 3600
+    return harness
 
 
 async def play_daily_to_the_end(h, *, user=OWNER, win=True):
