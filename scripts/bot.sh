@@ -2,5 +2,5 @@
 # Set up (first run only) and start the bot. It reads DISCORD_TOKEN from .env.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh bot
 exec .venv/bin/python bot.py "$@"

@@ -4,7 +4,7 @@
 # Needs gcc; run it after any change to pyramide/_fastsolve.c.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh test
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 include=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['include'])")

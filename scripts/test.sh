@@ -3,7 +3,7 @@
 # the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh test
 .venv/bin/python -m ruff check .
 .venv/bin/python -m mypy
 layers=$(.venv/bin/lint-imports --no-cache) || { echo "$layers"; exit 1; }
