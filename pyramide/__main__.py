@@ -61,7 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     show_parser = sub.add_parser("show", help="print the deal of CODE")
     show_parser.add_argument("code")
     show_parser.add_argument("--png", metavar="FILE", help="also write the board picture to FILE")
+    backup_parser = sub.add_parser(
+        "backup", help="copy the bot's SQLite database to PATH, consistently, even while the bot runs"
+    )
+    backup_parser.add_argument("path")
+    backup_parser.add_argument("--database", help="the database (default: PYRAMIDE_DB, or pyramide.db)")
     args = parser.parse_args(argv)
+    if args.command == "backup":
+        return backup_command(args.database, args.path)
     try:
         game = Game.from_code(args.code) if args.code else Game.new()
     except InvalidCode as error:
@@ -77,6 +84,23 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.png, "wb") as out:
             out.write(render_board(game))
         print(f"wrote {args.png}")
+    return 0
+
+
+def backup_command(database: str | None, target: str) -> int:
+    import os
+    from pathlib import Path
+
+    from .storage import StorageError
+    from .storage.sqlite import backup
+
+    source = database or os.environ.get("PYRAMIDE_DB", "").strip() or str(Path.cwd() / "pyramide.db")
+    try:
+        pages = backup(source, target)
+    except StorageError as error:
+        print(f"backup failed: {error}", file=sys.stderr)
+        return 1
+    print(f"backed up {source} to {target} ({pages} pages)")
     return 0
 
 

@@ -317,3 +317,67 @@ async def test_unknown_mention_commands_and_a_strangers_sync_are_ignored_quietly
     await harness.say(f"<@{harness.bot.user.id}> help")
     await harness.say(f"<@{harness.bot.user.id}> sync", user=STRANGER)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+# --------------------------------------------------------------------- backups
+async def test_a_backup_taken_while_the_bot_writes_restores_every_finished_game(storage, tmp_path):
+    import shutil
+
+    manager = GameManager(storage)
+    for channel in range(5):
+        await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+        await manager.act(channel, lambda g: g.tap(STOCK))
+        await manager.end(channel)
+    await manager.start(guild_id=1, channel_id=99, owner_id=9, game=Game.from_number(99))
+    await manager.act(99, lambda g: g.tap(STOCK))  # a game in play, its action in the WAL
+    result = subprocess.run(
+        [sys.executable, "-m", "pyramide", "backup", str(tmp_path / "copy.db"), "--database", storage.path],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert result.returncode == 0 and "backed up" in result.stdout, result.stderr
+    again = subprocess.run(
+        [sys.executable, "-m", "pyramide", "backup", str(tmp_path / "copy.db"), "--database", storage.path],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert again.returncode == 1 and "exists already" in again.stderr  # never overwrites a backup
+    # Restore: the bot stopped, the backup copied over the database (its -wal and -shm removed).
+    restored = tmp_path / "restored.db"
+    shutil.copy(tmp_path / "copy.db", restored)
+    store = SQLiteStorage(restored)
+    await store.open()
+    try:
+        assert len(await store.results(1, 9)) == 5
+        live = await store.live_game(99)
+        assert live is not None and live.actions == [STOCK]
+    finally:
+        await store.close()
+
+
+async def test_a_migration_makes_a_backup_first(tmp_path):
+    from pyramide.storage.sqlite import MIGRATIONS
+
+    old = tmp_path / "pyramide.db"
+    with sqlite3.connect(old) as db:
+        db.executescript(MIGRATIONS[0] + "\nPRAGMA user_version = 1;")
+        db.execute(
+            "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, created_at) "
+            "VALUES (1, 5, 9, 'PY1-N-AAAAAAS', 'N', 'won', 1)"
+        )
+    store = SQLiteStorage(old)
+    await store.open()
+    await store.close()
+    backups = list(tmp_path.glob("pyramide.db.schema1-*.bak"))
+    assert len(backups) == 1
+    with sqlite3.connect(backups[0]) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 1  # the database as it was
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
+    store = SQLiteStorage(old)
+    await store.open()  # already migrated: no second backup
+    await store.close()
+    assert len(list(tmp_path.glob("pyramide.db.schema*.bak"))) == 1

@@ -10,8 +10,10 @@ packed into one small value (``games.log``) and its rows in ``actions`` deleted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
@@ -186,6 +188,24 @@ def _decode(text: str) -> int | str:
     return value
 
 
+def backup(source: str | Path, target: str | Path) -> int:
+    """Copy a database with SQLite's online backup API: a consistent copy even while the bot writes
+    to it (a plain file copy of a WAL database may not be). Returns the number of pages copied."""
+    source, target = Path(source), Path(target)
+    if not source.is_file():
+        raise StorageError(f"there is no database at {source}")
+    if target.exists():
+        raise StorageError(f"{target} exists already: choose a new name for the backup")
+    try:
+        with contextlib.closing(sqlite3.connect(source)) as db, contextlib.closing(sqlite3.connect(target)) as copy:
+            db.backup(copy)
+            pages = int(copy.execute("PRAGMA page_count").fetchone()[0])
+    except sqlite3.Error as error:
+        target.unlink(missing_ok=True)
+        raise StorageError(f"cannot back up {source} to {target}: {error}") from None
+    return pages
+
+
 class SQLiteStorage:
     """The default storage: one SQLite file (``":memory:"`` works for experiments)."""
 
@@ -273,11 +293,29 @@ class SQLiteStorage:
                 f"the database {self.path} has schema {found}, newer than this bot ({SCHEMA_VERSION}): "
                 "run the newer bot, or restore a backup"
             )
+        if found < target and found > 0 and self._file() is not None:
+            await self._backup_before_migration(found)
         for version in range(found, target):
             await self.db.executescript(
                 "BEGIN;\n" + MIGRATIONS[version] + f"\nPRAGMA user_version = {version + 1};\nCOMMIT;"
             )
         return found
+
+    def _file(self) -> Path | None:
+        """The database's file, when it is a plain file (not memory, not a read-only URI)."""
+        if self.path == ":memory:" or self.path.startswith("file:"):
+            return None
+        return Path(self.path)
+
+    async def _backup_before_migration(self, found: int) -> Path:
+        """A copy of the database as it is, next to it, before its schema changes."""
+        path = self._file()
+        assert path is not None
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        target = path.with_name(f"{path.name}.schema{found}-{stamp}.bak")
+        await self.db.commit()
+        await asyncio.to_thread(backup, path, target)
+        return target
 
     async def close(self) -> None:
         for name in ("_reader", "_db"):
