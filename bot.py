@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import json
 import logging
 import os
 import secrets
@@ -13,6 +15,7 @@ import time
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import discord
 from discord.ext import commands
@@ -28,6 +31,17 @@ HERE = Path(__file__).resolve().parent
 log = logging.getLogger("pyramide.bot")
 
 EXTENSIONS = ("cogs.pyramide", "cogs.admin")
+# What the bot needs in a server: see its messages' channels, answer there and in threads, show
+# boards (files, embeds), and open the daily's threads.
+NEEDED_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    embed_links=True,
+    attach_files=True,
+    create_public_threads=True,
+    create_private_threads=True,
+)
 
 
 class PyramideBot(commands.Bot):
@@ -96,9 +110,35 @@ class PyramideBot(commands.Bot):
             self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to the development server", len(synced))
-        if self.sync_on_start:
-            synced = await self.tree.sync()
-            log.info("synced %d commands globally", len(synced))
+        await self.sync_commands(force=self.sync_on_start)
+
+    async def command_payload(self) -> list[dict[str, Any]]:
+        """The global commands exactly as a sync sends them to Discord (translations included)."""
+        translator = self.tree.translator
+        commands_ = self.tree.get_commands()
+        if translator is None:
+            return [command.to_dict(self.tree) for command in commands_]
+        return [await command.get_translated_payload(self.tree, translator) for command in commands_]
+
+    async def sync_commands(self, *, force: bool = False) -> bool:
+        """Push the global commands to Discord when they differ from the last push (a hash of the payload
+        is kept in the database), so an upgrade never leaves stale commands and a restart costs no
+        request. ``force`` pushes anyway (``bot.py --sync``). Returns whether it pushed."""
+        payload = json.dumps(await self.command_payload(), sort_keys=True, ensure_ascii=False)
+        digest = hashlib.sha256(payload.encode()).hexdigest()
+        if not force and await self.storage.meta("commands_hash") == digest:
+            log.info("slash commands unchanged since the last sync")
+            return False
+        synced = await self.tree.sync()
+        await self.storage.set_meta("commands_hash", digest)
+        log.info("synced %d commands globally (their definition changed)", len(synced))
+        return True
+
+    def invite_url(self) -> str:
+        """The invite link with the bot's scopes and the exact permissions it needs."""
+        return discord.utils.oauth_url(
+            self.application_id or 0, permissions=NEEDED_PERMISSIONS, scopes=("bot", "applications.commands")
+        )
 
     async def on_command_error(self, context: commands.Context, error: commands.CommandError) -> None:
         """Mention commands: an unknown one (``@Pyramide help``) or a non-owner's ``sync`` is ignored quietly."""
@@ -108,6 +148,7 @@ class PyramideBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("logged in as %s (%s) on %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))
+        log.info("invite link (permissions %d): %s", NEEDED_PERMISSIONS.value, self.invite_url())
 
 
 def main(argv: list[str] | None = None) -> int:

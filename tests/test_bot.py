@@ -466,3 +466,28 @@ async def test_start_up_warns_an_admin_when_the_solver_runs_without_its_compiled
         h = await Harness(str(tmp_path / "compiled.db")).start()
         await h.stop()
         assert not any("compiled core" in r.getMessage() for r in caplog.records)
+
+
+async def test_commands_are_synced_at_start_only_when_they_changed(harness, monkeypatch):
+    puts = [s for s in harness.hub.sent if s.method == "PUT" and s.path.endswith("/commands")]
+    assert len(puts) == 1  # the first start: Discord had no commands of this bot yet
+    await harness.restart()
+    puts = [s for s in harness.hub.sent if s.method == "PUT" and s.path.endswith("/commands")]
+    assert len(puts) == 1  # a restart with the same commands costs no request
+    from cogs.pyramide.commands import Pyramide
+
+    monkeypatch.setattr(Pyramide, "__cog_group_description__", "Pyramid solitaire, now with more")
+    await harness.restart()  # an upgrade that changed a command
+    puts = [s for s in harness.hub.sent if s.method == "PUT" and s.path.endswith("/commands")]
+    assert len(puts) == 2 and puts[-1].data[0]["description"] == "Pyramid solitaire, now with more"
+
+
+async def test_the_invite_link_names_the_scopes_and_the_exact_permissions(harness, caplog):
+    from tests.harness import APP_ID
+
+    url = harness.bot.invite_url()
+    assert f"client_id={APP_ID}" in url and "scope=bot+applications.commands" in url
+    assert "permissions=377957174272" in url
+    caplog.set_level("INFO", logger="pyramide.bot")
+    await harness.bot.on_ready()
+    assert any(url in r.getMessage() for r in caplog.records)

@@ -603,6 +603,17 @@ class SQLiteStorage:
         ) as cursor:
             return [r[0] for r in await cursor.fetchall()]
 
+    async def meta(self, key: str) -> str | None:
+        async with self.reader.execute("SELECT value FROM meta WHERE key = ?", (key,)) as cursor:
+            row = await cursor.fetchone()
+        return str(row[0]) if row else None
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._commit(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
     async def daily_secret(self, fresh: str) -> str:
         """The deployment's daily secret: ``fresh`` is kept if none was stored yet."""
         await self._commit("INSERT INTO meta (key, value) VALUES ('daily_secret', ?) ON CONFLICT DO NOTHING", (fresh,))
