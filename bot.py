@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import secrets
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import discord
 from discord.ext import commands
 from dotenv import load_dotenv
@@ -67,6 +69,9 @@ class PyramideBot(commands.Bot):
         self.dev_guild_id = dev_guild_id
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
+        self.in_flight = 0  # interactions being answered (cogs.answer.answering counts them)
+        self._idle = asyncio.Event()
+        self._idle.set()
         self._settings: dict[int, GuildSettings] = {}
         self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
         self.daily_codes: dict[date, str] = {}
@@ -134,6 +139,31 @@ class PyramideBot(commands.Bot):
         log.info("synced %d commands globally (their definition changed)", len(synced))
         return True
 
+    def flow_started(self) -> None:
+        self.in_flight += 1
+        self._idle.clear()
+
+    def flow_ended(self) -> None:
+        self.in_flight -= 1
+        if self.in_flight == 0:
+            self._idle.set()
+
+    async def drain(self, timeout: float = 10.0) -> bool:
+        """Wait until the interactions being answered are done (at most ``timeout``): stored and answered."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            log.warning("stopping with %d interactions still being answered", self.in_flight)
+            return False
+        return True
+
+    async def close(self) -> None:
+        """A clean stop (SIGTERM, SIGINT): the presses in flight are finished while Discord can still be
+        answered, then the gateway and the HTTP session close; storage is closed by the caller."""
+        if not self.is_closed():
+            await self.drain()
+        await super().close()
+
     def invite_url(self) -> str:
         """The invite link with the bot's scopes and the exact permissions it needs."""
         return discord.utils.oauth_url(
@@ -169,8 +199,6 @@ def main(argv: list[str] | None = None) -> int:
     configure(os.environ.get("LOG_LEVEL", "INFO"))
     db_path = os.environ.get("PYRAMIDE_DB", "").strip() or str(HERE / "pyramide.db")
     dev_guild = os.environ.get("DEV_GUILD_ID", "").strip()
-    import aiohttp
-
     from pyramide.storage import StorageError
 
     try:
@@ -196,9 +224,25 @@ async def run(token: str, db_path: str, dev_guild_id: int | None, sync: bool) ->
     try:
         await storage.open()
         async with PyramideBot(storage, dev_guild_id=dev_guild_id, sync_on_start=sync) as bot:
-            await bot.start(token)
+            loop = asyncio.get_running_loop()
+            stopping: set[asyncio.Task[None]] = set()
+
+            def stop() -> None:
+                log.info("stopping: finishing the presses in flight")
+                stopping.add(asyncio.ensure_future(bot.close()))
+
+            for signal_number in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(signal_number, stop)
+            try:
+                await bot.start(token)
+            except (discord.HTTPException, aiohttp.ClientError, OSError):
+                if not stopping:
+                    raise  # a failure, not a stop
+            if stopping:
+                await asyncio.gather(*stopping)
     finally:
         await storage.close()
+    log.info("stopped")
 
 
 if __name__ == "__main__":

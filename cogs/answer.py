@@ -154,6 +154,10 @@ async def answering(
     is told that nothing was lost (every answered move is stored first)."""
     answer = Answer(interaction, private=private)
     answer.watch()
+    bot = interaction.client
+    counted = hasattr(bot, "flow_started")
+    if counted:
+        bot.flow_started()  # type: ignore[attr-defined]
     try:
         yield answer
     except (GameError, StorageUnavailable) as error:
@@ -169,6 +173,8 @@ async def answering(
             await answer.say(t(language(interaction), "error.generic"))
     finally:
         answer.stop()
+        if counted:
+            bot.flow_ended()  # type: ignore[attr-defined]
 
 
 def _reason(error: BaseException) -> str:

@@ -381,3 +381,68 @@ async def test_a_migration_makes_a_backup_first(tmp_path):
     await store.open()  # already migrated: no second backup
     await store.close()
     assert len(list(tmp_path.glob("pyramide.db.schema*.bak"))) == 1
+
+
+# ---------------------------------------------------------------------- stopping
+def test_sigterm_stops_the_real_process_cleanly_and_closes_storage(tmp_path):
+    import http.server
+    import os
+    import signal
+    import socketserver
+
+    asked = threading.Event()
+
+    class SlowDiscord(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the login request: answered late, as by a congested API
+            asked.set()
+            time.sleep(20)
+
+        def log_message(self, *args):
+            pass
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), SlowDiscord)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    (tmp_path / "sitecustomize.py").write_text(
+        f"import discord.http\ndiscord.http.Route.BASE = 'http://127.0.0.1:{port}/api/v10'\n"
+    )
+    db = tmp_path / "pyramide.db"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "DISCORD_TOKEN": "x.y.z",
+        "PYRAMIDE_DB": str(db),
+        "PYTHONPATH": str(tmp_path),
+    }
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "bot.py")], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        assert asked.wait(30), "the bot never reached the API"
+        os.kill(process.pid, signal.SIGTERM)
+        _, err = process.communicate(timeout=15)
+    finally:
+        process.kill()
+        server.shutdown()
+    text = err.decode()
+    assert process.returncode == 0, text
+    assert "Traceback" not in text and "stopped" in text
+    assert db.exists() and not Path(f"{db}-wal").exists()  # storage closed: the WAL checkpointed away
+
+
+async def test_a_stop_finishes_the_presses_in_flight_first(harness):
+    await start(harness, kings_and_pairs().code)
+    known = asyncio.all_tasks()
+    async with harness.bot.manager.turn(CHANNEL_ID):  # a press waits for the channel
+        payload = harness.press_payload(harness.board_button("K♠"), harness.board())
+        harness.fire(payload, int(harness.board()["id"]))
+        await asyncio.sleep(0.05)
+        assert harness.bot.in_flight == 1
+        stopping = asyncio.ensure_future(harness.bot.drain(10))
+        await asyncio.sleep(0.05)
+        assert not stopping.done()
+    assert await stopping  # drained once the press was stored and answered
+    await harness.settle(known)
+    assert "K♠ removed" in harness.answers(payload["token"])[-1].content
+    assert (await harness.storage.live_game(CHANNEL_ID)).moves == 1
