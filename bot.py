@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from cogs.logs import configure
 
-    configure(os.environ.get("LOG_LEVEL", "INFO"))
+    configure(os.environ.get("LOG_LEVEL", "INFO"), os.environ.get("LOG_FILE", "").strip() or None)
     db_path = os.environ.get("PYRAMIDE_DB", "").strip() or str(HERE / "pyramide.db")
     dev_guild = os.environ.get("DEV_GUILD_ID", "").strip()
     from pyramide.storage import StorageError

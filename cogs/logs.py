@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import logging.handlers
 import re
 
 # Interaction tokens (valid 15 minutes) travel in webhook URLs and in interaction payloads.
@@ -28,11 +29,17 @@ class RedactTokens(logging.Filter):
         return True
 
 
-def configure(level: str) -> None:
-    """Root logging at ``level`` (a name such as INFO or DEBUG), with tokens redacted."""
-    logging.basicConfig(
-        level=getattr(logging, level.upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    for handler in logging.getLogger().handlers:
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def configure(level: str, file: str | None = None) -> None:
+    """Root logging at ``level`` (a name such as INFO or DEBUG) on standard error, and in ``file`` (rotated
+    at 10 MB, five kept) when one is given; tokens are redacted everywhere."""
+    logging.basicConfig(level=getattr(logging, level.upper(), logging.INFO), format=FORMAT)
+    root = logging.getLogger()
+    if file:
+        rotating = logging.handlers.RotatingFileHandler(file, maxBytes=10 * 2**20, backupCount=5, encoding="utf-8")
+        rotating.setFormatter(logging.Formatter(FORMAT))
+        root.addHandler(rotating)
+    for handler in root.handlers:
         handler.addFilter(RedactTokens())

@@ -44,3 +44,52 @@ def test_the_wheel_carries_its_fonts_and_renders_a_board(tmp_path):
     package, assets, size = result.stdout.splitlines()
     assert package.startswith(str(venv)) and assets.startswith(str(venv))  # not the checkout
     assert size == str((WIDTH, HEIGHT))
+
+
+def test_the_container_image_builds_from_files_that_exist_and_runs_the_bot_as_a_user():
+    import re
+
+    lines = [line.strip() for line in (ROOT / "Dockerfile").read_text().splitlines()]
+    stages = [line for line in lines if line.startswith("FROM ")]
+    assert stages and all(re.match(r"FROM python:3\.1[1-9]-slim", s) for s in stages)
+    for line in lines:
+        if line.startswith("COPY ") and "--from=" not in line:
+            *sources, _ = line.split()[1:]
+            for source in sources:
+                assert (ROOT / source).exists(), f"{source} is not in the build context"
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert ".venv" in ignored and ".env" in ignored and "*.db" in ignored  # no secrets, no databases
+    final = lines[max(i for i, line in enumerate(lines) if line.startswith("FROM ")) :]
+    user = next(line for line in final if line.startswith("USER "))
+    assert user.split()[1] not in ("root", "0")
+    assert "VOLUME /data" in final and any("PYRAMIDE_DB=/data/" in line for line in final)
+    assert 'ENTRYPOINT ["/venv/bin/python", "/app/bot.py"]' in final
+    build = "\n".join(lines[: lines.index(final[0])])
+    assert "gcc" in build and "has_compiled_core()" in build  # the compiled solver core is built in, checked
+    assert "--require-hashes -r requirements/bot.lock" in build  # and only what the bot runs on
+
+
+def test_compose_runs_the_image_with_its_data_in_a_volume_and_a_health_check():
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    bot = compose["services"]["bot"]
+    assert bot["build"] == "." and bot["env_file"] == ".env"
+    assert "data:/data" in bot["volumes"] and "data" in compose["volumes"]
+    assert bot["environment"]["PYRAMIDE_DB"].startswith("/data/")
+    port = bot["environment"]["METRICS_PORT"]
+    assert any(f":{port}/healthz" in part for part in bot["healthcheck"]["test"])
+    assert bot["restart"] == "unless-stopped" and bot["stop_signal"] == "SIGTERM"
+
+
+def test_the_systemd_unit_restarts_on_failure_and_stops_with_sigterm():
+    import configparser
+
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(ROOT / "deploy" / "pyramide.service")
+    service = unit["Service"]
+    assert service["Restart"] == "on-failure" and service["KillSignal"] == "SIGTERM"
+    assert service["ExecStart"].endswith("bot.py") and service["User"] != "root"
+    assert set(service["RestartPreventExitStatus"].split()) == {"2", "3"}  # bot.py's configuration errors
+    assert unit["Install"]["WantedBy"] == "multi-user.target"

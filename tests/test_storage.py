@@ -393,7 +393,7 @@ def test_sigterm_stops_the_real_process_cleanly_and_closes_storage(tmp_path):
     asked = threading.Event()
 
     class SlowDiscord(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the login request: answered late, as by a congested API
+        def do_GET(self):  # the login request: answered late, as by a congested API
             asked.set()
             time.sleep(20)
 
