@@ -24,6 +24,7 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 from cogs.common import CatalogueTranslator
+from cogs.health import Health
 from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
 from pyramide.render import sprites
 from pyramide.solver import has_compiled_core
@@ -54,6 +55,8 @@ class PyramideBot(commands.Bot):
         dev_guild_id: int | None = None,
         clock: Callable[[], float] = time.time,
         sync_on_start: bool = False,
+        metrics_port: int | None = None,
+        metrics_host: str = "127.0.0.1",
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True  # channel and thread events; no privileged intent is needed
@@ -70,6 +73,8 @@ class PyramideBot(commands.Bot):
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
         self.in_flight = 0  # interactions being answered (cogs.answer.answering counts them)
+        self.health = Health(self)
+        self.metrics_port, self.metrics_host = metrics_port, metrics_host
         self._idle = asyncio.Event()
         self._idle.set()
         self._settings: dict[int, GuildSettings] = {}
@@ -116,6 +121,8 @@ class PyramideBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to the development server", len(synced))
         await self.sync_commands(force=self.sync_on_start)
+        if self.metrics_port is not None:
+            await self.health.serve(self.metrics_port, self.metrics_host)
 
     async def command_payload(self) -> list[dict[str, Any]]:
         """The global commands exactly as a sync sends them to Discord (translations included)."""
@@ -143,10 +150,16 @@ class PyramideBot(commands.Bot):
         self.in_flight += 1
         self._idle.clear()
 
-    def flow_ended(self) -> None:
+    def flow_ended(self, kind: str, seconds: float, database_error: bool = False) -> None:
         self.in_flight -= 1
         if self.in_flight == 0:
             self._idle.set()
+        self.health.observe(kind, seconds)
+        if database_error:
+            self.health.database_errors.inc()
+
+    def shard_latencies(self) -> list[tuple[int, float]]:
+        return [(0, self.latency)]
 
     async def drain(self, timeout: float = 10.0) -> bool:
         """Wait until the interactions being answered are done (at most ``timeout``): stored and answered."""
@@ -163,6 +176,7 @@ class PyramideBot(commands.Bot):
         if not self.is_closed():
             await self.drain()
         await super().close()
+        await self.health.stop()
 
     def invite_url(self) -> str:
         """The invite link with the bot's scopes and the exact permissions it needs."""
@@ -218,12 +232,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def run(token: str, db_path: str, dev_guild_id: int | None, sync: bool) -> None:
+    port = os.environ.get("METRICS_PORT", "").strip()
+    metrics_port = int(port) if port.isdigit() else None
+    metrics_host = os.environ.get("METRICS_HOST", "").strip() or "127.0.0.1"
     from pyramide.storage.sqlite import SQLiteStorage
 
     storage = SQLiteStorage(db_path)
     try:
         await storage.open()
-        async with PyramideBot(storage, dev_guild_id=dev_guild_id, sync_on_start=sync) as bot:
+        bot = PyramideBot(
+            storage,
+            dev_guild_id=dev_guild_id,
+            sync_on_start=sync,
+            metrics_port=metrics_port,
+            metrics_host=metrics_host,
+        )
+        async with bot:
             loop = asyncio.get_running_loop()
             stopping: set[asyncio.Task[None]] = set()
 

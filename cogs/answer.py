@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -158,9 +160,12 @@ async def answering(
     counted = hasattr(bot, "flow_started")
     if counted:
         bot.flow_started()  # type: ignore[attr-defined]
+    started = time.perf_counter()
+    database_error = False
     try:
         yield answer
     except (GameError, StorageUnavailable) as error:
+        database_error = isinstance(error, StorageUnavailable)
         with contextlib.suppress(*LOST):
             await answer.say(t(language(interaction), f"error.{error.key}"))
     except LOST as error:
@@ -168,13 +173,15 @@ async def answering(
         # is stored, and the next press on the board brings it up to date.
         log.warning("answer to interaction %s lost: %s", interaction.id, _reason(error))
     except Exception as error:
+        database_error = isinstance(error, sqlite3.Error)
         log.error("interaction failed", exc_info=error)
         with contextlib.suppress(*LOST):
             await answer.say(t(language(interaction), "error.generic"))
     finally:
         answer.stop()
         if counted:
-            bot.flow_ended()  # type: ignore[attr-defined]
+            kind = "button" if answer.is_component else "command"
+            bot.flow_ended(kind, time.perf_counter() - started, database_error)  # type: ignore[attr-defined]
 
 
 def _reason(error: BaseException) -> str:

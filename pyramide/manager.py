@@ -272,6 +272,10 @@ class GameManager:
         return len(self._live)
 
     @property
+    def waiting_hints(self) -> int:
+        return self._waiting_hints
+
+    @property
     def lock_count(self) -> int:
         return len(self._gates)
 

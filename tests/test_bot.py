@@ -491,3 +491,37 @@ async def test_the_invite_link_names_the_scopes_and_the_exact_permissions(harnes
     caplog.set_level("INFO", logger="pyramide.bot")
     await harness.bot.on_ready()
     assert any(url in r.getMessage() for r in caplog.records)
+
+
+async def test_metrics_and_readiness_are_served_over_loopback(tmp_path):
+    import aiohttp
+
+    from tests.harness import Harness
+
+    h = Harness(str(tmp_path / "metrics.db"))
+    await h.start()
+    try:
+        port = await h.bot.health.serve(0)  # as setup_hook does with METRICS_PORT
+        base = f"http://127.0.0.1:{port}"
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"{base}/healthz") as response:
+                assert response.status == 503 and "gateway" in await response.text()  # not connected yet
+            await start(h, kings_and_pairs().code)
+            await h.press(h.board_button("K♠"))
+            async with session.get(f"{base}/metrics") as response:
+                text = await response.text()
+            assert response.status == 200
+            assert 'pyramide_interactions_total{kind="button"} 1.0' in text
+            assert 'pyramide_interactions_total{kind="command"} 1.0' in text
+            assert "pyramide_live_games 1.0" in text and "pyramide_solver_waiting 0.0" in text
+            assert 'pyramide_interaction_seconds_bucket{kind="button",le="+Inf"} 1.0' in text
+            assert "pyramide_database_errors_total 0.0" in text
+            h.bot._ready.set()  # as after the gateway's READY
+            async with session.get(f"{base}/healthz") as response:
+                assert response.status == 200
+            await h.storage.close()  # the database goes away
+            async with session.get(f"{base}/healthz") as response:
+                assert response.status == 503 and "storage" in await response.text()
+    finally:
+        await h.bot.health.stop()
+        await h.stop()

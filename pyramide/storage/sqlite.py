@@ -603,6 +603,11 @@ class SQLiteStorage:
         ) as cursor:
             return [r[0] for r in await cursor.fetchall()]
 
+    async def ping(self) -> None:
+        """Raises unless the database answers a query."""
+        async with self.reader.execute("SELECT 1") as cursor:
+            await cursor.fetchone()
+
     async def meta(self, key: str) -> str | None:
         async with self.reader.execute("SELECT value FROM meta WHERE key = ?", (key,)) as cursor:
             row = await cursor.fetchone()
