@@ -74,6 +74,8 @@ class PyramideBot(commands.Bot):
         self.failed_extensions: dict[str, str] = {}
         self.in_flight = 0  # interactions being answered (cogs.answer.answering counts them)
         self.health = Health(self)
+        grace = os.environ.get("GUILD_DATA_GRACE_DAYS", "").strip()
+        self.data_grace_days = int(grace) if grace.isdigit() else 30  # kept after the bot leaves a server
         self.metrics_port, self.metrics_host = metrics_port, metrics_host
         self._idle = asyncio.Event()
         self._idle.set()

@@ -1,4 +1,6 @@
-"""Owner tools: command sync on demand, and dropping idle engines from memory."""
+"""Housekeeping: command sync on demand (owner), and a loop every 5 minutes that drops idle engines,
+ends the dailies of past days, deletes the data of servers the bot left (after a grace period) and
+gives free pages back to the file system."""
 
 from __future__ import annotations
 
@@ -27,17 +29,35 @@ class Admin(commands.Cog):
 
     @tasks.loop(minutes=5)
     async def evict(self) -> None:
+        await self.housekeeping()
+
+    async def housekeeping(self) -> None:
         dropped = self.bot.manager.evict_idle()
         if dropped:
             log.info("dropped %d idle games from memory", dropped)
         try:
-            day = datetime.fromtimestamp(self.bot.clock(), UTC).date().isoformat()
+            now = self.bot.clock()
+            day = datetime.fromtimestamp(now, UTC).date().isoformat()
             expired = await self.bot.manager.expire_dailies(day)
             if expired:
                 log.info("ended %d dailies of past days", expired)
+            purged = await self.bot.storage.purge_departed(now - self.bot.data_grace_days * 86_400)
+            if purged:
+                log.info(
+                    "deleted the data of %d servers the bot left %d days ago", len(purged), self.bot.data_grace_days
+                )
             await self.bot.storage.compact()
         except Exception as error:  # a busy database is tried again next time
-            log.warning("could not compact the database: %s", error)
+            log.warning("housekeeping failed, tried again in 5 minutes: %s", error)
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """Removed from a server: its data is deleted after the grace period, unless the bot comes back."""
+        await self.bot.storage.guild_left(guild.id, self.bot.clock())
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        await self.bot.storage.guild_joined(guild.id)
 
     @commands.command(name="sync")
     @commands.is_owner()

@@ -4,6 +4,7 @@ import asyncio
 import sqlite3
 from datetime import UTC, date, datetime
 
+import discord
 import pytest
 
 from pyramide import Game
@@ -13,7 +14,7 @@ from pyramide.stats import day_streaks, player_stats
 from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord
 from pyramide.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStorage
 from tests.deals import kings_and_pairs
-from tests.harness import GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
+from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
 
 DAY = 86_400.0
 T0 = datetime(2026, 11, 30, tzinfo=UTC).timestamp()
@@ -311,3 +312,50 @@ async def test_stats_reset_needs_manage_server_and_a_confirmation(harness):
     sent = await harness.press(prompt.button("Yes, delete"), user=STRANGER, permissions=PLAIN | MANAGE_GUILD)
     assert "2 games deleted" in sent[-1].content
     assert await harness.storage.results(GUILD_ID, OWNER) == []
+
+
+async def test_a_servers_data_goes_a_grace_period_after_the_bot_left_unless_it_came_back(harness):
+    await add_game(harness.storage, player=OWNER)
+    await harness.command("settings", permissions=PLAIN | MANAGE_GUILD, error_help=False)
+    admin = harness.bot.get_cog("Admin")
+    known = asyncio.all_tasks()
+    harness.bot._connection.parse_guild_delete({"id": str(GUILD_ID)})  # the gateway: removed from the server
+    await harness.settle(known)
+    harness.now[0] += 29 * DAY
+    await admin.housekeeping()
+    assert len(await harness.storage.results(GUILD_ID, OWNER)) == 1  # still within the grace period
+    harness.now[0] += 2 * DAY
+    await admin.housekeeping()
+    assert await harness.storage.results(GUILD_ID, OWNER) == []
+    assert (await harness.storage.settings(GUILD_ID)).error_help  # the defaults again: the row is gone
+
+
+async def test_coming_back_within_the_grace_period_keeps_everything(harness):
+    await add_game(harness.storage, player=OWNER)
+    admin = harness.bot.get_cog("Admin")
+    known = asyncio.all_tasks()
+    harness.bot._connection.parse_guild_delete({"id": str(GUILD_ID)})
+    await harness.settle(known)
+    harness.now[0] += 10 * DAY
+    await admin.on_guild_join(discord.Object(GUILD_ID))
+    harness.now[0] += 60 * DAY
+    await admin.housekeeping()
+    assert len(await harness.storage.results(GUILD_ID, OWNER)) == 1
+
+
+async def test_forget_me_deletes_a_players_games_everywhere_after_a_confirmation(harness):
+    await add_game(harness.storage, player=OWNER)
+    await add_game(harness.storage, player=OWNER, guild=GUILD_ID + 1)
+    await add_game(harness.storage, player=STRANGER)
+    await harness.command("new", code="PY1-N-AAAAAAS")  # a game in play too
+    sent = await harness.command("forget-me")
+    prompt = sent[-1]
+    assert prompt.ephemeral and "cannot be undone" in prompt.content
+    sent = await harness.press(prompt.button("Yes, delete my data"), user=STRANGER)
+    assert len(await harness.storage.results(GUILD_ID, OWNER)) == 1  # nobody else can confirm it
+    sent = await harness.press(prompt.button("Yes, delete my data"))
+    assert "3 games deleted" in sent[-1].content
+    assert await harness.storage.results(GUILD_ID, OWNER) == []
+    assert await harness.storage.results(GUILD_ID + 1, OWNER) == []
+    assert len(await harness.storage.results(GUILD_ID, STRANGER)) == 1
+    assert await harness.bot.manager.live(CHANNEL_ID) is None  # the game in play went with it

@@ -178,7 +178,7 @@ class LeaderboardPage(
 
 class ResetChoice(
     discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyrreset:(?P<choice>yes|no):(?P<player>[0-9]+)",
+    template=r"pyrreset:(?P<choice>yes|no):(?P<player>[0-9]{1,19})",
 ):
     def __init__(
         self,
@@ -196,8 +196,37 @@ class ResetChoice(
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ResetChoice:
-        return cls(match["choice"], int(match["player"]))
+        return cls(match["choice"], min(int(match["player"]), MAX_ID))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
             await records.confirm_reset(answer, self.choice, self.player)
+
+
+class ForgetChoice(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=r"pyrforget:(?P<choice>yes|no):(?P<player>[0-9]{1,19})",
+):
+    """The answer to /pyramide forget-me: delete the player's data, or not."""
+
+    def __init__(
+        self,
+        choice: str,
+        player: int,
+        *,
+        label: str = "\u200b",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+    ) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pyrforget:{choice}:{player}"))
+        self.choice = choice
+        self.player = player
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ForgetChoice:
+        return cls(match["choice"], min(int(match["player"]), MAX_ID))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with answering(interaction) as answer:
+            await records.confirm_forget(answer, self.choice, self.player)

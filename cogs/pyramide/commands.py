@@ -41,6 +41,7 @@ DYNAMIC_ITEMS = (
     buttons.ShareButton,
     buttons.LeaderboardPage,
     buttons.ResetChoice,
+    buttons.ForgetChoice,
 )
 WHO_CHOICES = [
     Choice(name=text("choice.who.owner"), value="owner"),
@@ -190,6 +191,10 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     @app_commands.choices(period=PERIOD_CHOICES)
     async def leaderboard(self, interaction: discord.Interaction, period: str = "all") -> None:
         await records.show_leaderboard(interaction, period)
+
+    @app_commands.command(name="forget-me", description=text("cmd.forget_me"))
+    async def forget_me(self, interaction: discord.Interaction) -> None:
+        await records.ask_forget(interaction)
 
     @daily.command(name="play", description=text("cmd.daily.play"))
     async def daily_play(self, interaction: discord.Interaction) -> None:

@@ -157,3 +157,35 @@ async def ask_reset(interaction: discord.Interaction, player: discord.abc.User |
     view.add_item(buttons.ResetChoice("no", player_id, label=t(lang, "button.cancel")))
     view.stop()
     await interaction.response.send_message(text, view=view, ephemeral=True)
+
+
+# ------------------------------------------------------------------------- forget-me
+async def ask_forget(interaction: discord.Interaction) -> None:
+    lang = language(interaction)
+    view = discord.ui.View(timeout=None)
+    player = interaction.user.id
+    view.add_item(buttons.ForgetChoice("yes", player, label=t(lang, "button.forget"), style=discord.ButtonStyle.danger))
+    view.add_item(buttons.ForgetChoice("no", player, label=t(lang, "button.cancel")))
+    view.stop()
+    await reply_with(interaction, t(lang, "forget.confirm"), view)
+
+
+async def reply_with(interaction: discord.Interaction, text: str, view: discord.ui.View) -> None:
+    await interaction.response.send_message(text, view=view, ephemeral=True)
+
+
+async def confirm_forget(answer: Answer, choice: str, player: int) -> None:
+    """Delete a player's games and statistics on every server (only the player can)."""
+    interaction = answer.interaction
+    lang = language(interaction)
+    if interaction.user.id != player:
+        await answer.say(t(lang, "error.stale_board"))
+        return
+    if choice == "no":
+        await answer.update(content=t(lang, "reset.cancelled"), view=None)
+        return
+    bot = bot_of(interaction)
+    count, channels = await bot.storage.forget_player(player)
+    for channel_id in channels:
+        bot.manager.forget(channel_id)
+    await answer.update(content=t(lang, "forget.done", count=count), view=None)

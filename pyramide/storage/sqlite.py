@@ -120,6 +120,11 @@ MIGRATIONS: list[str] = [
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     DROP INDEX games_one_counted_daily;
     """,
+    # 5: servers the bot was removed from, whose data goes after a grace period
+    """
+    CREATE TABLE departures (guild_id INTEGER PRIMARY KEY, left_at REAL NOT NULL);
+    CREATE INDEX games_by_owner ON games(owner_id);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -602,6 +607,50 @@ class SQLiteStorage:
             "SELECT channel_id FROM games WHERE status = 'playing' AND counted = 1 AND daily < ?", (day,)
         ) as cursor:
             return [r[0] for r in await cursor.fetchall()]
+
+    # ------------------------------------------------------------ data rights
+    async def guild_left(self, guild_id: int, at: float) -> None:
+        await self._commit(
+            "INSERT INTO departures (guild_id, left_at) VALUES (?, ?) ON CONFLICT(guild_id) DO NOTHING", (guild_id, at)
+        )
+
+    async def guild_joined(self, guild_id: int) -> None:
+        await self._commit("DELETE FROM departures WHERE guild_id = ?", (guild_id,))
+
+    async def purge_departed(self, before: float) -> list[int]:
+        """Delete every game, setting and daily attempt of the servers left before ``before``."""
+
+        async def work() -> list[int]:
+            async with self.db.execute("SELECT guild_id FROM departures WHERE left_at < ?", (before,)) as cursor:
+                guilds = [int(r[0]) for r in await cursor.fetchall()]
+            for guild_id in guilds:
+                await self.db.execute("DELETE FROM games WHERE guild_id = ?", (guild_id,))
+                await self.db.execute("DELETE FROM settings WHERE guild_id = ?", (guild_id,))
+                await self.db.execute("DELETE FROM daily_attempts WHERE guild_id = ?", (guild_id,))
+                await self.db.execute("DELETE FROM departures WHERE guild_id = ?", (guild_id,))
+            await self.db.commit()
+            return guilds
+
+        return await self._write(work)
+
+    async def forget_player(self, player_id: int) -> tuple[int, list[int]]:
+        """Delete a player's games on every server; their daily attempts stay in the day's totals but
+        no longer name them. Returns how many games went, and the channels of those still in play."""
+
+        async def work() -> tuple[int, list[int]]:
+            async with self.db.execute(
+                "SELECT channel_id FROM games WHERE owner_id = ? AND status = 'playing'", (player_id,)
+            ) as cursor:
+                channels = [int(r[0]) for r in await cursor.fetchall()]
+            cursor = await self.db.execute("DELETE FROM games WHERE owner_id = ?", (player_id,))
+            deleted = cursor.rowcount
+            await self.db.execute(
+                "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?", (player_id,)
+            )
+            await self.db.commit()
+            return deleted, channels
+
+        return await self._write(work)
 
     async def ping(self) -> None:
         """Raises unless the database answers a query."""
