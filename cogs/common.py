@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import discord
@@ -48,12 +49,16 @@ def board_labels(lang: str) -> Labels:
         score=t(lang, "board.score"),
         moves=t(lang, "board.moves"),
         time=t(lang, "board.time"),
-        cards=t(lang, "board.cards"),
+        cards=functools.partial(_cards, lang),
         passes=t(lang, "board.passes"),
         won=t(lang, "board.won"),
         stuck=t(lang, "board.stuck"),
         ranks=rank_letters(lang),
     )
+
+
+def _cards(lang: str, n: int) -> str:
+    return t(lang, "board.cards", n=n)
 
 
 def mention(user_id: int) -> str:

@@ -12,6 +12,8 @@ import logging
 from functools import cache
 from pathlib import Path
 
+from babel import Locale
+
 from . import events as ev
 from .cards import RANK_NAMES, Card, InvalidCard
 
@@ -41,23 +43,59 @@ def language_for(locale: str | None, guild_locale: str | None = None) -> str:
 
 
 def t(language: str, key: str, **values: object) -> str:
-    """The message ``key`` in ``language``, formatted with ``values``."""
-    text = catalogue(language).get(key) if language in LANGUAGES else None
-    if not isinstance(text, str):
+    """The message ``key`` in ``language``, formatted with ``values``.
+
+    A message about a count is a set of plural forms, ``{"of": "moves", "one": ..., "few": ...,
+    "other": ...}``: the form is chosen by the CLDR plural category (Babel) of the value named by "of"."""
+    language = language if language in LANGUAGES else DEFAULT
+    entry = catalogue(language).get(key)
+    if not isinstance(entry, str | dict):
         if language != DEFAULT:
             log.warning("missing translation %s for %s", key, language)
-        text = catalogue(DEFAULT).get(key)
-        if not isinstance(text, str):
+        entry = catalogue(DEFAULT).get(key)
+        if not isinstance(entry, str | dict):
             raise KeyError(key)
+        language = DEFAULT
+    text = entry if isinstance(entry, str) else _form(language, entry, values)
     return text.format(**values) if values else text
 
 
+def plural_category(language: str, count: int) -> str:
+    """CLDR's plural category of ``count`` in ``language``: one, few, many or other (Babel)."""
+    return str(_locale(language).plural_form(count))
+
+
+def plural_categories(language: str) -> frozenset[str]:
+    """The categories whole numbers fall into in ``language``."""
+    return frozenset(plural_category(language, n) for n in range(0, 200))
+
+
+@cache
+def _locale(language: str) -> Locale:
+    return Locale.parse(language)
+
+
+def _form(language: str, entry: dict[str, object], values: dict[str, object]) -> str:
+    count = values.get(str(entry["of"]))
+    if not isinstance(count, int):
+        raise TypeError(f"a plural message needs the count {entry['of']!r}")
+    text = entry.get(plural_category(language, count), entry.get("other"))
+    if not isinstance(text, str):
+        raise KeyError(f"no form for {count} in {language}")
+    return text
+
+
 def has(language: str, key: str) -> bool:
-    return isinstance(catalogue(language).get(key), str)
+    return isinstance(catalogue(language).get(key), str | dict)
 
 
 def keys(language: str = DEFAULT) -> set[str]:
+    """The keys of plain messages (see ``plural_keys`` for messages about a count)."""
     return {k for k, v in catalogue(language).items() if isinstance(v, str)}
+
+
+def plural_keys(language: str = DEFAULT) -> set[str]:
+    return {k for k, v in catalogue(language).items() if isinstance(v, dict) and "of" in v}
 
 
 def _ranks(language: str) -> dict[int, str]:

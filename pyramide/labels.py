@@ -3,20 +3,26 @@ player's language, and both the picture and the messages format times with ``for
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+
+def english_cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 @dataclass(frozen=True, slots=True)
 class Labels:
     """Words drawn on the board, supplied by the caller in the player's language.
 
-    ``cards`` and ``passes`` are format strings with ``{n}`` (and ``{limit}``)."""
+    ``cards`` says how many cards a pile holds (a function: the words depend on the count's plural
+    category); ``passes`` is a format string with ``{current}`` and ``{total}`` ("pass 2 of 3")."""
 
     score: str = "Score"
     moves: str = "Moves"
     time: str = "Time"
-    cards: str = "{n} cards"
-    passes: str = "passes {n}/{limit}"
+    cards: Callable[[int], str] = english_cards
+    passes: str = "pass {current} of {total}"
     won: str = "You won!"
     stuck: str = "No more possible moves"
     # Rank letters that differ from A/J/Q/K in the player's language, e.g. {13: "R", 12: "D", 11: "V"}.

@@ -304,13 +304,15 @@ def render_image(
         place(cache.turn_slot if game.can_turn else cache.empty_slot, (STOCK_X, STOCK_Y), STOCK)
     draw.text(
         (STOCK_X + CARD_W // 2, STOCK_Y + CARD_H + 8),
-        labels.cards.format(n=stock_count),
+        labels.cards(stock_count),
         font=small,
         fill=TEXT,
         anchor="ma",
     )
     if game.rules.pass_limit is not None:
-        passes = labels.passes.format(n=game.passes, limit=game.rules.pass_limit)
+        passes = labels.passes.format(
+            current=min(game.passes + 1, game.rules.pass_limit + 1), total=game.rules.pass_limit + 1
+        )
         left = max(8, STOCK_X + CARD_W // 2 - int(small.getlength(passes)) // 2)  # never off the left edge
         draw.text((left, STOCK_Y + CARD_H + 36), passes, font=small, fill=MUTED)
     # Waste: up to three cards fanned, the top one on the right.
@@ -326,7 +328,7 @@ def render_image(
         place(sprite, xy, spot)
     draw.text(
         (WASTE_RIGHT - CARD_W // 2, TOP + CARD_H + 8),
-        labels.cards.format(n=len(waste)),
+        labels.cards(len(waste)),
         font=small,
         fill=TEXT,
         anchor="ma",

@@ -343,7 +343,7 @@ async def test_code_and_rules_commands(harness):
 
 async def test_rule_options_on_new(harness):
     sent = await harness.command("new", strict=True, passes=0)
-    assert "strict win, one pass" in sent[0].content
+    assert "strict win, 1 pass" in sent[0].content
     record = await harness.storage.live_game(CHANNEL_ID)
     assert Rules.from_token(record.rules) == Rules(strict_win=True, pass_limit=0)
     assert record.code.startswith("PY1-SP0-")

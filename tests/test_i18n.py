@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from pyramide import Card
+from pyramide import Card, Rules
 from pyramide.i18n import LANGUAGES, card_name, catalogue, keys, language_for, parse_card, t
 from tests.deals import stuck_game
 from tests.harness import Harness
@@ -190,8 +190,58 @@ async def test_commands_are_synced_with_localised_descriptions_and_option_names(
         code = next(o for o in new["options"] if o["name"] == "code")
         assert code["name_localizations"] == {"hr": "kod", "da": "kode", "ru": "код"}
         passes = next(o for o in new["options"] if o["name"] == "passes")
-        assert passes["choices"][1]["name_localizations"]["ru"] == "только один проход"
+        assert passes["choices"][1]["name_localizations"]["ru"] == "1 проход"
         daily = next(o for o in group["options"] if o["name"] == "daily")
         assert {o["name"] for o in daily["options"]} == {"play", "leaderboard"}
     finally:
         await h.stop()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_count_is_worded_by_its_cldr_plural_category(lang):
+    from pyramide.i18n import plural_categories, plural_category, plural_keys
+
+    assert plural_keys(lang) == plural_keys("en") and len(plural_keys("en")) >= 12
+    for key in plural_keys("en"):
+        entry = catalogue(lang)[key]
+        count = entry["of"]
+        assert plural_categories(lang) <= set(entry), f"{lang}:{key} lacks a form Babel uses"
+        english = set(re.findall(r"{(\w+)}", catalogue("en")[key]["other"]))
+        for n in (0, 1, 2, 5, 21, 22, 25, 111):
+            values = dict.fromkeys(english, 3) | {count: n}
+            text = t(lang, key, **values)
+            assert text == entry[plural_category(lang, n)].format(**values), f"{lang}:{key}:{n}"
+            assert str(n) in text
+
+
+def test_plural_forms_read_right_in_each_language():
+    from pyramide.i18n import t as tr
+
+    cases = {
+        "en": [(1, "1 card"), (2, "2 cards"), (21, "21 cards")],
+        "hr": [(1, "1 karta"), (2, "2 karte"), (5, "5 karata"), (21, "21 karta"), (22, "22 karte"), (25, "25 karata")],
+        "da": [(1, "1 kort"), (2, "2 kort")],
+        "ru": [(1, "1 карта"), (2, "2 карты"), (5, "5 карт"), (21, "21 карта"), (22, "22 карты"), (25, "25 карт")],
+    }
+    for lang, expected in cases.items():
+        for n, words in expected:
+            assert tr(lang, "board.cards", n=n) == words
+    assert "1 move," in tr("en", "end.won", score=10, moves=1, time="0:05")
+    assert "2 хода" in tr("ru", "end.won", score=10, moves=2, time="0:05")
+    assert "1 potez" in tr("hr", "end.ended", score=0, moves=1)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_passes_are_said_one_way_in_options_rules_and_board(lang):
+    from cogs.common import board_labels
+    from cogs.pyramide.words import rules_words
+
+    for limit, choice in ((0, "one"), (1, "two"), (2, "three")):
+        option = t(lang, f"choice.passes.{choice}")
+        assert rules_words(Rules(pass_limit=limit), lang) == option  # the option's words are the rules' words
+        board = board_labels(lang).passes.format(current=1, total=limit + 1)
+        assert str(limit + 1) in option and board.endswith(str(limit + 1))  # "pass 1 of 3" counts passes too
+
+
+def test_danish_draw_button_and_moves_label_differ():
+    assert t("da", "button.draw", n=3).split(" (")[0] != t("da", "board.moves")

@@ -250,7 +250,7 @@ async def test_daily_leaderboard_ranks_today_on_this_server(harness):
     embed = sent[-1].body["embeds"][0]
     lines = embed["description"].splitlines()
     assert lines[0].startswith(f"**1.** <@{OWNER}>: won") and lines[1].startswith(f"**2.** <@{STRANGER}>: gave up")
-    assert "All servers: 2 players, 1 winners." in embed["fields"][0]["value"]
+    assert "All servers: 2 players, 1 winner." in embed["fields"][0]["value"]
 
 
 async def test_day_streak_across_midnight(harness):
@@ -287,7 +287,7 @@ async def test_leaderboard_command_pages(harness):
         await add_game(harness.storage, player=1000 + player, seconds=100.0 + player, finished=T0 + player)
     sent = await harness.command("leaderboard", period="all")
     embed = sent[-1].body["embeds"][0]
-    assert embed["description"].splitlines()[0].startswith("**1.** <@1000>: 1 wins of 1, best time 1:40")
+    assert embed["description"].splitlines()[0].startswith("**1.** <@1000>: 1 win of 1, best time 1:40")
     assert embed["footer"]["text"] == "Page 1 of 3"
     sent = await harness.press(sent[-1].button("Next"))
     assert sent[-1].body["embeds"][0]["description"].splitlines()[0].startswith("**11.** <@1010>")

@@ -215,7 +215,7 @@ async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
                 player=mention(row.player_id),
                 result=t(lang, f"daily.result.{row.status}"),
                 time=time_text(row.seconds, lang),
-                moves=row.moves,
+                moves=t(lang, "daily.moves", moves=row.moves),
                 hints=row.hints,
             )
             for i, row in enumerate(rows)
@@ -225,7 +225,16 @@ async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
             description="\n".join(lines) or t(lang, "daily.leaderboard.empty"),
             colour=discord.Colour.blurple(),
         )
-        embed.add_field(name="\u200b", value=t(lang, "daily.totals", players=players, winners=winners), inline=False)
+        embed.add_field(
+            name="\u200b",
+            value=t(
+                lang,
+                "daily.totals",
+                players=t(lang, "daily.players", players=players),
+                winners=t(lang, "daily.winners", winners=winners),
+            ),
+            inline=False,
+        )
         embed.set_footer(text=next_daily(lang, now))
         answer.private = False
         await answer.announce(embed=embed)

@@ -23,7 +23,7 @@ def rules_words(rules: Rules, lang: str) -> str:
     if rules.strict_win:
         parts.append(t(lang, "rules.name.S"))
     if rules.pass_limit is not None:
-        parts.append(t(lang, "rules.name.P0") if rules.pass_limit == 0 else t(lang, "rules.name.P", n=rules.pass_limit))
+        parts.append(t(lang, "rules.name.P", passes=rules.pass_limit + 1))  # the same words as the option
     if rules.draw_with_waste:
         parts.append(t(lang, "rules.name.W"))
     if rules.pair_with_cover:
