@@ -276,3 +276,39 @@ async def test_a_stuck_ending_move_is_deferred_before_the_verdict_is_worked_out(
     sent = await harness.press(top, board_id)
     assert "No more possible moves" in sent[-1].content, [s.content for s in sent]
     assert seen and seen[0][-1] == 6  # the press was acknowledged before the solver was asked
+
+
+async def test_a_dead_game_says_so_and_offers_a_new_deal(harness):
+    """PY1-N-AAAAAAJ played greedily: after 40 moves no card can ever be removed again, though cards can
+    still be drawn (so the rule texts' "No more possible moves" does not apply yet)."""
+    await start(harness, "PY1-N-AAAAAAJ")
+    manager = harness.bot.manager
+    game = (await manager.live(CHANNEL_ID)).game
+    for _ in range(40):
+        moves = game.legal_moves()
+        removals = [m for m in moves if m.kind in ("pair", "king")]
+        await manager.act(CHANNEL_ID, lambda g, m=(removals[0] if removals else moves[-1]): g.play(m))
+    assert game.outcome is None and game.legal_moves()  # formally the game goes on
+    board_id = int(harness.board()["id"])
+    await harness.press(harness.board_button("Hint"), board_id)  # the message catches up
+    sent = await harness.press(harness.board_button("Hint"), board_id)
+    assert f"No card can be removed any more: the most this deal allows now is {game.removed} cards" in sent[-1].content
+    assert labels(harness.hub.messages[board_id])[-2:] == ["New game", "Same deal again"]
+    sent = await harness.press(harness.board_button("Same deal again"), board_id)
+    record = await harness.storage.live_game(CHANNEL_ID)
+    assert record.code == "PY1-N-AAAAAAJ" and record.moves == 0  # dealt again
+    ended = await harness.storage.results(GUILD_ID, OWNER)
+    assert [r.status for r in ended] == ["ended"]
+
+
+async def test_every_board_has_alt_text_and_a_hint_colours_its_buttons(harness):
+    first = await start(harness, kings_and_pairs().code)
+    alt = first.body["attachments"][0]["description"]
+    assert alt.startswith("Pyramide board") and "Pyramid cards removed: 0 of 28" in alt and "K♠" in alt
+    sent = await harness.press(harness.board_button("Hint"))
+    assert "Hint: K♠." in sent[-1].content
+    buttons = {b["label"]: b for b in sent[-1].buttons().values()}
+    assert buttons["K♠"]["style"] == 1 and buttons["A♠"]["style"] == 2  # the hinted card is blue
+    harness.locale = "ru"
+    sent = await harness.press(harness.board_button("Hint"))
+    assert sent[-1].body["attachments"][0]["description"].startswith("Доска Pyramide")

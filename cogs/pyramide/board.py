@@ -51,8 +51,12 @@ def _finished_view(live: Live, lang: str) -> discord.ui.View:
     return view
 
 
-def board_view(live: Live, lang: str, game: Game | None = None) -> discord.ui.View:
-    """One button per playable card, the waste, the stock, then undo, hint and end."""
+def board_view(
+    live: Live, lang: str, game: Game | None = None, *, highlight: tuple = (), dead: bool = False
+) -> discord.ui.View:
+    """One button per playable card, the waste, the stock, then undo, hint and end. The cards of a hint
+    are blue, a selected card green; a game where nothing can be removed any more also offers a new
+    deal or the same one again."""
     game, record = game or live.game, live.record
     if game.is_over or record.status != PLAYING:
         return _finished_view(live, lang)
@@ -67,7 +71,13 @@ def board_view(live: Live, lang: str, game: Game | None = None) -> discord.ui.Vi
     for position, spot in enumerate(cards[:15]):
         card = game.pyramid[spot]
         assert card is not None
-        style = discord.ButtonStyle.success if game.selected == spot else discord.ButtonStyle.secondary
+        style = (
+            discord.ButtonStyle.success
+            if game.selected == spot
+            else discord.ButtonStyle.primary
+            if spot in highlight
+            else discord.ButtonStyle.secondary
+        )
         button(str(spot), card_name(card, lang), style, row=position // 5)
     row = (min(len(cards), 15) + 4) // 5
     top = game.card_at(WASTE)
@@ -87,12 +97,35 @@ def board_view(live: Live, lang: str, game: Game | None = None) -> discord.ui.Vi
     button("undo", t(lang, "button.undo"), discord.ButtonStyle.secondary, row, disabled=not game.can_undo)
     button("hint", t(lang, "button.hint"), discord.ButtonStyle.secondary, row)
     button("end", t(lang, "button.end"), discord.ButtonStyle.danger, row)
+    if dead:
+        button("new", t(lang, "button.new_game"), discord.ButtonStyle.success, row + 1)
+        button("again", t(lang, "button.same_deal"), discord.ButtonStyle.primary, row + 1)
     view.stop()  # every press is dispatched through the dynamic items, never through this object
     return view
 
 
+def alt_text(game: Game, lang: str, code: str) -> str:
+    """The position in words, for screen readers (the picture's description)."""
+    free = [
+        card_name(card, lang) for spot in game.free_spots() if isinstance(spot, int) and (card := game.pyramid[spot])
+    ]
+    top = game.card_at(WASTE)
+    text = t(
+        lang,
+        "board.alt",
+        code=code,
+        removed=game.removed,
+        free=", ".join(free) or "—",
+        waste=card_name(top, lang) if top else "—",
+        stock=len(game.stock),
+        score=game.score,
+        moves=game.moves,
+    )
+    return text[:1000]
+
+
 async def board_message(
-    live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
+    live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None, dead: bool = False
 ) -> dict[str, Any]:
     """content, file and view of a game message; the picture is drawn in a worker thread from
     ``game`` (a snapshot) or, for a game nobody else can change right now, ``live.game``."""
@@ -110,16 +143,14 @@ async def board_message(
     lines.extend(line for line in status if line)
     return {
         "content": "\n".join(lines)[:2000],
-        "file": discord.File(io.BytesIO(png), filename="pyramide.png"),
-        "view": board_view(live, lang, snapshot),
+        "file": discord.File(io.BytesIO(png), filename="pyramide.png", description=alt_text(snapshot, lang, code)),
+        "view": board_view(live, lang, snapshot, highlight=highlight, dead=dead),
     }
 
 
-async def post_board(
-    answer: Answer, live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
-) -> None:
+async def post_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
     """Answer with a fresh game message and make it the game's message (the old one loses its buttons)."""
-    message = await board_message(live, lang, status, highlight=highlight, game=game)
+    message = await board_message(live, lang, status, **options)
     old = live.record.message_id
     sent = await answer.post(note=status[0] if status else "", **message)
     live.record.message_id = sent.id
@@ -130,11 +161,9 @@ async def post_board(
             await interaction.channel.get_partial_message(old).edit(view=None)  # type: ignore[union-attr]
 
 
-async def update_board(
-    answer: Answer, live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None
-) -> None:
+async def update_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
     """Redraw the message whose button was pressed (the old picture is replaced)."""
-    message = await board_message(live, lang, status, highlight=highlight, game=game)
+    message = await board_message(live, lang, status, **options)
     file = message.pop("file")
     await answer.update(attachments=[file], **message)
     message_id = answer.interaction.message.id if answer.interaction.message else None

@@ -217,13 +217,18 @@ async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, ve
             else:
                 await answer.say(t(lang, "hint.moved_on"))
             return
-        status, highlight = hint_words(suggestion, snapshot, lang)
-        await show(answer, now, lang, status, edit=edit, highlight=highlight, game=snapshot)
+        status, highlight, dead = hint_words(suggestion, snapshot, lang)
+        await show(answer, now, lang, status, edit=edit, highlight=highlight, game=snapshot, dead=dead)
 
 
-def hint_words(suggestion: Any, game: Game, lang: str) -> tuple[list[str], tuple]:
+def hint_words(suggestion: Any, game: Game, lang: str) -> tuple[list[str], tuple, bool]:
+    """The hint's line, the spots to highlight, and whether no card can be removed any more."""
     move = suggestion.move
     highlight: tuple = ()
+    if suggestion.lost and suggestion.removable is not None and suggestion.removable <= game.removed:
+        # Formally the game goes on while cards can be drawn (the rule texts), but the solver proved that
+        # nothing more can ever be removed: say so, and offer a new deal.
+        return [t(lang, "hint.dead", count=game.removed)], (), True
     if move is None:
         status = t(lang, "hint.none")
     elif move.kind == "draw":
@@ -234,7 +239,7 @@ def hint_words(suggestion: Any, game: Game, lang: str) -> tuple[list[str], tuple
         names = [card_name(c, lang) for c in (game.card_at(s) for s in move.spots) if c is not None]
         status, highlight = t(lang, "hint.cards", cards=" + ".join(names)), tuple(move.spots)
     lines = [status, t(lang, "hint.losing")] if suggestion.lost and move is not None else [status]
-    return lines, highlight
+    return lines, highlight, False
 
 
 async def start_game(
@@ -330,7 +335,9 @@ async def deal_again(answer: Answer, game_id: int, action: str) -> None:
         return
     rules = Rules.from_token(record.rules)
     game = Game.from_code(record.code) if action == "again" else Game.new(rules)
-    await start_game(answer, game)  # a daily's deal again is an ordinary game: it never counts
+    # A daily's deal again is an ordinary game: it never counts. From a board where nothing can be
+    # removed any more (the game still running), the choice ends that game.
+    await start_game(answer, game, replace_id=record.id if record.status == PLAYING else None)
 
 
 async def new_game(
