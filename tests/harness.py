@@ -588,7 +588,8 @@ class Harness:
     async def command(
         self, path: str, user: int = OWNER, channel_id: int = CHANNEL_ID, permissions: int = PLAIN, **options: Any
     ) -> list[Sent]:
-        """``/pyramide <path>`` with options, e.g. ``command("new", code="PY1-N-AAAAAAS")``."""
+        """``/pyramide <path>`` with options, e.g. ``command("new", code="PY1-N-AAAAAAS")``; a path starting
+        with "/" names another top-level command (``command("/pyramide-admin settings", ...)``)."""
         return await self._dispatch(self.command_payload(path, user, channel_id, permissions, **options))
 
     def command_payload(
@@ -633,6 +634,9 @@ class Harness:
 
         leaf = [option(k, v) for k, v in options.items()]
         names = path.split()
+        root = "pyramide"
+        if names[0].startswith("/"):  # another top-level command, e.g. "/pyramide-admin settings"
+            root, names = names[0][1:], names[1:]
         node: list[dict[str, Any]] = leaf
         for depth, name in enumerate(reversed(names)):
             node = [{"name": name, "type": 1 if depth == 0 else 2, "options": node}]
@@ -642,7 +646,7 @@ class Harness:
             resolved = {"users": users}
         return {
             "id": str(snowflake()),
-            "name": "pyramide",
+            "name": root,
             "type": 1,
             "options": node,
             "resolved": resolved,

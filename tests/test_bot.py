@@ -204,14 +204,18 @@ async def test_a_strangers_press_is_refused_unless_the_server_allows_anyone(harn
     assert f"This is <@{OWNER}>'s game" in sent[-1].content and "/pyramide new in a thread" in sent[-1].content
     live = await harness.bot.manager.live(CHANNEL_ID)
     assert live.game.moves == 0
-    await harness.command("settings", user=STRANGER, permissions=PLAIN | MANAGE_GUILD, who_can_play="anyone")
+    await harness.command(
+        "/pyramide-admin settings", user=STRANGER, permissions=PLAIN | MANAGE_GUILD, who_can_play="anyone"
+    )
     sent = await harness.press(harness.board_button("K♠"), user=STRANGER)
     assert "K♠ removed" in sent[-1].content
 
 
 async def test_end_needs_the_owner_or_manage_messages(harness):
     await start(harness, kings_and_pairs().code)
-    await harness.command("settings", user=STRANGER, permissions=PLAIN | MANAGE_GUILD, who_can_play="anyone")
+    await harness.command(
+        "/pyramide-admin settings", user=STRANGER, permissions=PLAIN | MANAGE_GUILD, who_can_play="anyone"
+    )
     sent = await harness.command("end", user=STRANGER)
     assert sent[-1].ephemeral and "Only <@" in sent[-1].content
     assert await harness.storage.live_game(CHANNEL_ID) is not None
@@ -280,7 +284,7 @@ async def test_covered_card_by_name_with_error_help_on_and_off(harness):
     await start(harness, "PY1-N-AAAAAAS")
     sent = await harness.command("tap", card="Q♠")  # row 6: covered
     assert sent[-1].ephemeral and sent[-1].content == "This card is blocked by another card"
-    await harness.command("settings", permissions=PLAIN | MANAGE_GUILD, error_help=False)
+    await harness.command("/pyramide-admin settings", permissions=PLAIN | MANAGE_GUILD, error_help=False)
     sent = await harness.command("tap", card="qs")
     assert "This card is blocked by another card" not in sent[-1].content
     assert sent[-1].content == "That card is covered."
@@ -444,9 +448,16 @@ async def test_owner_syncs_the_commands_by_mentioning_the_bot(harness):
     sent = await harness.say(f"<@{harness.bot.user.id}> sync")
     put = next(s for s in sent if s.method == "PUT")
     names = [command["name"] for command in put.data]
-    assert names == ["pyramide"]
+    assert names == ["pyramide", "pyramide-admin"]
     assert put.data[0]["description_localizations"]["hr"] == "Igrajte pasijans Piramida"
-    assert "Synced 1 commands" in sent[-1].content
+    assert "Synced 2 commands" in sent[-1].content
+    # Discord applies default_member_permissions to top-level commands only: the admin command has its own.
+    admin = put.data[1]
+    assert int(admin["default_member_permissions"]) == MANAGE_GUILD
+    assert put.data[0]["default_member_permissions"] is None
+    assert {o["name"] for o in admin["options"]} == {"settings", "reset-stats"}
+    player = next(o for o in put.data[0]["options"] if o["name"] == "stats")
+    assert player["type"] == 1  # /pyramide stats is a command of its own now
     sent = await harness.say(f"<@{harness.bot.user.id}> sync", user=STRANGER)
     assert not any(s.method == "PUT" for s in sent)  # only the owner may sync
 

@@ -97,7 +97,7 @@ async def test_a_stats_reset_never_opens_a_second_counted_attempt(harness):
     _, thread_id = await open_daily(harness)
     await harness.command("draw", channel_id=thread_id)
     await harness.command("end", channel_id=thread_id)
-    prompt = (await harness.command("stats reset", permissions=PLAIN | MANAGE_GUILD))[-1]
+    prompt = (await harness.command("/pyramide-admin reset-stats", permissions=PLAIN | MANAGE_GUILD))[-1]
     await harness.press(prompt.button("Yes, delete"), permissions=PLAIN | MANAGE_GUILD)
     assert await harness.storage.results(GUILD_ID, OWNER) == []
     sent = await harness.command("daily play")
@@ -131,7 +131,7 @@ async def test_hints_are_counted_shown_and_ranked(harness):
     assert lines[0].startswith(f"**1.** <@{STRANGER}>") and lines[1].endswith("💡 2")
     sent = await harness.command("daily play")  # the player's own result shows the hints too
     assert "👣" in sent[-1].content and "💡 2" in sent[-1].content
-    sent = await harness.command("stats show")
+    sent = await harness.command("stats")
     fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
     assert fields["Hints used"] == "2"
     sent = await harness.command("leaderboard")

@@ -257,11 +257,11 @@ async def test_day_streak_across_midnight(harness):
     await play_daily_to_the_end(harness)
     harness.now[0] += DAY
     await play_daily_to_the_end(harness, win=False)
-    sent = await harness.command("stats show")
+    sent = await harness.command("stats")
     fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
     assert fields["Day streak"] == "2 (best 2)"
     harness.now[0] += 2 * DAY
-    sent = await harness.command("stats show")
+    sent = await harness.command("stats")
     fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
     assert fields["Day streak"] == "0 (best 2)"
 
@@ -274,11 +274,11 @@ async def test_stats_command_shows_the_figures(harness):
 
     harness.now[0] += 65
     await harness.bot.manager.act(live.record.channel_id, lambda g: (clear_kings_and_pairs(g), g.undo())[1])
-    sent = await harness.command("stats show")
+    sent = await harness.command("stats")
     fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
     assert fields["Played"] == "1" and fields["Won"] == "1" and fields["Win rate"] == "100%"
     assert fields["Fewest moves"] == "16" and fields["Recent games"] == "🟩"
-    sent = await harness.command("stats show", user=STRANGER)
+    sent = await harness.command("stats", user=STRANGER)
     assert "has not finished a game" in sent[-1].content
 
 
@@ -303,9 +303,9 @@ async def test_leaderboard_command_pages(harness):
 async def test_stats_reset_needs_manage_server_and_a_confirmation(harness):
     await add_game(harness.storage, player=OWNER)
     await add_game(harness.storage, player=STRANGER)
-    sent = await harness.command("stats reset", user=STRANGER)
+    sent = await harness.command("/pyramide-admin reset-stats", user=STRANGER)
     assert "Manage Server" in sent[-1].content
-    sent = await harness.command("stats reset", user=STRANGER, permissions=PLAIN | MANAGE_GUILD)
+    sent = await harness.command("/pyramide-admin reset-stats", user=STRANGER, permissions=PLAIN | MANAGE_GUILD)
     prompt = sent[-1]
     await harness.press(prompt.button("Cancel"), user=STRANGER, permissions=PLAIN | MANAGE_GUILD)
     assert len(await harness.storage.results(GUILD_ID, OWNER)) == 1
@@ -316,7 +316,7 @@ async def test_stats_reset_needs_manage_server_and_a_confirmation(harness):
 
 async def test_a_servers_data_goes_a_grace_period_after_the_bot_left_unless_it_came_back(harness):
     await add_game(harness.storage, player=OWNER)
-    await harness.command("settings", permissions=PLAIN | MANAGE_GUILD, error_help=False)
+    await harness.command("/pyramide-admin settings", permissions=PLAIN | MANAGE_GUILD, error_help=False)
     admin = harness.bot.get_cog("Admin")
     known = asyncio.all_tasks()
     harness.bot._connection.parse_guild_delete({"id": str(GUILD_ID)})  # the gateway: removed from the server

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .commands import Pyramide
+from .commands import Pyramide, PyramideAdmin
 
 if TYPE_CHECKING:
     from bot import PyramideBot
@@ -18,3 +18,4 @@ if TYPE_CHECKING:
 
 async def setup(bot: PyramideBot) -> None:
     await bot.add_cog(Pyramide(bot))
+    await bot.add_cog(PyramideAdmin(bot))

@@ -51,7 +51,6 @@ WHO_CHOICES = [
 
 @app_commands.guild_only()
 class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text("cmd.pyramide")):
-    stats = app_commands.Group(name="stats", description=text("cmd.stats"))
     daily = app_commands.Group(name="daily", description=text("cmd.daily"))
 
     def __init__(self, bot: PyramideBot) -> None:
@@ -139,51 +138,12 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     async def rules(self, interaction: discord.Interaction) -> None:
         await interaction.response.send_message(t(language(interaction), "rules.text"), ephemeral=True)
 
-    @app_commands.command(name="settings", description=text("cmd.settings"))
-    @app_commands.default_permissions(manage_guild=True)
-    @app_commands.rename(error_help=text("opt.error_help"), who_can_play=text("opt.who_can_play"))
-    @app_commands.describe(error_help=text("cmd.settings.error_help"), who_can_play=text("cmd.settings.who_can_play"))
-    @app_commands.choices(who_can_play=WHO_CHOICES)
-    async def settings(
-        self, interaction: discord.Interaction, error_help: bool | None = None, who_can_play: str | None = None
-    ) -> None:
-        lang = language(interaction)
-        if not interaction.permissions.manage_guild:
-            await flows.reply(interaction, t(lang, "error.manage_server"))
-            return
-        guild_id = interaction.guild_id or 0
-        current = await self.bot.guild_settings(guild_id)
-        changed = GuildSettings(
-            error_help=current.error_help if error_help is None else error_help,
-            anyone_can_play=current.anyone_can_play if who_can_play is None else who_can_play == "anyone",
-        )
-        lines = []
-        if changed != current:
-            await self.bot.save_guild_settings(guild_id, changed)
-            lines.append(t(lang, "settings.saved"))
-        lines.append(
-            t(
-                lang,
-                "settings.show",
-                help=t(lang, "settings.on" if changed.error_help else "settings.off"),
-                who=t(lang, "settings.who.anyone" if changed.anyone_can_play else "settings.who.owner"),
-            )
-        )
-        await interaction.response.send_message("\n".join(lines), ephemeral=True)
-
     # --------------------------------------------------------------- statistics
-    @stats.command(name="show", description=text("cmd.stats.show"))
+    @app_commands.command(name="stats", description=text("cmd.stats.show"))
     @app_commands.rename(player=text("opt.player"))
     @app_commands.describe(player=text("cmd.stats.player"))
-    async def stats_show(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
+    async def stats(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
         await records.show_stats(interaction, player)
-
-    @stats.command(name="reset", description=text("cmd.stats.reset"))
-    @app_commands.default_permissions(manage_guild=True)
-    @app_commands.rename(player=text("opt.player"))
-    @app_commands.describe(player=text("cmd.stats.player"))
-    async def stats_reset(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
-        await records.ask_reset(interaction, player)
 
     @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
     @app_commands.rename(period=text("opt.period"))
@@ -236,3 +196,57 @@ async def report_error(interaction: discord.Interaction, error: Exception) -> No
     log.error("command failed", exc_info=error)
     with contextlib.suppress(*LOST):
         await flows.reply(interaction, t(language(interaction), "error.generic"))
+
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_description=text("cmd.admin")):
+    """Server settings and statistics resets: a top-level command of its own, because Discord applies
+    ``default_member_permissions`` only to top-level commands (inside /pyramide every member would see
+    them). The Manage Server check stays inside each command as well."""
+
+    def __init__(self, bot: PyramideBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(name="settings", description=text("cmd.settings"))
+    @app_commands.rename(error_help=text("opt.error_help"), who_can_play=text("opt.who_can_play"))
+    @app_commands.describe(error_help=text("cmd.settings.error_help"), who_can_play=text("cmd.settings.who_can_play"))
+    @app_commands.choices(who_can_play=WHO_CHOICES)
+    async def settings(
+        self, interaction: discord.Interaction, error_help: bool | None = None, who_can_play: str | None = None
+    ) -> None:
+        lang = language(interaction)
+        if not interaction.permissions.manage_guild:
+            await flows.reply(interaction, t(lang, "error.manage_server"))
+            return
+        guild_id = interaction.guild_id or 0
+        current = await self.bot.guild_settings(guild_id)
+        changed = GuildSettings(
+            error_help=current.error_help if error_help is None else error_help,
+            anyone_can_play=current.anyone_can_play if who_can_play is None else who_can_play == "anyone",
+        )
+        lines = []
+        if changed != current:
+            await self.bot.save_guild_settings(guild_id, changed)
+            lines.append(t(lang, "settings.saved"))
+        lines.append(
+            t(
+                lang,
+                "settings.show",
+                help=t(lang, "settings.on" if changed.error_help else "settings.off"),
+                who=t(lang, "settings.who.anyone" if changed.anyone_can_play else "settings.who.owner"),
+            )
+        )
+        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+
+    @app_commands.command(name="reset-stats", description=text("cmd.stats.reset"))
+    @app_commands.rename(player=text("opt.player"))
+    @app_commands.describe(player=text("cmd.stats.player"))
+    async def reset_stats(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
+        await records.ask_reset(interaction, player)
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await report_error(interaction, error)
