@@ -32,14 +32,15 @@ async def add_game(
     finished=T0,
     daily=None,
     channel=None,
+    rules="N",
 ):
     record = GameRecord(
         id=0,
         guild_id=guild,
         channel_id=channel or int(finished * 1000) + player % 997,
         owner_id=player,
-        code="PY1-N-AAAAAAS",
-        rules="N",
+        code=f"PY1-{rules}-AAAAAAS",
+        rules=rules,
         daily=daily,
         created_at=finished - 300,
     )
@@ -359,3 +360,23 @@ async def test_forget_me_deletes_a_players_games_everywhere_after_a_confirmation
     assert await harness.storage.results(GUILD_ID + 1, OWNER) == []
     assert len(await harness.storage.results(GUILD_ID, STRANGER)) == 1
     assert await harness.bot.manager.live(CHANNEL_ID) is None  # the game in play went with it
+
+
+async def test_the_leaderboard_shows_the_askers_rank_names_and_filters_by_rules(harness):
+    for player in range(25):
+        await add_game(harness.storage, player=1000 + player, seconds=100.0 + player, finished=T0 + player)
+    await add_game(harness.storage, player=OWNER, seconds=500.0, finished=T0 + 99, rules="P2")
+    await harness.storage.remember_name(1000, "Ana *the* Great")
+    sent = await harness.command("leaderboard")
+    embed = sent[-1].body["embeds"][0]
+    lines = embed["description"].splitlines()
+    assert lines[0].startswith("**1.** Ana \\*the\\* Great: 1 win of 1")  # the name, markdown escaped
+    assert lines[1].startswith("**2.** <@1001>")  # never seen by the bot: a mention
+    assert lines[-1] == "Your rank: 26 of 26"  # on page 1, though the asker is on page 3
+    sent = await harness.command("leaderboard", rules="P2")
+    embed = sent[-1].body["embeds"][0]
+    assert embed["title"].endswith("· 3 passes")
+    assert embed["description"].splitlines()[0].startswith(f"**1.** <@{OWNER}>")
+    assert embed["description"].splitlines()[-1] == "Your rank: 1 of 1"
+    sent = await harness.command("leaderboard", user=STRANGER)
+    assert "Your rank" not in sent[-1].body["embeds"][0]["description"]  # not on it: no line

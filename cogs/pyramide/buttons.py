@@ -148,31 +148,35 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare
 
 class LeaderboardPage(
     discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyrlb:(?P<period>today|week|all):(?P<page>[0-9]+):(?P<way>[pn])",
+    template=r"pyrlb:(?P<period>today|week|all):(?P<page>[0-9]{1,6}):(?P<way>[pn])(?::(?P<rules>[A-Z0-9-]{1,8}))?",
 ):
-    """Previous (``p``) or next (``n``) page of a leaderboard; ``page`` is the page it leads to."""
+    """Previous (``p``) or next (``n``) page of a leaderboard; ``page`` is the page it leads to, ``rules``
+    the rule set it shows (``-``: all)."""
 
-    def __init__(self, period: str, page: int, way: str, *, label: str = "\u200b", disabled: bool = False) -> None:
+    def __init__(
+        self, period: str, page: int, way: str, rules: str = "-", *, label: str = "\u200b", disabled: bool = False
+    ) -> None:
         super().__init__(
             discord.ui.Button(
                 label=label,
                 disabled=disabled,
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"pyrlb:{period}:{page}:{way}",
+                custom_id=f"pyrlb:{period}:{page}:{way}:{rules}",
             )
         )
         self.period = period
         self.page = page
+        self.rules = None if rules == "-" else rules
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> LeaderboardPage:
-        return cls(match["period"], int(match["page"]), match["way"])
+        return cls(match["period"], int(match["page"]), match["way"], match["rules"] or "-")
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
-            embed, view = await records.leaderboard_page(interaction, self.period, self.page)
+            embed, view = await records.leaderboard_page(interaction, self.period, self.page, self.rules)
             await answer.update(embed=embed, view=view)
 
 

@@ -43,6 +43,7 @@ DYNAMIC_ITEMS = (
     buttons.ResetChoice,
     buttons.ForgetChoice,
 )
+RULES_CHOICES = [Choice(name=text(f"choice.rules.{token}"), value=token) for token in ("N", "P0", "P2", "S", "W", "C")]
 WHO_CHOICES = [
     Choice(name=text("choice.who.owner"), value="owner"),
     Choice(name=text("choice.who.anyone"), value="anyone"),
@@ -146,11 +147,13 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         await records.show_stats(interaction, player)
 
     @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
-    @app_commands.rename(period=text("opt.period"))
-    @app_commands.describe(period=text("cmd.leaderboard.period"))
-    @app_commands.choices(period=PERIOD_CHOICES)
-    async def leaderboard(self, interaction: discord.Interaction, period: str = "all") -> None:
-        await records.show_leaderboard(interaction, period)
+    @app_commands.rename(period=text("opt.period"), rules=text("opt.rules"))
+    @app_commands.describe(period=text("cmd.leaderboard.period"), rules=text("cmd.leaderboard.rules"))
+    @app_commands.choices(period=PERIOD_CHOICES, rules=RULES_CHOICES)
+    async def leaderboard(
+        self, interaction: discord.Interaction, period: str = "all", rules: str | None = None
+    ) -> None:
+        await records.show_leaderboard(interaction, period, rules)
 
     @app_commands.command(name="forget-me", description=text("cmd.forget_me"))
     async def forget_me(self, interaction: discord.Interaction) -> None:

@@ -115,6 +115,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
                 live = await turn.start(
                     guild_id=interaction.guild_id, owner_id=interaction.user.id, game=game, daily=key, locale=lang
                 )
+                await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
                 try:
                     message = await board_message(live, lang, [t(lang, "daily.title", number=number)])
                     sent = await target.send(**message)

@@ -283,6 +283,7 @@ async def start_game(
                 return
         answer.private = False
         live = await turn.start(guild_id=place[0], owner_id=interaction.user.id, game=game, daily=daily, locale=lang)
+        await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
         status = [t(lang, "new.dealt"), *notes]
         if turn.broken is not None:
             status.insert(0, t(lang, "new.broken_closed"))

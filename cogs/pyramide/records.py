@@ -6,15 +6,18 @@ from datetime import UTC, datetime, timedelta
 
 import discord
 
+from pyramide import Rules
 from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.stats import day_streaks, player_stats
+from pyramide.storage import LeaderRow
 
 from ..answer import Answer
 from ..common import bot_of, language, mention
 from . import buttons
 from .flows import reply
+from .words import rules_words
 
 PAGE = 10
 RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜", "broken": "⬛"}
@@ -78,24 +81,32 @@ async def show_stats(interaction: discord.Interaction, player: discord.abc.User 
 
 
 # --------------------------------------------------------------------- leaderboard
+def player_name(row: LeaderRow) -> str:
+    """The name a player goes by, as plain text (a mention shows as @invalid-user on phones that do not
+    know the member); a mention only for a player whose name was never seen."""
+    return discord.utils.escape_markdown(row.name) if row.name else mention(row.player_id)
+
+
 async def leaderboard_page(
-    interaction: discord.Interaction, period: str, page: int
+    interaction: discord.Interaction, period: str, page: int, rules: str | None = None
 ) -> tuple[discord.Embed, discord.ui.View]:
+    """A page of this server's leaderboard (``rules``: one rule set only), with the asking player's rank."""
     lang = language(interaction)
     storage = bot_of(interaction).storage
     guild_id = interaction.guild_id or 0
     since = period_start(period, _now(interaction))
-    total = await storage.leaderboard_size(guild_id, since)
+    total = await storage.leaderboard_size(guild_id, since, rules)
     pages = max(1, -(-total // PAGE))
     page = min(max(page, 0), pages - 1)
-    rows = await storage.leaderboard(guild_id, since, PAGE, page * PAGE)
+    rows = await storage.leaderboard(guild_id, since, PAGE, page * PAGE, rules)
+    rank = await storage.leaderboard_rank(guild_id, since, interaction.user.id, rules)
     dash = t(lang, "stats.dash")
     lines = [
         t(
             lang,
             "leaderboard.row",
             rank=page * PAGE + i + 1,
-            player=mention(row.player_id),
+            player=player_name(row),
             wins=t(lang, "leaderboard.wins", wins=row.wins, played=row.played),
             best=time_text(row.best_seconds, lang),
             fewest=row.fewest_moves if row.fewest_moves is not None else dash,
@@ -103,27 +114,36 @@ async def leaderboard_page(
         )
         for i, row in enumerate(rows)
     ]
+    title = t(lang, "leaderboard.title", period=t(lang, f"leaderboard.period.{period}"))
+    if rules is not None:
+        title += " · " + rules_words(Rules.from_token(rules), lang)
+    if rank is not None:
+        lines.append("")
+        lines.append(t(lang, "leaderboard.your_rank", rank=rank, total=total))
     embed = discord.Embed(
-        title=t(lang, "leaderboard.title", period=t(lang, f"leaderboard.period.{period}")),
-        description="\n".join(lines) or t(lang, "leaderboard.empty"),
+        title=title,
+        description="\n".join(lines) if rows else t(lang, "leaderboard.empty"),
         colour=discord.Colour.gold(),
     )
     embed.set_footer(text=t(lang, "leaderboard.page", page=page + 1, pages=pages))
     view = discord.ui.View(timeout=None)
+    token = rules or "-"
     view.add_item(
-        buttons.LeaderboardPage(period, max(page - 1, 0), "p", label=t(lang, "button.previous"), disabled=page == 0)
+        buttons.LeaderboardPage(
+            period, max(page - 1, 0), "p", token, label=t(lang, "button.previous"), disabled=page == 0
+        )
     )
     view.add_item(
         buttons.LeaderboardPage(
-            period, min(page + 1, pages - 1), "n", label=t(lang, "button.next"), disabled=page >= pages - 1
+            period, min(page + 1, pages - 1), "n", token, label=t(lang, "button.next"), disabled=page >= pages - 1
         )
     )
     view.stop()
     return embed, view
 
 
-async def show_leaderboard(interaction: discord.Interaction, period: str) -> None:
-    embed, view = await leaderboard_page(interaction, period, 0)
+async def show_leaderboard(interaction: discord.Interaction, period: str, rules: str | None = None) -> None:
+    embed, view = await leaderboard_page(interaction, period, 0, rules)
     await interaction.response.send_message(embed=embed, view=view)
 
 

@@ -125,6 +125,10 @@ MIGRATIONS: list[str] = [
     CREATE TABLE departures (guild_id INTEGER PRIMARY KEY, left_at REAL NOT NULL);
     CREATE INDEX games_by_owner ON games(owner_id);
     """,
+    # 6: the names players go by, for leaderboards that read well on every client
+    """
+    CREATE TABLE players (player_id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -540,28 +544,59 @@ class SQLiteStorage:
             rows = await cursor.fetchall()
         return [ResultRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7]) for r in rows]
 
-    async def leaderboard(self, guild_id: int, since: float | None, limit: int, offset: int) -> list[LeaderRow]:
+    _STANDINGS = (
+        "SELECT owner_id, COUNT(*) AS played, SUM(status = 'won') AS wins, "
+        "MIN(CASE WHEN status = 'won' THEN seconds END) AS best, "
+        "MIN(CASE WHEN status = 'won' THEN moves END) AS fewest, SUM(hints) AS hints "
+        "FROM games WHERE guild_id = ? AND status != 'playing' AND finished_at >= ? AND (? IS NULL OR rules = ?) "
+        "GROUP BY owner_id"
+    )
+    _ORDER = "wins DESC, best IS NULL, best, fewest IS NULL, fewest, owner_id"
+
+    @staticmethod
+    def _standing_args(guild_id: int, since: float | None, rules: str | None) -> tuple:
+        return (guild_id, since if since is not None else float("-inf"), rules, rules)
+
+    async def leaderboard(
+        self, guild_id: int, since: float | None, limit: int, offset: int, rules: str | None = None
+    ) -> list[LeaderRow]:
+        """A page of a server's players by wins, best time, fewest moves (``rules``: one rule set only)."""
         async with self.reader.execute(
-            "SELECT owner_id, COUNT(*) AS played, SUM(status = 'won') AS wins, "
-            "MIN(CASE WHEN status = 'won' THEN seconds END) AS best, "
-            "MIN(CASE WHEN status = 'won' THEN moves END) AS fewest, SUM(hints) "
-            "FROM games WHERE guild_id = ? AND status != 'playing' AND finished_at >= ? "
-            "GROUP BY owner_id "
-            "ORDER BY wins DESC, best IS NULL, best, fewest IS NULL, fewest, owner_id "
-            "LIMIT ? OFFSET ?",
-            (guild_id, since if since is not None else float("-inf"), limit, offset),
+            f"SELECT s.owner_id, played, wins, best, fewest, hints, p.name FROM ({self._STANDINGS}) AS s "
+            f"LEFT JOIN players AS p ON p.player_id = s.owner_id ORDER BY {self._ORDER} LIMIT ? OFFSET ?",
+            (*self._standing_args(guild_id, since, rules), limit, offset),
         ) as cursor:
             rows = await cursor.fetchall()
-        return [LeaderRow(r[0], r[1], r[2] or 0, r[3], r[4], r[5] or 0) for r in rows]
+        return [LeaderRow(r[0], r[1], r[2] or 0, r[3], r[4], r[5] or 0, r[6]) for r in rows]
 
-    async def leaderboard_size(self, guild_id: int, since: float | None) -> int:
+    async def leaderboard_size(self, guild_id: int, since: float | None, rules: str | None = None) -> int:
         async with self.reader.execute(
             "SELECT COUNT(DISTINCT owner_id) FROM games WHERE guild_id = ? AND status != 'playing' "
-            "AND finished_at >= ?",
-            (guild_id, since if since is not None else float("-inf")),
+            "AND finished_at >= ? AND (? IS NULL OR rules = ?)",
+            self._standing_args(guild_id, since, rules),
         ) as cursor:
             row = await cursor.fetchone()
         return int(row[0]) if row else 0
+
+    async def leaderboard_rank(
+        self, guild_id: int, since: float | None, player_id: int, rules: str | None = None
+    ) -> int | None:
+        """A player's place on that leaderboard (1 is first), or ``None`` when they are not on it."""
+        async with self.reader.execute(
+            f"SELECT place FROM (SELECT owner_id, ROW_NUMBER() OVER (ORDER BY {self._ORDER}) AS place "
+            f"FROM ({self._STANDINGS})) WHERE owner_id = ?",
+            (*self._standing_args(guild_id, since, rules), player_id),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else None
+
+    async def remember_name(self, player_id: int, name: str) -> None:
+        """The name a player goes by (their display name), shown on leaderboards; kept up to date."""
+        await self._commit(
+            "INSERT INTO players (player_id, name) VALUES (?, ?) "
+            "ON CONFLICT(player_id) DO UPDATE SET name = excluded.name WHERE name != excluded.name",
+            (player_id, name[:64]),
+        )
 
     async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]:
         """The day's finished counted attempts of a server: wins without hints, then wins with the fewest
@@ -644,6 +679,7 @@ class SQLiteStorage:
                 channels = [int(r[0]) for r in await cursor.fetchall()]
             cursor = await self.db.execute("DELETE FROM games WHERE owner_id = ?", (player_id,))
             deleted = cursor.rowcount
+            await self.db.execute("DELETE FROM players WHERE player_id = ?", (player_id,))
             await self.db.execute(
                 "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?", (player_id,)
             )
