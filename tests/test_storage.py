@@ -330,21 +330,10 @@ async def test_a_backup_taken_while_the_bot_writes_restores_every_finished_game(
         await manager.end(channel)
     await manager.start(guild_id=1, channel_id=99, owner_id=9, game=Game.from_number(99))
     await manager.act(99, lambda g: g.tap(STOCK))  # a game in play, its action in the WAL
-    result = subprocess.run(
-        [sys.executable, "-m", "pyramide", "backup", str(tmp_path / "copy.db"), "--database", storage.path],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-    )
+    command = [sys.executable, "-m", "pyramide", "backup", str(tmp_path / "copy.db"), "--database", storage.path]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False)
     assert result.returncode == 0 and "backed up" in result.stdout, result.stderr
-    again = subprocess.run(
-        [sys.executable, "-m", "pyramide", "backup", str(tmp_path / "copy.db"), "--database", storage.path],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-    )
+    again = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False)
     assert again.returncode == 1 and "exists already" in again.stderr  # never overwrites a backup
     # Restore: the bot stopped, the backup copied over the database (its -wal and -shm removed).
     restored = tmp_path / "restored.db"

@@ -12,7 +12,7 @@ from pyramide import Game, InvalidCode, Rules
 from pyramide.i18n import t
 from pyramide.rules import InvalidRules
 
-from ..answer import answering
+from ..answer import Answer, answering
 from ..common import language
 from . import daily, flows, records
 
@@ -180,10 +180,15 @@ class LeaderboardPage(
             await answer.update(embed=embed, view=view)
 
 
-class ResetChoice(
+class _Confirmation(
     discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyrreset:(?P<choice>yes|no):(?P<player>[0-9]{1,19})",
+    template=r"pyrconfirm:(?P<choice>yes|no):(?P<player>[0-9]{1,19})",
 ):
+    """A yes/no button of a confirmation about one player (0: everyone); subclasses name their prefix
+    (in their template too) and what the answer does."""
+
+    prefix = "pyrconfirm"
+
     def __init__(
         self,
         choice: str,
@@ -192,45 +197,37 @@ class ResetChoice(
         label: str = "\u200b",
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
     ) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pyrreset:{choice}:{player}"))
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"{self.prefix}:{choice}:{player}"))
         self.choice = choice
         self.player = player
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ResetChoice:
+    ) -> _Confirmation:
         return cls(match["choice"], min(int(match["player"]), MAX_ID))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
-            await records.confirm_reset(answer, self.choice, self.player)
+            await self.answer(answer)
+
+    async def answer(self, answer: Answer) -> None:
+        raise NotImplementedError
 
 
-class ForgetChoice(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyrforget:(?P<choice>yes|no):(?P<player>[0-9]{1,19})",
-):
+class ResetChoice(_Confirmation, template=r"pyrreset:(?P<choice>yes|no):(?P<player>[0-9]{1,19})"):
+    """The answer to /pyramide-admin reset-stats."""
+
+    prefix = "pyrreset"
+
+    async def answer(self, answer: Answer) -> None:
+        await records.confirm_reset(answer, self.choice, self.player)
+
+
+class ForgetChoice(_Confirmation, template=r"pyrforget:(?P<choice>yes|no):(?P<player>[0-9]{1,19})"):
     """The answer to /pyramide forget-me: delete the player's data, or not."""
 
-    def __init__(
-        self,
-        choice: str,
-        player: int,
-        *,
-        label: str = "\u200b",
-        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-    ) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"pyrforget:{choice}:{player}"))
-        self.choice = choice
-        self.player = player
+    prefix = "pyrforget"
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ForgetChoice:
-        return cls(match["choice"], min(int(match["player"]), MAX_ID))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        async with answering(interaction) as answer:
-            await records.confirm_forget(answer, self.choice, self.player)
+    async def answer(self, answer: Answer) -> None:
+        await records.confirm_forget(answer, self.choice, self.player)
