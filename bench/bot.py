@@ -69,7 +69,7 @@ async def play_channel(
         await asyncio.sleep(rng.uniform(*pace) if pace else 0)
 
 
-async def run(channels: int, presses: int, pace: tuple[float, float] | None, synchronous: str = "NORMAL") -> None:
+async def run(channels: int, presses: int, pace: tuple[float, float] | None, synchronous: str = "FULL") -> None:
     with tempfile.TemporaryDirectory() as folder:
         h = Harness(str(Path(folder) / "bench.db"))
         h.synchronous = synchronous
