@@ -184,13 +184,15 @@ class Turn:
         game: Game,
         daily: str | None = None,
         locale: str | None = None,
+        ending: str = ENDED,
     ) -> Live:
-        """Deal ``game`` here; a game in play is ended first (the caller asked or checked).
+        """Deal ``game`` here; a game in play is ended first, recorded as ``ending`` (the caller asked or
+        checked: its starter or a moderator ended it, or it was idle and someone else replaced it).
 
         With ``daily`` this is the player's counted attempt at that day: its clock starts now, not at
         the first move, and a second one raises ``DailyTaken`` (a database constraint)."""
         if self.live is not None:
-            await self.end(ENDED)
+            await self.end(ending)
         manager = self.manager
         now = manager.clock()
         record = GameRecord(

@@ -312,3 +312,26 @@ async def test_every_board_has_alt_text_and_a_hint_colours_its_buttons(harness):
     harness.locale = "ru"
     sent = await harness.press(harness.board_button("Hint"))
     assert sent[-1].body["attachments"][0]["description"].startswith("Доска Pyramide")
+
+
+async def test_an_idle_game_may_be_replaced_by_anyone_and_counts_as_abandoned(harness):
+    from tests.harness import MANAGE_GUILD
+
+    await start(harness, "PY1-N-AAAAAAS")
+    await harness.command("draw")
+    prompt = (await harness.command("new", user=STRANGER, code="PY1-N-AAAAAAA"))[-1]
+    assert prompt.buttons()[prompt.button("End it and deal a new one")]["disabled"] is True
+    assert "After 15 min without a move, anyone here may replace it." in prompt.content
+    harness.now[0] += 16 * 60  # a quarter of an hour and more without a move
+    prompt = (await harness.command("new", user=STRANGER, code="PY1-N-AAAAAAA"))[-1]
+    assert prompt.buttons()[prompt.button("End it and deal a new one")]["disabled"] is False
+    assert "anyone here may end it (it counts as abandoned)" in prompt.content
+    await harness.press(prompt.button("End it and deal a new one"), user=STRANGER)
+    record = await harness.storage.live_game(CHANNEL_ID)
+    assert record.code == "PY1-N-AAAAAAA" and record.owner_id == STRANGER
+    rows = await harness.storage.results(GUILD_ID, OWNER)
+    assert [r.status for r in rows] == ["abandoned"]  # played, not won
+    # a server can choose its own limit
+    sent = await harness.command("/pyramide-admin settings", permissions=PLAIN | MANAGE_GUILD, idle_minutes=60)
+    assert "after 60 min" in sent[-1].content
+    assert (await harness.storage.settings(GUILD_ID)).idle_minutes == 60

@@ -213,11 +213,21 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         super().__init__()
 
     @app_commands.command(name="settings", description=text("cmd.settings"))
-    @app_commands.rename(error_help=text("opt.error_help"), who_can_play=text("opt.who_can_play"))
-    @app_commands.describe(error_help=text("cmd.settings.error_help"), who_can_play=text("cmd.settings.who_can_play"))
+    @app_commands.rename(
+        error_help=text("opt.error_help"), who_can_play=text("opt.who_can_play"), idle_minutes=text("opt.idle_minutes")
+    )
+    @app_commands.describe(
+        error_help=text("cmd.settings.error_help"),
+        who_can_play=text("cmd.settings.who_can_play"),
+        idle_minutes=text("cmd.settings.idle_minutes"),
+    )
     @app_commands.choices(who_can_play=WHO_CHOICES)
     async def settings(
-        self, interaction: discord.Interaction, error_help: bool | None = None, who_can_play: str | None = None
+        self,
+        interaction: discord.Interaction,
+        error_help: bool | None = None,
+        who_can_play: str | None = None,
+        idle_minutes: app_commands.Range[int, 1, 1440] | None = None,
     ) -> None:
         lang = language(interaction)
         if not interaction.permissions.manage_guild:
@@ -228,6 +238,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         changed = GuildSettings(
             error_help=current.error_help if error_help is None else error_help,
             anyone_can_play=current.anyone_can_play if who_can_play is None else who_can_play == "anyone",
+            idle_minutes=current.idle_minutes if idle_minutes is None else idle_minutes,
         )
         lines = []
         if changed != current:
@@ -241,6 +252,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
                 who=t(lang, "settings.who.anyone" if changed.anyone_can_play else "settings.who.owner"),
             )
         )
+        lines.append(t(lang, "settings.idle", minutes=changed.idle_minutes))
         await interaction.response.send_message("\n".join(lines), ephemeral=True)
 
     @app_commands.command(name="reset-stats", description=text("cmd.stats.reset"))

@@ -19,7 +19,7 @@ from pyramide.codes import MAX_DEAL_NUMBER
 from pyramide.i18n import card_name, describe, parse_card, t
 from pyramide.manager import VERDICT_POOL, Live, SolverBusy, Turn, wait_nodes
 from pyramide.solver import first_winnable
-from pyramide.storage import PLAYING
+from pyramide.storage import ABANDONED, ENDED, PLAYING
 
 from ..answer import Answer, answering
 from ..common import bot_of, language, mention
@@ -64,6 +64,25 @@ async def allowed(answer: Answer, live: Live, lang: str) -> bool:
 def may_end(interaction: discord.Interaction, live: Live) -> bool:
     perms = interaction.permissions
     return interaction.user.id == live.record.owner_id or perms.manage_messages
+
+
+async def idle_minutes(interaction: discord.Interaction, live: Live) -> float:
+    """How long the game has gone without a move, in minutes."""
+    bot = bot_of(interaction)
+    last = await bot.storage.last_action_at(live.record.id) or live.record.created_at
+    return (bot.clock() - last) / 60
+
+
+async def may_replace(interaction: discord.Interaction, live: Live) -> tuple[bool, str]:
+    """Whether this player may end ``live`` to deal a new game, and how it is recorded: its starter or a
+    moderator ends it; anyone in the channel may replace it once it sat idle past the server's limit
+    (recorded as abandoned: played, not won)."""
+    if may_end(interaction, live):
+        return True, ENDED
+    settings = await bot_of(interaction).guild_settings(live.record.guild_id)
+    if await idle_minutes(interaction, live) >= settings.idle_minutes:
+        return True, ABANDONED
+    return False, ENDED
 
 
 def _place(answer: Answer) -> tuple[int, int] | None:
@@ -266,7 +285,8 @@ async def start_game(
             if running is None or running.record.id != replace_id:
                 await answer.update(content=t(lang, "error.prompt_used"), view=None)
                 return
-            if not may_end(interaction, running):
+            allowed_to_end, ending = await may_replace(interaction, running)
+            if not allowed_to_end:
                 await answer.update(
                     content=t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id)), view=None
                 )
@@ -275,6 +295,8 @@ async def start_game(
         elif running is not None:
             await ask_replace(answer, running, game, lang)
             return
+        else:
+            ending = ENDED
         if daily is None:
             from .daily import peeks_at_the_daily  # the daily flows build on these
 
@@ -282,7 +304,9 @@ async def start_game(
                 await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
                 return
         answer.private = False
-        live = await turn.start(guild_id=place[0], owner_id=interaction.user.id, game=game, daily=daily, locale=lang)
+        live = await turn.start(
+            guild_id=place[0], owner_id=interaction.user.id, game=game, daily=daily, locale=lang, ending=ending
+        )
         await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
         status = [t(lang, "new.dealt"), *notes]
         if turn.broken is not None:
@@ -303,7 +327,7 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
     interaction = answer.interaction
     view = discord.ui.View(timeout=None)
     deal = f"W-{game.rules.token}" if winnable else game.code
-    allowed_to_end = may_end(interaction, running)
+    allowed_to_end, ending = await may_replace(interaction, running)
     view.add_item(
         buttons.NewGameChoice(
             "replace",
@@ -321,8 +345,12 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
     )
     view.stop()
     text = t(lang, "error.game_exists")
-    if not allowed_to_end:
+    settings = await bot_of(interaction).guild_settings(running.record.guild_id)
+    if ending == ABANDONED:
+        text += "\n" + t(lang, "error.idle_game", minutes=settings.idle_minutes)
+    elif not allowed_to_end:
         text += "\n" + t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id))
+        text += "\n" + t(lang, "error.idle_later", minutes=settings.idle_minutes)
     await answer.say(text, view=view)
 
 

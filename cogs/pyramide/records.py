@@ -20,7 +20,7 @@ from .flows import reply
 from .words import rules_words
 
 PAGE = 10
-RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜", "broken": "⬛"}
+RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜", "broken": "⬛", "abandoned": "⬜"}
 
 
 def _now(interaction: discord.Interaction) -> datetime:

@@ -11,7 +11,8 @@ from typing import Protocol
 
 PLAYING, WON, STUCK, ENDED = "playing", "won", "stuck", "ended"
 BROKEN = "broken"  # a stored game that could not be replayed: closed, played but never won
-FINISHED = (WON, STUCK, ENDED, BROKEN)
+ABANDONED = "abandoned"  # idle, ended by someone else in the channel to deal a new game: played, not won
+FINISHED = (WON, STUCK, ENDED, BROKEN, ABANDONED)
 
 
 class StorageError(RuntimeError):
@@ -56,6 +57,7 @@ class GameRecord:
 class GuildSettings:
     error_help: bool = True
     anyone_can_play: bool = False
+    idle_minutes: int = 15  # after this long without a move, anyone in the channel may replace a game
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +137,7 @@ class Storage(Protocol):
     async def append_action(self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord) -> None: ...
     async def set_message(self, game_id: int, message_id: int) -> None: ...
     async def discard_game(self, game_id: int) -> None: ...
+    async def last_action_at(self, game_id: int) -> float | None: ...
     async def add_hint(self, game_id: int) -> None: ...
     async def finish_game(self, record: GameRecord) -> GameRecord: ...
 

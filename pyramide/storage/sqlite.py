@@ -129,6 +129,10 @@ MIGRATIONS: list[str] = [
     """
     CREATE TABLE players (player_id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     """,
+    # 7: how long a game may sit idle before anyone in the channel may replace it
+    """
+    ALTER TABLE settings ADD COLUMN idle_minutes INTEGER NOT NULL DEFAULT 15;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -444,6 +448,12 @@ class SQLiteStorage:
 
         await self._write(work)
 
+    async def last_action_at(self, game_id: int) -> float | None:
+        """When the game's last action was stored (``None``: no action yet)."""
+        async with self.reader.execute("SELECT MAX(at) FROM actions WHERE game_id = ?", (game_id,)) as cursor:
+            row = await cursor.fetchone()
+        return float(row[0]) if row and row[0] is not None else None
+
     async def discard_game(self, game_id: int) -> None:
         """Delete a game nobody saw (its board could not be posted), with its actions and daily attempt."""
 
@@ -521,17 +531,17 @@ class SQLiteStorage:
     # --------------------------------------------------------------- settings
     async def settings(self, guild_id: int) -> GuildSettings:
         async with self.reader.execute(
-            "SELECT error_help, anyone_can_play FROM settings WHERE guild_id = ?", (guild_id,)
+            "SELECT error_help, anyone_can_play, idle_minutes FROM settings WHERE guild_id = ?", (guild_id,)
         ) as cursor:
             row = await cursor.fetchone()
-        return GuildSettings(bool(row[0]), bool(row[1])) if row else GuildSettings()
+        return GuildSettings(bool(row[0]), bool(row[1]), int(row[2])) if row else GuildSettings()
 
     async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
         await self._commit(
-            "INSERT INTO settings (guild_id, error_help, anyone_can_play) VALUES (?, ?, ?) "
+            "INSERT INTO settings (guild_id, error_help, anyone_can_play, idle_minutes) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(guild_id) DO UPDATE SET error_help = excluded.error_help, "
-            "anyone_can_play = excluded.anyone_can_play",
-            (guild_id, int(settings.error_help), int(settings.anyone_can_play)),
+            "anyone_can_play = excluded.anyone_can_play, idle_minutes = excluded.idle_minutes",
+            (guild_id, int(settings.error_help), int(settings.anyone_can_play), settings.idle_minutes),
         )
 
     # ------------------------------------------------------------- statistics
