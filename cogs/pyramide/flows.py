@@ -46,9 +46,6 @@ async def reply(interaction: discord.Interaction, content: str) -> None:
     await Answer(interaction).say(content)
 
 
-guarded = answering
-
-
 async def allowed(answer: Answer, live: Live, lang: str) -> bool:
     """Only the game's starter plays it, unless the server lets anyone in the channel play."""
     interaction = answer.interaction
