@@ -335,3 +335,28 @@ async def test_an_idle_game_may_be_replaced_by_anyone_and_counts_as_abandoned(ha
     sent = await harness.command("/pyramide-admin settings", permissions=PLAIN | MANAGE_GUILD, idle_minutes=60)
     assert "after 60 min" in sent[-1].content
     assert (await harness.storage.settings(GUILD_ID)).idle_minutes == 60
+
+
+async def test_a_new_game_in_a_thread_of_its_own_leaves_the_channel_free(harness):
+    from tests.harness import MANAGE_GUILD
+
+    await start(harness, "PY1-N-AAAAAAS")  # the channel is busy
+    sent = await harness.command("new", user=STRANGER, code="PY1-N-AAAAAAA", thread=True)
+    thread = harness.hub.threads[-1]
+    assert thread["type"] == 11 and int(thread["parent_id"]) == CHANNEL_ID  # a public thread of the channel
+    link = sent[-1]
+    assert not link.ephemeral and f"<#{thread['id']}>" in link.content
+    board = next(s for s in sent if s.path == "/channels/{channel_id}/messages" and s.png)
+    assert f"/channels/{thread['id']}/messages" in board.url
+    record = await harness.storage.live_game(int(thread["id"]))
+    assert record.code == "PY1-N-AAAAAAA" and record.owner_id == STRANGER and record.message_id is not None
+    assert (await harness.storage.live_game(CHANNEL_ID)).code == "PY1-N-AAAAAAS"  # untouched
+    # a server may make threads the default
+    await harness.command("/pyramide-admin settings", permissions=PLAIN | MANAGE_GUILD, new_in_thread=True)
+    before = len(harness.hub.threads)
+    await harness.command("new", user=ADMIN, code="PY1-N-AAAAAAB")
+    assert len(harness.hub.threads) == before + 1
+    # without the permission to make threads, the player is told which one is missing
+    harness.app_permissions = PLAIN | (1 << 15)
+    sent = await harness.command("new", user=STRANGER, thread=True)
+    assert "I need the Create Public Threads permission" in sent[-1].content and sent[-1].ephemeral

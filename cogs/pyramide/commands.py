@@ -73,6 +73,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         draw_with_waste=text("opt.draw_with_waste"),
         card_with_cover=text("opt.card_with_cover"),
         winnable=text("opt.winnable"),
+        thread=text("opt.thread"),
     )
     @app_commands.describe(
         code=text("cmd.new.code"),
@@ -81,6 +82,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         draw_with_waste=text("cmd.new.draw_with_waste"),
         card_with_cover=text("cmd.new.card_with_cover"),
         winnable=text("cmd.new.winnable"),
+        thread=text("cmd.new.thread"),
     )
     @app_commands.choices(passes=PASS_CHOICES)
     async def new(
@@ -92,6 +94,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         draw_with_waste: bool | None = None,
         card_with_cover: bool | None = None,
         winnable: bool = False,
+        thread: bool | None = None,
     ) -> None:
         await flows.new_game(
             interaction,
@@ -103,6 +106,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
                 "pair_with_cover": card_with_cover,
             },
             winnable=winnable,
+            thread=thread,
         )
 
     @app_commands.command(name="tap", description=text("cmd.tap"))
@@ -214,12 +218,16 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
 
     @app_commands.command(name="settings", description=text("cmd.settings"))
     @app_commands.rename(
-        error_help=text("opt.error_help"), who_can_play=text("opt.who_can_play"), idle_minutes=text("opt.idle_minutes")
+        error_help=text("opt.error_help"),
+        who_can_play=text("opt.who_can_play"),
+        idle_minutes=text("opt.idle_minutes"),
+        new_in_thread=text("opt.new_in_thread"),
     )
     @app_commands.describe(
         error_help=text("cmd.settings.error_help"),
         who_can_play=text("cmd.settings.who_can_play"),
         idle_minutes=text("cmd.settings.idle_minutes"),
+        new_in_thread=text("cmd.settings.new_in_thread"),
     )
     @app_commands.choices(who_can_play=WHO_CHOICES)
     async def settings(
@@ -228,6 +236,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         error_help: bool | None = None,
         who_can_play: str | None = None,
         idle_minutes: app_commands.Range[int, 1, 1440] | None = None,
+        new_in_thread: bool | None = None,
     ) -> None:
         lang = language(interaction)
         if not interaction.permissions.manage_guild:
@@ -239,6 +248,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
             error_help=current.error_help if error_help is None else error_help,
             anyone_can_play=current.anyone_can_play if who_can_play is None else who_can_play == "anyone",
             idle_minutes=current.idle_minutes if idle_minutes is None else idle_minutes,
+            new_in_thread=current.new_in_thread if new_in_thread is None else new_in_thread,
         )
         lines = []
         if changed != current:
@@ -253,6 +263,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
             )
         )
         lines.append(t(lang, "settings.idle", minutes=changed.idle_minutes))
+        lines.append(t(lang, "settings.thread.on" if changed.new_in_thread else "settings.thread.off"))
         await interaction.response.send_message("\n".join(lines), ephemeral=True)
 
     @app_commands.command(name="reset-stats", description=text("cmd.stats.reset"))

@@ -24,7 +24,7 @@ from pyramide.storage import ABANDONED, ENDED, PLAYING
 from ..answer import Answer, answering
 from ..common import bot_of, language, mention
 from . import buttons
-from .board import post_board, show, update_board
+from .board import board_message, post_board, show, update_board
 from .words import code_problem, ending_words, rules_words
 
 QUIET_EVENTS = (
@@ -265,6 +265,7 @@ async def start_game(
     replace_id: int | None = None,
     daily: str | None = None,
     notes: tuple[str, ...] = (),
+    thread: discord.Thread | None = None,
 ) -> None:
     """Deal ``game`` in this channel. A running game is never dropped silently: the player is asked,
     and "End it and deal" (``replace_id``) ends exactly the game it was asked about."""
@@ -275,7 +276,7 @@ async def start_game(
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
-    async with bot.manager.turn(place[1]) as turn:
+    async with bot.manager.turn(thread.id if thread is not None else place[1]) as turn:
         running = turn.live
         if replace_id is not None:
             # The prompt is used once: its buttons go, whatever happens next.
@@ -310,7 +311,59 @@ async def start_game(
             status.insert(0, t(lang, "new.broken_closed"))
         if not game.rules.is_default:
             status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
-        await post_board(answer, live, lang, status)
+        if thread is not None:
+            await post_in_thread(answer, thread, live, lang, status)
+        else:
+            await post_board(answer, live, lang, status)
+
+
+async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
+    """A public thread of the player's own for a new game (a thread is a channel: one engine each);
+    ``None`` after telling the player why not (the permission the bot lacks, by its name)."""
+    interaction = answer.interaction
+    channel = interaction.channel
+    perms = interaction.app_permissions
+    for needed, name in (
+        ("create_public_threads", "Create Public Threads"),
+        ("send_messages_in_threads", "Send Messages in Threads"),
+        ("attach_files", "Attach Files"),
+    ):
+        if not getattr(perms, needed):
+            await answer.say(t(lang, "error.thread_permission", permission=name))
+            return None
+    assert isinstance(channel, discord.TextChannel)
+    name = t(lang, "new.thread_name", player=interaction.user.display_name)[:100]
+    try:
+        thread = await channel.create_thread(
+            name=name, type=discord.ChannelType.public_thread, auto_archive_duration=1440
+        )
+    except discord.HTTPException:
+        await answer.say(t(lang, "error.thread_permission", permission="Create Public Threads"))
+        return None
+    with contextlib.suppress(discord.HTTPException):
+        await thread.add_user(interaction.user)
+    return thread
+
+
+async def post_in_thread(answer: Answer, thread: discord.Thread, live: Live, lang: str, status: list[str]) -> None:
+    """The board goes into the new thread; the command is answered with a link to it. If the board
+    cannot be posted there, the thread and the game nobody saw go away."""
+    bot = bot_of(answer.interaction)
+    message = await board_message(live, lang, status)
+    try:
+        sent = await thread.send(**message)
+    except discord.HTTPException:
+        await bot.storage.discard_game(live.record.id)
+        bot.manager.forget(thread.id)
+        with contextlib.suppress(discord.HTTPException):
+            await thread.delete()
+        await answer.say(t(lang, "error.thread_permission", permission="Attach Files / Send Messages in Threads"))
+        return
+    live.record.message_id = sent.id
+    await bot.storage.set_message(live.record.id, sent.id)
+    await answer.announce(
+        content=t(lang, "new.in_thread", player=mention(live.record.owner_id), thread=f"<#{thread.id}>")
+    )
 
 
 async def _refuse(answer: Answer, prompt: int | None, text: str) -> None:
@@ -367,11 +420,18 @@ async def deal_again(answer: Answer, game_id: int, action: str) -> None:
 
 
 async def new_game(
-    interaction: discord.Interaction, *, code: str | None, rules: dict[str, Any], winnable: bool
+    interaction: discord.Interaction,
+    *,
+    code: str | None,
+    rules: dict[str, Any],
+    winnable: bool,
+    thread: bool | None = None,
 ) -> None:
-    """/pyramide new: a random deal, the deal of a code, or a winnable deal."""
+    """/pyramide new: a random deal, the deal of a code, or a winnable deal; in a thread of its own with
+    ``thread`` (or the server's setting), so a busy channel stays free."""
     lang = language(interaction)
     async with answering(interaction) as answer:
+        game: Game | None = None
         if code:
             try:
                 base = Game.from_code(code)
@@ -379,15 +439,21 @@ async def new_game(
                 problem = code_problem(error, lang)
                 await answer.say(t(lang, "error.invalid_code", code=code.strip()[:60], problem=problem))
                 return
-            await start_game(answer, Game(base.deal, base.rules.with_options(**options(rules))))
-            return
-        chosen = Rules().with_options(**options(rules))
-        if not winnable:
-            await start_game(answer, Game.new(chosen))
+            game = Game(base.deal, base.rules.with_options(**options(rules)))
+        if thread is None and interaction.guild_id is not None:
+            thread = (await bot_of(interaction).guild_settings(interaction.guild_id)).new_in_thread
+        room: discord.Thread | None = None
+        if thread and isinstance(interaction.channel, discord.TextChannel):
+            room = await open_thread(answer, lang)
+            if room is None:
+                return
+        chosen = game.rules if game is not None else Rules().with_options(**options(rules))
+        if game is not None or not winnable:
+            await start_game(answer, game or Game.new(chosen), thread=room)
             return
         place = _place(answer)
         manager = bot_of(interaction).manager
-        if place is not None:
+        if place is not None and room is None:
             running = await manager.live(place[1])
             if running is not None:
                 # Ask before any public deferral: the prompt is the player's alone.
@@ -395,8 +461,8 @@ async def new_game(
                 return
         answer.private = False
         await answer.defer()
-        game, notes = await winnable_game(chosen, lang)
-        await start_game(answer, game, notes=notes)
+        found, notes = await winnable_game(chosen, lang)
+        await start_game(answer, found, notes=notes, thread=room)
 
 
 def options(given: dict[str, Any]) -> dict[str, Any]:

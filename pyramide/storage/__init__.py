@@ -58,6 +58,7 @@ class GuildSettings:
     error_help: bool = True
     anyone_can_play: bool = False
     idle_minutes: int = 15  # after this long without a move, anyone in the channel may replace a game
+    new_in_thread: bool = False  # /pyramide new opens a thread of its own unless told otherwise
 
 
 @dataclass(frozen=True, slots=True)

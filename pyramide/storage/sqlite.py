@@ -133,6 +133,10 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE settings ADD COLUMN idle_minutes INTEGER NOT NULL DEFAULT 15;
     """,
+    # 8: new games in a thread of their own by default
+    """
+    ALTER TABLE settings ADD COLUMN new_in_thread INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -531,17 +535,25 @@ class SQLiteStorage:
     # --------------------------------------------------------------- settings
     async def settings(self, guild_id: int) -> GuildSettings:
         async with self.reader.execute(
-            "SELECT error_help, anyone_can_play, idle_minutes FROM settings WHERE guild_id = ?", (guild_id,)
+            "SELECT error_help, anyone_can_play, idle_minutes, new_in_thread FROM settings WHERE guild_id = ?",
+            (guild_id,),
         ) as cursor:
             row = await cursor.fetchone()
-        return GuildSettings(bool(row[0]), bool(row[1]), int(row[2])) if row else GuildSettings()
+        return GuildSettings(bool(row[0]), bool(row[1]), int(row[2]), bool(row[3])) if row else GuildSettings()
 
     async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
         await self._commit(
-            "INSERT INTO settings (guild_id, error_help, anyone_can_play, idle_minutes) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT(guild_id) DO UPDATE SET error_help = excluded.error_help, "
-            "anyone_can_play = excluded.anyone_can_play, idle_minutes = excluded.idle_minutes",
-            (guild_id, int(settings.error_help), int(settings.anyone_can_play), settings.idle_minutes),
+            "INSERT INTO settings (guild_id, error_help, anyone_can_play, idle_minutes, new_in_thread) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT(guild_id) DO UPDATE SET error_help = excluded.error_help, "
+            "anyone_can_play = excluded.anyone_can_play, idle_minutes = excluded.idle_minutes, "
+            "new_in_thread = excluded.new_in_thread",
+            (
+                guild_id,
+                int(settings.error_help),
+                int(settings.anyone_can_play),
+                settings.idle_minutes,
+                int(settings.new_in_thread),
+            ),
         )
 
     # ------------------------------------------------------------- statistics
