@@ -61,5 +61,14 @@ def _cards(lang: str, n: int) -> str:
     return t(lang, "board.cards", n=n)
 
 
+def missing_permission(interaction: discord.Interaction, *needed: str) -> str | None:
+    """The first of ``needed`` (``discord.Permissions`` attribute names) the bot lacks where the
+    interaction happened, as Discord's settings name it ("Send Messages in Threads"), or ``None``."""
+    for name in needed:
+        if not getattr(interaction.app_permissions, name):
+            return name.replace("_", " ").title().replace(" In ", " in ")
+    return None
+
+
 def mention(user_id: int) -> str:
     return f"<@{user_id}>"

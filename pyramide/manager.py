@@ -142,6 +142,23 @@ class _Gate:
     users: int = 0
 
 
+@asynccontextmanager
+async def _holding(gates: dict[int, _Gate], key: int) -> AsyncIterator[None]:
+    """Hold the lock of ``gates[key]``, made on first use and removed when nobody holds or waits for it
+    (never while someone waits: a newcomer must find the same lock)."""
+    gate = gates.get(key)
+    if gate is None:
+        gate = gates[key] = _Gate()
+    gate.users += 1
+    try:
+        async with gate.lock:
+            yield
+    finally:
+        gate.users -= 1
+        if gate.users == 0 and gates.get(key) is gate:
+            del gates[key]
+
+
 @dataclass
 class Turn:
     """One request's exclusive use of a channel's game, inside the channel's lock.
@@ -244,22 +261,13 @@ class GameManager:
     @asynccontextmanager
     async def turn(self, channel_id: int) -> AsyncIterator[Turn]:
         """The channel's lock, and its game loaded: everything a request does to a game happens in here."""
-        gate = self._gates.get(channel_id)
-        if gate is None:
-            gate = self._gates[channel_id] = _Gate()
-        gate.users += 1
-        try:
-            async with gate.lock:
-                turn = Turn(self, channel_id)
-                try:
-                    turn.live = await self.live(channel_id)
-                except BrokenGame as broken:
-                    turn.broken = broken
-                yield turn
-        finally:
-            gate.users -= 1
-            if gate.users == 0 and self._gates.get(channel_id) is gate:
-                del self._gates[channel_id]
+        async with _holding(self._gates, channel_id):
+            turn = Turn(self, channel_id)
+            try:
+                turn.live = await self.live(channel_id)
+            except BrokenGame as broken:
+                turn.broken = broken
+            yield turn
 
     def busy(self, channel_id: int) -> bool:
         """Whether a request holds or waits for the channel's game."""
@@ -433,27 +441,20 @@ class GameManager:
         asking again costs nothing. Raises ``SolverBusy`` when too many hints wait overall."""
         game_id = live.record.id
         key = (game_id, game.version)
-        gate = self._hint_gates.setdefault(game_id, _Gate())
-        gate.users += 1
-        try:
-            async with gate.lock:
-                known = self._hints.get(key)
-                if known is None:
-                    if self._waiting_hints >= MAX_WAITING_HINTS:
-                        raise SolverBusy()
-                    self._waiting_hints += 1
-                    try:
-                        deadline = time.monotonic() + HINT_SECONDS
-                        known = await HINT_POOL.run(hint, game, wait_nodes(game.rules), deadline)
-                    except BrokenProcessPool as error:
-                        raise SolverBusy() from error
-                    finally:
-                        self._waiting_hints -= 1
-                    _remember(self._hints, key, known)
-        finally:
-            gate.users -= 1
-            if gate.users == 0 and self._hint_gates.get(game_id) is gate:
-                del self._hint_gates[game_id]
+        async with _holding(self._hint_gates, game_id):
+            known = self._hints.get(key)
+            if known is None:
+                if self._waiting_hints >= MAX_WAITING_HINTS:
+                    raise SolverBusy()
+                self._waiting_hints += 1
+                try:
+                    deadline = time.monotonic() + HINT_SECONDS
+                    known = await HINT_POOL.run(hint, game, wait_nodes(game.rules), deadline)
+                except BrokenProcessPool as error:
+                    raise SolverBusy() from error
+                finally:
+                    self._waiting_hints -= 1
+                _remember(self._hints, key, known)
         live.record.hints += 1
         await self.storage.add_hint(game_id)
         return known

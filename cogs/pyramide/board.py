@@ -161,6 +161,28 @@ async def post_board(answer: Answer, live: Live, lang: str, status: list[str], *
             await interaction.channel.get_partial_message(old).edit(view=None)  # type: ignore[union-attr]
 
 
+async def post_board_to(
+    target: discord.abc.Messageable, answer: Answer, live: Live, lang: str, status: list[str], *, made: bool
+) -> bool:
+    """Post a new game's board in ``target`` (a thread, or the channel itself) and make it the game's
+    message. If it cannot be posted, the game nobody saw is taken back (and its daily attempt), and a
+    thread made for it (``made``) is deleted; returns whether it was posted."""
+    bot = bot_of(answer.interaction)
+    message = await board_message(live, lang, status)
+    try:
+        sent = await target.send(**message)
+    except discord.HTTPException:
+        await bot.storage.discard_game(live.record.id)
+        bot.manager.forget(live.record.channel_id)
+        if made and isinstance(target, discord.Thread):
+            with contextlib.suppress(discord.HTTPException):
+                await target.delete()
+        return False
+    live.record.message_id = sent.id
+    await bot.storage.set_message(live.record.id, sent.id)
+    return True
+
+
 async def update_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
     """Redraw the message whose button was pressed (the old picture is replaced)."""
     message = await board_message(live, lang, status, **options)

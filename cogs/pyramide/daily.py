@@ -16,8 +16,8 @@ from pyramide.i18n import t
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
 from ..answer import Answer, answering
-from ..common import bot_of, language, mention
-from .board import board_message
+from ..common import bot_of, language, mention, missing_permission
+from .board import post_board_to
 from .words import share_text
 
 log = logging.getLogger(__name__)
@@ -64,10 +64,7 @@ def _missing(interaction: discord.Interaction) -> str | None:
     perms = interaction.app_permissions
     if not (perms.create_private_threads or perms.create_public_threads):
         return "Create Private Threads"
-    for name in THREAD_NEEDS:
-        if not getattr(perms, name):
-            return name.replace("_", " ").title().replace("In ", "in ")
-    return None
+    return missing_permission(interaction, *THREAD_NEEDS)
 
 
 async def play_daily(interaction: discord.Interaction) -> None:
@@ -116,21 +113,12 @@ async def play_daily(interaction: discord.Interaction) -> None:
                     guild_id=interaction.guild_id, owner_id=interaction.user.id, game=game, daily=key, locale=lang
                 )
                 await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
-                try:
-                    message = await board_message(live, lang, [t(lang, "daily.title", number=number)])
-                    sent = await target.send(**message)
-                except discord.HTTPException as error:
-                    # The player never saw this board: take the attempt back, and the empty thread.
-                    await bot.storage.discard_game(live.record.id)
-                    bot.manager.forget(target_id)
-                    if thread is not None:
-                        with contextlib.suppress(discord.HTTPException):
-                            await thread.delete()
-                    log.warning("daily board could not be posted in %s: %s", target_id, error)
+                title = [t(lang, "daily.title", number=number)]
+                if not await post_board_to(target, answer, live, lang, title, made=thread is not None):
+                    # The player never saw this board: its attempt and the empty thread were taken back.
+                    log.warning("daily board could not be posted in %s", target_id)
                     await answer.say(t(lang, "error.daily_post", permission="Attach Files / Send Messages in Threads"))
                     return
-                live.record.message_id = sent.id
-                await bot.storage.set_message(live.record.id, sent.id)
         except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):

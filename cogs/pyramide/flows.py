@@ -22,9 +22,9 @@ from pyramide.solver import first_winnable
 from pyramide.storage import ABANDONED, ENDED, PLAYING
 
 from ..answer import Answer, answering
-from ..common import bot_of, language, mention
+from ..common import bot_of, language, mention, missing_permission
 from . import buttons
-from .board import board_message, post_board, show, update_board
+from .board import post_board, post_board_to, show, update_board
 from .words import code_problem, ending_words, rules_words
 
 QUIET_EVENTS = (
@@ -322,15 +322,10 @@ async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
     ``None`` after telling the player why not (the permission the bot lacks, by its name)."""
     interaction = answer.interaction
     channel = interaction.channel
-    perms = interaction.app_permissions
-    for needed, name in (
-        ("create_public_threads", "Create Public Threads"),
-        ("send_messages_in_threads", "Send Messages in Threads"),
-        ("attach_files", "Attach Files"),
-    ):
-        if not getattr(perms, needed):
-            await answer.say(t(lang, "error.thread_permission", permission=name))
-            return None
+    missing = missing_permission(interaction, "create_public_threads", "send_messages_in_threads", "attach_files")
+    if missing is not None:
+        await answer.say(t(lang, "error.thread_permission", permission=missing))
+        return None
     assert isinstance(channel, discord.TextChannel)
     name = t(lang, "new.thread_name", player=interaction.user.display_name)[:100]
     try:
@@ -348,19 +343,9 @@ async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
 async def post_in_thread(answer: Answer, thread: discord.Thread, live: Live, lang: str, status: list[str]) -> None:
     """The board goes into the new thread; the command is answered with a link to it. If the board
     cannot be posted there, the thread and the game nobody saw go away."""
-    bot = bot_of(answer.interaction)
-    message = await board_message(live, lang, status)
-    try:
-        sent = await thread.send(**message)
-    except discord.HTTPException:
-        await bot.storage.discard_game(live.record.id)
-        bot.manager.forget(thread.id)
-        with contextlib.suppress(discord.HTTPException):
-            await thread.delete()
+    if not await post_board_to(thread, answer, live, lang, status, made=True):
         await answer.say(t(lang, "error.thread_permission", permission="Attach Files / Send Messages in Threads"))
         return
-    live.record.message_id = sent.id
-    await bot.storage.set_message(live.record.id, sent.id)
     await answer.announce(
         content=t(lang, "new.in_thread", player=mention(live.record.owner_id), thread=f"<#{thread.id}>")
     )
