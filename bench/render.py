@@ -1,10 +1,17 @@
-"""Render boards from random mid-game positions; print median and p99 ms per PNG and the median size.
+"""Render boards; print the render time per PNG (median, p99), its size, and the ratio to the reference
+of issue #16: Pillow's default RGB PNG encode of the same picture at the size boards had before (920×668),
+measured in the same run, alternating with the renders.
+
+Two runs: "cold", every board a different random mid-game position (nothing cached but the sprites and
+words), and "presses", the boards of games played press by press as a channel sees them (a tap that
+selects, a pair, a draw: the pyramid layer is reused while only the piles change).
 
 Usage: .venv/bin/python bench/render.py [N]   (default 600)
 """
 
 from __future__ import annotations
 
+import io
 import random
 import statistics
 import sys
@@ -13,8 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from PIL import Image
+
 from pyramide import STOCK, Game
-from pyramide.render import render_board, sprites
+from pyramide.render import render_board, render_image, sprites
+
+OLD_SIZE = (920, 668)
 
 
 def random_position(rng: random.Random) -> Game:
@@ -32,25 +43,64 @@ def random_position(rng: random.Random) -> Game:
     return game
 
 
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def pressed_boards(rng: random.Random, count: int) -> list[tuple[Game, set]]:
+    """Copies of the positions after each press of games played with taps as a player makes them."""
+    boards: list[tuple[Game, set]] = []
+    while len(boards) < count:
+        game = Game.from_number(rng.randrange(2**35))
+        game.started_at = time.time() - rng.randrange(0, 60)
+        while not game.outcome and len(boards) < count:
+            moves = game.legal_moves()
+            removals = [m for m in moves if m.kind in ("pair", "king")]
+            move = rng.choice(removals) if removals and rng.random() < 0.8 else moves[-1]
+            if move.kind == "pair":
+                game.tap(move.spots[0])
+                boards.append((game.copy(), set()))
+                game.tap(move.spots[1])
+            else:
+                game.play(move)
+            boards.append((game.copy(), set()))
+    return boards
+
+
+def measure(name: str, boards: list[tuple[Game, set]]) -> None:
+    renders, references, sizes = [], [], []
+    for game, highlight in boards:
+        start = time.perf_counter()
+        png = render_board(game, highlight=highlight)
+        renders.append((time.perf_counter() - start) * 1000)
+        sizes.append(len(png))
+        old = render_image(game, highlight=highlight).resize(OLD_SIZE, Image.Resampling.BICUBIC)
+        start = time.perf_counter()
+        old.save(io.BytesIO(), format="PNG")
+        references.append((time.perf_counter() - start) * 1000)
+    median, reference = statistics.median(renders), statistics.median(references)
+    p99 = percentile(renders, 0.99)
+    print(
+        f"{name}: {len(boards)} boards, render median {median:.2f} ms, p99 {p99:.2f} ms "
+        f"(p99/median {p99 / median:.2f}), max {max(renders):.2f} ms; "
+        f"median PNG {statistics.median(sizes) / 1024:.1f} KB, largest {max(sizes) / 1024:.1f} KB; "
+        f"reference encode median {reference:.2f} ms; render/reference = {median / reference:.3f} (target <= 0.12)"
+    )
+
+
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 600
     rng = random.Random(7)
-    games = [random_position(rng) for _ in range(count)]
+    cold = [(game, {STOCK} if game.moves % 5 == 0 else set()) for game in (random_position(rng) for _ in range(count))]
+    presses = pressed_boards(rng, count)
     start = time.perf_counter()
     sprites()
-    print(f"sprite cache built in {(time.perf_counter() - start) * 1000:.0f} ms (once per process)")
-    times, sizes = [], []
-    for game in games:
-        start = time.perf_counter()
-        png = render_board(game, highlight={STOCK} if game.moves % 5 == 0 else ())
-        times.append((time.perf_counter() - start) * 1000)
-        sizes.append(len(png))
-    times.sort()
-    print(
-        f"{count} boards: median {statistics.median(times):.1f} ms, p99 {times[int(0.99 * count)]:.1f} ms, "
-        f"max {times[-1]:.1f} ms per PNG; median PNG {statistics.median(sizes) / 1024:.0f} KB, "
-        f"largest {max(sizes) / 1024:.0f} KB"
-    )
+    print(f"sprites loaded in {(time.perf_counter() - start) * 1000:.0f} ms (once per process)")
+    for game, _ in cold[:50]:  # the words of the language drawn once, as in a running bot
+        render_board(game)
+    measure("cold", cold[50:])
+    measure("presses", presses)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,8 @@ def board_labels(lang: str) -> Labels:
         time=t(lang, "board.time"),
         cards=functools.partial(_cards, lang),
         passes=t(lang, "board.passes"),
+        stock=t(lang, "board.stock"),
+        waste=t(lang, "board.waste"),
         won=t(lang, "board.won"),
         stuck=t(lang, "board.stuck"),
         ranks=rank_letters(lang),

@@ -23,6 +23,8 @@ class Labels:
     time: str = "Time"
     cards: Callable[[int], str] = english_cards
     passes: str = "pass {current} of {total}"
+    stock: str = "Stock"
+    waste: str = "Waste"
     won: str = "You won!"
     stuck: str = "No more possible moves"
     # Rank letters that differ from A/J/Q/K in the player's language, e.g. {13: "R", 12: "D", 11: "V"}.

@@ -1,57 +1,84 @@
 """The board as a PNG, drawn with Pillow. The only module of the package that imports PIL.
 
-Card faces, backs, slots and the table are drawn once and cached; a board is the
-cached table with cached sprites pasted on it, a few lines of text, and the PNG
-encoding. Safe to call from worker threads: the caches are built under a lock and
-fonts are per thread (FreeType faces are not shared between threads).
+A board is composed directly in palette ("P") mode from sprites that were drawn once and
+converted to one fixed 256-colour palette (shipped in ``assets/palette.bin``): the table, card
+faces, backs, outlines, and every run of text, each baked onto the background it sits on. A press
+therefore costs a copy of the table, some thirty masked pastes of bytes and the PNG encoding; no
+quantizing, no antialiasing and (once the words of a language are cached) no FreeType.
+
+The picture is 690 px wide: Discord shows a board at about 550 px on a desktop and 400 px on a
+phone, and the outlines of a selected or hinted card are drawn thick enough to be seen at 400 px.
+
+Safe to call from worker threads: the caches are built under a lock and fonts are per thread
+(FreeType faces are not shared between threads).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, Unpack
 
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 from .cards import Card, full_deck
 from .events import Outcome, Spot
 from .game import PYRAMID_SIZE, ROWS, STOCK, UNDER, WASTE, Game, index_of
 from .labels import Labels, format_duration
 
-# The fonts ship inside the package (pyramide/assets links to the top-level assets/ folder), so an
-# installed wheel draws with the same fonts as a checkout, never with whatever the system has.
+# The fonts and the palette ship inside the package (pyramide/assets links to the top-level assets/
+# folder), so an installed wheel draws exactly as a checkout does, never with whatever the system has.
 ASSETS = Path(__file__).resolve().parent / "assets"
 FONT_BOLD = ASSETS / "DejaVuSans-Bold.ttf"
 FONT_REGULAR = ASSETS / "DejaVuSans.ttf"
+PALETTE_FILE = ASSETS / "palette.bin"
 
-WIDTH, HEIGHT = 920, 668
-CARD_W, CARD_H = 106, 148
-GAP = 10
-ROW_STEP = 74  # each row covers the lower half of the row above
-TOP = 22
-RAISE = 12  # the selected card lifts by this much
-RADIUS = 12
-FAN = 34  # horizontal step between the visible waste cards
-FOOTER_Y = TOP + (ROWS - 1) * ROW_STEP + CARD_H + 20
-PNG_LEVEL = 3  # zlib level: 6 costs ~50% more time for ~15% less size
+WIDTH = 690
+CARD_W, CARD_H = 80, 112
+GAP = 8
+ROW_STEP = CARD_H // 2  # each row covers the lower half of the row above
+TOP = 20
+RAISE = 10  # the selected card lifts by this much
+RING = 6  # width of the outline of a selected or hinted card: about 3.5 px on a 400 px phone picture
+RADIUS = 9
+FAN = 26  # horizontal step between the visible waste cards
+MARGIN = 16
+STOCK_X, STOCK_Y = MARGIN, TOP
+WASTE_RIGHT = WIDTH - MARGIN
+FOOTER_Y = TOP + (ROWS - 1) * ROW_STEP + CARD_H + 14  # top of the footer band
+HEIGHT = FOOTER_Y + 32
+PNG_LEVEL = 2  # zlib level: 3 costs 10% more time for 6% less size, 6 costs 50% more
 
 TABLE_TOP = (22, 94, 56)
 TABLE_BOTTOM = (12, 62, 36)
+BAND = (8, 40, 24)
 FACE = (252, 252, 247)
 FACE_EDGE = (60, 60, 60)
 RED = (200, 20, 30)
 BLACK = (20, 20, 20)
 SELECT = (255, 196, 0)
 HINT = (0, 200, 255)
+PLAYABLE = (70, 190, 90)  # inner border of a covered card that the card-with-cover rule lets you take
+SLOT_LINE = (92, 140, 112)
 TEXT = (240, 245, 240)
 MUTED = (170, 200, 180)
+GOLD = (255, 215, 80)
+WHITE = (255, 255, 255)
+BACK_FIELD, BACK_LINES, BACK_EDGE = (36, 70, 150), (70, 110, 190), (250, 250, 250)
 
-STOCK_X, STOCK_Y = 24, TOP
-WASTE_RIGHT = WIDTH - 24
+# Where the words sit (top of each line of text).
+PILE_LABEL_Y = TOP + CARD_H + 6
+PILE_COUNT_Y = PILE_LABEL_Y + 18
+PILE_PASS_Y = PILE_COUNT_Y + 22
+PILE_TEXT_WIDTH = 150  # the words under a pile shrink to this width, clear of the pyramid
+EDGE = 6  # no text closer than this to the picture's edges
+BANNER_TOP, BANNER_BOTTOM = 172, 256
 
 
 _local = threading.local()
@@ -70,6 +97,10 @@ def _font(size: int, bold: bool = True) -> ImageFont.FreeTypeFont:
 
 def card_position(index: int) -> tuple[int, int]:
     """Top-left pixel of pyramid card ``index``."""
+    return _POSITIONS[index]
+
+
+def _card_position(index: int) -> tuple[int, int]:
     row = 0
     while index_of(row + 1, 0) <= index:
         row += 1
@@ -79,6 +110,9 @@ def card_position(index: int) -> tuple[int, int]:
     return x, TOP + row * ROW_STEP
 
 
+_POSITIONS = tuple(_card_position(i) for i in range(PYRAMID_SIZE))
+
+
 def waste_positions(count: int) -> list[tuple[int, int]]:
     """Top-left pixels of the visible waste cards (at most three), bottom to top."""
     shown = min(count, 3)
@@ -86,112 +120,155 @@ def waste_positions(count: int) -> list[tuple[int, int]]:
     return [(x0 + i * FAN, TOP) for i in range(shown)]
 
 
-def _rounded_mask(size: tuple[int, int], radius: int = RADIUS) -> Image.Image:
-    mask = Image.new("L", size, 0)
-    ImageDraw.Draw(mask).rounded_rectangle((0, 0, size[0] - 1, size[1] - 1), radius, fill=255)
+# --- Drawing the sprites (once per process), in RGB(A), before they are put into the palette ---
+
+
+def _rounded_mask(size: tuple[int, int], radius: int) -> Image.Image:
+    mask = Image.new("1", size, 0)
+    ImageDraw.Draw(mask).rounded_rectangle((0, 0, size[0] - 1, size[1] - 1), radius, fill=1)
     return mask
 
 
-def _face(card: Card, centre_pip: bool = True, rank: str | None = None) -> Image.Image:
-    image = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
+def _face(card: Card, centre_pip: bool = True, rank: str | None = None, border: tuple | None = None) -> Image.Image:
+    image = Image.new("RGB", (CARD_W, CARD_H), FACE)
     draw = ImageDraw.Draw(image)
     draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), RADIUS, fill=FACE, outline=FACE_EDGE, width=2)
+    if border is not None:
+        draw.rounded_rectangle((2, 2, CARD_W - 3, CARD_H - 3), RADIUS - 2, outline=border, width=4)
     colour = RED if card.is_red else BLACK
-    rank_font = _font(44 if card.rank != 10 else 38)
-    suit_font = _font(38, bold=False)
-    draw.text((8, 4), rank or card.rank_name, font=rank_font, fill=colour)
-    draw.text((CARD_W - 7, 6), card.suit_symbol, font=suit_font, fill=colour, anchor="ra")
+    text = rank or card.rank_name
+    draw.text((6, 3), text, font=_font(34 if len(text) == 1 else 28), fill=colour)
+    draw.text((CARD_W - 5, 5), card.suit_symbol, font=_font(28, bold=False), fill=colour, anchor="ra")
     if centre_pip:  # covered cards show only their top half; a pip would peek through the gaps
-        draw.text((CARD_W // 2, CARD_H - 40), card.suit_symbol, font=_font(58, bold=False), fill=colour, anchor="mm")
+        draw.text((CARD_W // 2, CARD_H - 30), card.suit_symbol, font=_font(44, bold=False), fill=colour, anchor="mm")
     return image
 
 
 def _dimmed(face: Image.Image) -> Image.Image:
-    shade = Image.new("RGBA", face.size, (40, 60, 50, 95))
-    out = face.copy()
-    out.alpha_composite(Image.composite(shade, Image.new("RGBA", face.size, (0, 0, 0, 0)), face.getchannel("A")))
-    return out
-
-
-def _glow(colour: tuple[int, int, int], spread: int = 8) -> Image.Image:
-    size = (CARD_W + 2 * spread, CARD_H + 2 * spread)
-    glow = Image.new("RGBA", size, (0, 0, 0, 0))
-    ImageDraw.Draw(glow).rounded_rectangle(
-        (spread - 5, spread - 5, size[0] - spread + 4, size[1] - spread + 4), RADIUS + 4, fill=(*colour, 255)
-    )
-    return glow.filter(ImageFilter.GaussianBlur(3))
+    return Image.blend(face, Image.new("RGB", face.size, (40, 60, 50)), 95 / 255)
 
 
 def _back() -> Image.Image:
-    image = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
+    image = Image.new("RGB", (CARD_W, CARD_H), BACK_EDGE)
     draw = ImageDraw.Draw(image)
-    draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), RADIUS, fill=(250, 250, 250), outline=FACE_EDGE, width=2)
-    draw.rounded_rectangle((7, 7, CARD_W - 8, CARD_H - 8), RADIUS - 4, fill=(36, 70, 150))
-    for offset in range(-CARD_H, CARD_W, 14):
-        draw.line((7 + offset, 7, 7 + offset + CARD_H, 7 + CARD_H), fill=(70, 110, 190), width=3)
-    inner = Image.new("RGBA", image.size, (0, 0, 0, 0))
-    ImageDraw.Draw(inner).rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), RADIUS, outline=FACE_EDGE, width=2)
-    frame = _rounded_mask((CARD_W - 14, CARD_H - 14), RADIUS - 4)
-    pattern = image.crop((7, 7, CARD_W - 7, CARD_H - 7))
-    image.paste((250, 250, 250, 255), (0, 0, CARD_W, CARD_H), _rounded_mask((CARD_W, CARD_H)))
-    image.paste(pattern, (7, 7), frame)
-    image.alpha_composite(inner)
+    draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), RADIUS, fill=BACK_EDGE, outline=FACE_EDGE, width=2)
+    field = Image.new("RGB", (CARD_W - 12, CARD_H - 12), BACK_FIELD)
+    lines = ImageDraw.Draw(field)
+    for offset in range(-CARD_H, CARD_W, 11):
+        lines.line((offset, 0, offset + CARD_H, CARD_H), fill=BACK_LINES, width=2)
+    image.paste(field, (6, 6), _rounded_mask(field.size, RADIUS - 3))
     return image
 
 
-def _slot(mark: str = "") -> Image.Image:
-    image = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
-    draw = ImageDraw.Draw(image)
-    draw.rounded_rectangle((1, 1, CARD_W - 2, CARD_H - 2), RADIUS, outline=(255, 255, 255, 70), width=2)
-    if mark:
-        draw.text((CARD_W // 2, CARD_H // 2), mark, font=_font(54), fill=(255, 255, 255, 150), anchor="mm")
-    return image
-
-
-def _table() -> Image.Image:
+def _table_rgb() -> Image.Image:
+    """The green table with a vertical gradient and the dark footer band."""
     image = Image.new("RGB", (WIDTH, HEIGHT), TABLE_TOP)
     draw = ImageDraw.Draw(image)
-    for y in range(HEIGHT):
-        t = y / (HEIGHT - 1)
+    for y in range(FOOTER_Y):
+        t = y / (FOOTER_Y - 1)
         colour = tuple(round(a + (b - a) * t) for a, b in zip(TABLE_TOP, TABLE_BOTTOM, strict=True))
         draw.line((0, y, WIDTH, y), fill=colour)
-    draw.line((24, FOOTER_Y - 10, WIDTH - 24, FOOTER_Y - 10), fill=(255, 255, 255), width=1)
+    draw.rectangle((0, FOOTER_Y, WIDTH, HEIGHT), fill=BAND)
+    return image
+
+
+def _empty_pile(table: Image.Image, mark: str) -> Image.Image:
+    """An empty stock or waste place, drawn on the table where the piles are (nothing overlaps them)."""
+    image = table.crop((STOCK_X, STOCK_Y, STOCK_X + CARD_W, STOCK_Y + CARD_H))
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((1, 1, CARD_W - 2, CARD_H - 2), RADIUS, outline=SLOT_LINE, width=2)
+    if mark:
+        draw.text((CARD_W // 2, CARD_H // 2), mark, font=_font(42), fill=(150, 190, 165), anchor="mm")
+    return image
+
+
+def _ring_mask() -> Image.Image:
+    return _rounded_mask((CARD_W + 2 * RING, CARD_H + 2 * RING), RADIUS + RING)
+
+
+def _slot_mask() -> Image.Image:
+    """Only the outline of an empty pyramid place: the cards above must show through it."""
+    outer = _rounded_mask((CARD_W, CARD_H), RADIUS)
+    inner = Image.new("1", (CARD_W, CARD_H), 0)
+    ImageDraw.Draw(inner).rounded_rectangle((3, 3, CARD_W - 4, CARD_H - 4), RADIUS - 2, fill=1)
+    return Image.composite(Image.new("1", outer.size, 0), outer, inner)
+
+
+def _exact_colours(table: Image.Image) -> list[tuple[int, int, int]]:
+    """Colours that must be reproduced exactly: every shade of the table and the marks' colours."""
+    colours = dict.fromkeys(table.getpixel((0, y)) for y in range(HEIGHT))
+    marks = (FACE, FACE_EDGE, RED, BLACK, SELECT, HINT, PLAYABLE, SLOT_LINE, TEXT, MUTED, GOLD, WHITE)
+    for colour in (*marks, BACK_FIELD, BACK_LINES, BACK_EDGE):
+        colours[colour] = None
+    return list(colours)  # type: ignore[arg-type]
+
+
+def build_palette() -> bytes:
+    """The fixed palette (768 bytes): the exact colours, then a median cut of a sheet of every sprite
+    and of text on the table, so that antialiased edges find a close colour. Shipped in
+    ``assets/palette.bin``; ``tests/reference/regenerate.py`` writes it after a design change."""
+    table = _table_rgb()
+    exact = _exact_colours(table)
+    faces = [_face(card) for card in full_deck()]
+    sprites = faces + [_dimmed(_face(c, centre_pip=False)) for c in full_deck()]
+    sprites += [_face(c, centre_pip=False, border=PLAYABLE) for c in full_deck()[:8]]
+    sprites += [_back(), _empty_pile(table, "↻")]
+    columns = 13
+    rows = -(-len(sprites) // columns)
+    sheet = Image.new("RGB", (columns * (CARD_W + 8), rows * (CARD_H + 8) + 3 * HEIGHT), TABLE_TOP)
+    for i, sprite in enumerate(sprites):
+        sheet.paste(sprite, ((i % columns) * (CARD_W + 8), (i // columns) * (CARD_H + 8)))
+    boards = rows * (CARD_H + 8)
+    for k in range(3):  # text on the table, on the band, and on the darkened banner
+        part = table.copy()
+        draw = ImageDraw.Draw(part)
+        for j, (colour, size) in enumerate(((TEXT, 20), (MUTED, 16), (GOLD, 48), (WHITE, 48))):
+            for y in range(10 + j * 12, HEIGHT, 60):
+                draw.text((10 + 40 * k, y), "Score 280 · Moves 113 · 0123456789 ÆØČŠЖЯ", font=_font(size), fill=colour)
+        if k == 2:
+            part = Image.blend(part, Image.new("RGB", part.size, (0, 0, 0)), 170 / 255)
+        sheet.paste(part.crop((0, 0, min(WIDTH, sheet.width), HEIGHT)), (0, boards + k * HEIGHT))
+    rest = sheet.quantize(colors=256 - len(exact), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    found = rest.getpalette() or []
+    colours = [value for colour in exact for value in colour] + found[: 3 * (256 - len(exact))]
+    return bytes(colours + [0] * (768 - len(colours)))
+
+
+def _palette_image() -> Image.Image:
+    data = PALETTE_FILE.read_bytes() if PALETTE_FILE.exists() else build_palette()
+    image = Image.new("P", (1, 1))
+    image.putpalette(data)
     return image
 
 
 @dataclass(frozen=True)
 class _Sprites:
-    faces: dict[Card, Image.Image]
-    dimmed: dict[Card, Image.Image]
-    back: Image.Image
-    slot: Image.Image
-    turn_slot: Image.Image
-    empty_slot: Image.Image
-    select_glow: Image.Image
-    hint_glow: Image.Image
+    palette: Image.Image  # a 1×1 "P" image carrying the fixed palette
+    table_rgb: Image.Image  # the table before it was put into the palette: the background text is drawn on
     table: Image.Image
-    palette: Image.Image  # 256 colours covering every sprite, so a board encodes as a small paletted PNG
+    card_mask: Image.Image
+    ring_mask: Image.Image
+    slot_mask: Image.Image
+    back: Image.Image
+    empty_pile: Image.Image
+    turn_pile: Image.Image
+    select_ring: Image.Image
+    hint_ring: Image.Image
+    slot_line: Image.Image
+
+    def to_palette(self, image: Image.Image) -> Image.Image:
+        return image.quantize(palette=self.palette, dither=Image.Dither.NONE)
+
+
+@dataclass(frozen=True)
+class _Faces:
+    free: dict[Card, Image.Image]
+    covered: dict[Card, Image.Image]
+    playable: dict[Card, Image.Image]  # covered, yet takeable under the card-with-cover rule
 
 
 _sprites: _Sprites | None = None
-_faces: dict[tuple[tuple[int, str], ...], tuple[dict[Card, Image.Image], dict[Card, Image.Image]]] = {}
-
-
-def faces_for(ranks: tuple[tuple[int, str], ...]) -> tuple[dict[Card, Image.Image], dict[Card, Image.Image]]:
-    """Free and covered card faces with the rank letters of a language (built once per language)."""
-    cache = sprites()
-    if not ranks:
-        return cache.faces, cache.dimmed
-    found = _faces.get(ranks)
-    if found is None:
-        with _lock:
-            found = _faces.get(ranks)
-            if found is None:
-                names = dict(ranks)
-                faces = {card: _face(card, rank=names.get(card.rank)) for card in full_deck()}
-                dimmed = {card: _dimmed(_face(card, centre_pip=False, rank=names.get(card.rank))) for card in faces}
-                found = _faces[ranks] = (faces, dimmed)
-    return found
+_faces: dict[tuple[tuple[int, str], ...], _Faces] = {}
 
 
 def sprites() -> _Sprites:
@@ -200,48 +277,208 @@ def sprites() -> _Sprites:
     if _sprites is None:
         with _lock:
             if _sprites is None:
-                faces = {card: _face(card) for card in full_deck()}
-                parts = {
-                    "faces": faces,
-                    "dimmed": {card: _dimmed(_face(card, centre_pip=False)) for card in faces},
-                    "back": _back(),
-                    "slot": _slot(),
-                    "turn_slot": _slot("↻"),
-                    "empty_slot": _slot(),
-                    "select_glow": _glow(SELECT),
-                    "hint_glow": _glow(HINT),
-                    "table": _table(),
-                }
-                _sprites = _Sprites(**parts, palette=_palette(parts))  # type: ignore[arg-type]
+                palette = _palette_image()
+
+                def paletted(image: Image.Image) -> Image.Image:
+                    return image.quantize(palette=palette, dither=Image.Dither.NONE)
+
+                def solid(colour: tuple[int, int, int], size: tuple[int, int]) -> Image.Image:
+                    return paletted(Image.new("RGB", size, colour))
+
+                table = _table_rgb()
+                ring = (CARD_W + 2 * RING, CARD_H + 2 * RING)
+                _sprites = _Sprites(
+                    palette=palette,
+                    table_rgb=table,
+                    table=paletted(table),
+                    card_mask=_rounded_mask((CARD_W, CARD_H), RADIUS),
+                    ring_mask=_ring_mask(),
+                    slot_mask=_slot_mask(),
+                    back=paletted(_back()),
+                    empty_pile=paletted(_empty_pile(table, "")),
+                    turn_pile=paletted(_empty_pile(table, "↻")),
+                    select_ring=solid(SELECT, ring),
+                    hint_ring=solid(HINT, ring),
+                    slot_line=solid(SLOT_LINE, (CARD_W, CARD_H)),
+                )
     return _sprites
 
 
-def _palette(parts: dict) -> Image.Image:
-    """One 256-colour palette for every board: quantized from a sheet of all sprites on the table."""
-    faces = list(parts["faces"].values()) + list(parts["dimmed"].values())
-    columns = 13
-    rows = -(-len(faces) // columns) + 2
-    sheet = Image.new("RGB", (columns * (CARD_W + 20), rows * (CARD_H + 20)), TABLE_TOP)
-    sheet.paste(parts["table"].resize((sheet.width, sheet.height)))
-    extras = [parts["select_glow"], parts["hint_glow"], parts["back"], parts["slot"], parts["turn_slot"]]
-    for i, sprite in enumerate(extras + faces):
-        x, y = (i % columns) * (CARD_W + 20), (i // columns) * (CARD_H + 20)
-        if i < 2:  # glows with a card on top, as they are drawn
-            sheet.paste(sprite, (x, y), sprite)
-            sprite = faces[0]
-            x, y = x + 8, y + 8
-        sheet.paste(sprite, (x, y), sprite)
-    draw = ImageDraw.Draw(sheet)
-    band = Image.new("RGBA", (sheet.width, 120), (0, 0, 0, 170))
-    sheet.paste(band, (0, 0), band)
-    for colour in (TEXT, MUTED, (255, 215, 80), (255, 255, 255)):
-        draw.text(
-            (20, 20 + 30 * (colour == MUTED)),
-            "Score 280 · Moves 113 · 0123456789 You won!",
-            font=_font(40),
-            fill=colour,
-        )
-    return sheet.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+def faces_for(ranks: tuple[tuple[int, str], ...] = ()) -> _Faces:
+    """Card faces with the rank letters of a language (built once per language)."""
+    found = _faces.get(ranks)
+    if found is None:
+        cache = sprites()
+        with _lock:
+            found = _faces.get(ranks)
+            if found is None:
+                names = dict(ranks)
+                deck = full_deck()
+                found = _faces[ranks] = _Faces(
+                    free={c: cache.to_palette(_face(c, rank=names.get(c.rank))) for c in deck},
+                    covered={c: cache.to_palette(_dimmed(_face(c, False, names.get(c.rank)))) for c in deck},
+                    playable={c: cache.to_palette(_face(c, False, names.get(c.rank), PLAYABLE)) for c in deck},
+                )
+    return found
+
+
+# --- Text: each run drawn once on the background at its height, then pasted as bytes ---
+
+
+class _Recent:
+    """A thread-safe cache of the most recently used images."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[tuple, Image.Image] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Image.Image | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, image: Image.Image) -> Image.Image:
+        with self._lock:
+            self._items[key] = image
+            if len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return image
+
+
+_texts = _Recent(4096)
+
+
+def _text(text: str, size: int, y: int, *, bold: bool = True, fill: tuple[int, int, int] = TEXT) -> Image.Image:
+    """A run of text as a paletted image whose background is the table at height ``y``."""
+    key = (text, size, y, bold, fill)
+    found = _texts.get(key)
+    if found is not None:
+        return found
+    cache = sprites()
+    font = _font(size, bold)
+    ascent, descent = font.getmetrics()
+    left, _, right, _ = font.getbbox(text)
+    width = max(1, max(right, int(font.getlength(text))) - min(0, left) + 2)
+    height = min(ascent + descent, HEIGHT - y)
+    image = cache.table_rgb.crop((0, y, width, y + height))
+    ImageDraw.Draw(image).text((1 - min(0, left), 0), text, font=font, fill=fill)
+    return _texts.put(key, cache.to_palette(image))
+
+
+@functools.lru_cache(maxsize=4096)
+def text_width(text: str, size: int, bold: bool = True) -> int:
+    return int(_font(size, bold).getlength(text)) + 2
+
+
+@functools.lru_cache(maxsize=8)
+def _widest_code_letter(size: int) -> int:
+    return max(text_width(letter, size, bold=False) for letter in CODE_LETTERS) - 2
+
+
+def _paste(image: Image.Image, sprite: Image.Image, xy: tuple[int, int], mask: Image.Image | None = None) -> None:
+    """``Image.paste`` without its Python-side checks (a third of a board's time): every image here is
+    an in-memory image of the right mode, and every box lies inside the board."""
+    x, y = xy
+    box = (x, y, x + sprite.width, y + sprite.height)
+    image.im.paste(sprite.im, box, mask.im) if mask is not None else image.im.paste(sprite.im, box)
+
+
+def _put(image: Image.Image, run: Image.Image, x: int, y: int, align: str = "left") -> tuple[int, int, int, int]:
+    if align == "centre":
+        x -= run.width // 2
+    elif align == "right":
+        x -= run.width
+    x = max(EDGE, min(x, WIDTH - EDGE - run.width))  # never off an edge
+    _paste(image, run, (x, y))
+    return x, y, x + run.width, y + run.height
+
+
+def _pile_text(image: Image.Image, text: str, size: int, y: int, centre: int, fill: tuple[int, int, int]) -> None:
+    while size > 9 and text_width(text, size) > PILE_TEXT_WIDTH:
+        size -= 1
+    _put(image, _text(text, size, y, fill=fill), centre, y, "centre")
+
+
+# --- The footer: score, moves and time on the left, the deal code on the right, never overlapping ---
+
+
+@dataclass(frozen=True)
+class FooterLayout:
+    pairs: tuple[tuple[str, str], ...]  # (label, figure): "Score", "30"
+    joiner: str
+    size: int
+    code_lines: tuple[str, ...]
+    code_size: int
+
+    def width(self) -> float:
+        return sum(_advance(piece, self.size) for piece in _footer_pieces(self.pairs, self.joiner))
+
+
+CODE_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567-"
+
+
+@functools.lru_cache(maxsize=4096)
+def _advance(text: str, size: int, bold: bool = True) -> float:
+    return float(_font(size, bold).getlength(text))
+
+
+def _footer_pieces(pairs: tuple[tuple[str, str], ...], joiner: str) -> list[str]:
+    """The runs the statistics are drawn from: labels and separators whole, figures one character at a
+    time (DejaVu's digits all have the same advance), so that a ticking clock never draws new text."""
+    pieces: list[str] = []
+    for i, (label, figure) in enumerate(pairs):
+        if i:
+            pieces.append(joiner)
+        pieces.append(f"{label} ")
+        pieces.extend(figure)
+    return pieces
+
+
+def footer_layout(pairs: tuple[tuple[str, str], ...], code: str) -> FooterLayout:
+    """The largest footer that fits: the deal code on one line (two for layout codes), then the
+    statistics with wide separators, narrower ones, and smaller type until they clear the code."""
+    room = WIDTH - 2 * MARGIN - 14
+    lines: tuple[str, ...]
+    if len(code) < 20:
+        lines, code_size = (code,), 15
+    else:
+        half = (len(code) + 1) // 2
+        lines, code_size = (code[:half], code[half:]), 11
+    # The room kept for the code depends on its length only, so the statistics keep their size from one
+    # board of a game to the next whatever letters the codes have.
+    code_width = max(len(line) for line in lines) * _widest_code_letter(code_size)
+    layout = FooterLayout(pairs, " · ", 12, lines, code_size)
+    for size in (20, 18, 16, 14, 12):
+        for joiner in ("   ·   ", "  ·  ", " · "):
+            candidate = FooterLayout(pairs, joiner, size, lines, code_size)
+            if candidate.width() + code_width <= room:
+                return candidate
+    return layout
+
+
+def _footer(image: Image.Image, game: Game, labels: Labels, now: float | None, code: str) -> None:
+    pairs = [(labels.score, str(game.score)), (labels.moves, str(game.moves))]
+    seconds = elapsed_seconds(game, now)
+    if seconds is not None:
+        pairs.append((labels.time, format_duration(seconds)))
+    layout = footer_layout(tuple(pairs), code)
+    middle = FOOTER_Y + (HEIGHT - FOOTER_Y) // 2
+    y = middle - layout.size * 6 // 10
+    x = float(MARGIN)
+    for piece in _footer_pieces(layout.pairs, layout.joiner):
+        _paste(image, _text(piece, layout.size, y), (round(x) - 1, y))
+        x += _advance(piece, layout.size)
+    line_height = layout.code_size + 3
+    top = middle - line_height * len(layout.code_lines) // 2 - 1
+    for i, line in enumerate(layout.code_lines):
+        y = top + i * line_height
+        _put(image, _text(line, layout.code_size, y, bold=False, fill=MUTED), WIDTH - MARGIN, y, "right")
+
+
+# --- The board ---
 
 
 def elapsed_seconds(game: Game, now: float | None = None) -> float | None:
@@ -251,104 +488,111 @@ def elapsed_seconds(game: Game, now: float | None = None) -> float | None:
     return max(0.0, end - game.started_at)
 
 
-def render_image(
-    game: Game,
-    *,
-    labels: Labels | None = None,
-    now: float | None = None,
-    highlight: Collection[Spot] = (),
-    banner: str | None = None,
-    code: str | None = None,
-) -> Image.Image:
-    """The board as an RGB ``Image`` (see ``render_board`` for the PNG).
-
-    ``banner`` is drawn across the board (for example "Game ended"); a won or stuck
-    game gets its banner from ``labels`` without it. ``code`` replaces the deal code in the
-    footer (a daily in play shows its name, not its code)."""
-    labels = labels or Labels()
+def _place(
+    image: Image.Image,
+    sprite: Image.Image,
+    xy: tuple[int, int],
+    spot: Spot | None,
+    selected: Spot | None,
+    highlight: Collection[Spot],
+) -> None:
+    """A card (or pile) at ``xy``: raised in a gold ring when selected, in a blue ring when hinted."""
     cache = sprites()
-    faces, dimmed = faces_for(labels.ranks)
-    image = cache.table.copy()
+    x, y = xy
+    if spot is not None and spot == selected:
+        y -= RAISE
+        _paste(image, cache.select_ring, (x - RING, y - RING), cache.ring_mask)
+    elif spot is not None and spot in highlight:
+        _paste(image, cache.hint_ring, (x - RING, y - RING), cache.ring_mask)
+    _paste(image, sprite, (x, y), cache.card_mask)
+
+
+_layers = _Recent(48)  # about 17 MB: every game being played in a busy minute keeps its pyramid
+
+
+def _pyramid_layer(game: Game, ranks: tuple[tuple[int, str], ...], highlight: Collection[Spot]) -> Image.Image:
+    """The table with the pyramid on it, cached: most presses draw from the stock and leave it as it was,
+    so a board usually costs a copy of this layer plus the piles and the footer."""
     pyramid = game.pyramid
-    selected = game.selected
-
-    def place(sprite: Image.Image, xy: tuple[int, int], spot: Spot | None = None) -> None:
-        x, y = xy
-        if spot is not None and spot == selected:
-            y -= RAISE
-            image.paste(cache.select_glow, (x - 8, y - 8), cache.select_glow)
-        elif spot is not None and spot in highlight:
-            image.paste(cache.hint_glow, (x - 8, y - 8), cache.hint_glow)
-        image.paste(sprite, (x, y), sprite)
-
+    selected = game.selected if isinstance(game.selected, int) else None
+    marked = tuple(sorted(spot for spot in highlight if isinstance(spot, int)))
+    key = (pyramid, selected, marked, game.rules.pair_with_cover, ranks)
+    layer = _layers.get(key)
+    if layer is not None:
+        return layer
+    cache = sprites()
+    faces = faces_for(ranks)
+    layer = cache.table.copy()
+    playable = set(game.selectable_spots()) if game.rules.pair_with_cover else set()
+    for index in range(PYRAMID_SIZE):  # empty places first: the cards above lie over their outlines
+        if pyramid[index] is None:
+            _paste(layer, cache.slot_line, card_position(index), cache.slot_mask)
     for index in range(PYRAMID_SIZE):
         card = pyramid[index]
-        xy = card_position(index)
         if card is None:
-            place(cache.slot, xy)
-        elif game.is_free(index) or index == selected or index in highlight:
-            place(faces[card], xy, index)
+            continue
+        if game.is_free(index):
+            sprite = faces.free[card]
+        elif index in playable:
+            sprite = faces.playable[card]
         else:
-            place(dimmed[card], xy, index)
+            sprite = faces.covered[card]
+        _place(layer, sprite, card_position(index), index, selected, marked)
     # The selected card is drawn again on top so that its raise is not hidden by the row below.
-    if isinstance(selected, int) and (raised := pyramid[selected]) is not None:
-        place(faces[raised], card_position(selected), selected)
+    if selected is not None and (raised := pyramid[selected]) is not None:
+        sprite = faces.free[raised] if game.is_free(selected) else faces.playable[raised]
+        _place(layer, sprite, card_position(selected), selected, selected, marked)
+    return _layers.put(key, layer)
 
-    draw = ImageDraw.Draw(image)
-    small = _font(22)
-    # Stock: a back with the count, or an empty place (with a turn-back mark when the waste can go back).
+
+def _compose(
+    game: Game,
+    labels: Labels,
+    now: float | None,
+    highlight: Collection[Spot],
+    banner: str | None,
+    code: str | None,
+) -> Image.Image:
+    cache = sprites()
+    faces = faces_for(labels.ranks)
+    image = _pyramid_layer(game, labels.ranks, highlight).copy()
+    selected = game.selected
+    card_mask = cache.card_mask
+
+    def place(sprite: Image.Image, xy: tuple[int, int], spot: Spot | None = None) -> None:
+        _place(image, sprite, xy, spot, selected, highlight)
+
+    # The stock: a back, or an empty place (with a turn-back mark when the waste can go back).
     stock_count = len(game.stock)
     if stock_count:
         place(cache.back, (STOCK_X, STOCK_Y), STOCK)
     else:
-        place(cache.turn_slot if game.can_turn else cache.empty_slot, (STOCK_X, STOCK_Y), STOCK)
-    draw.text(
-        (STOCK_X + CARD_W // 2, STOCK_Y + CARD_H + 8),
-        labels.cards(stock_count),
-        font=small,
-        fill=TEXT,
-        anchor="ma",
-    )
+        place(cache.turn_pile if game.can_turn else cache.empty_pile, (STOCK_X, STOCK_Y), STOCK)
+    centre = STOCK_X + CARD_W // 2
+    if labels.stock:
+        _pile_text(image, labels.stock, 14, PILE_LABEL_Y, centre, MUTED)
+    _pile_text(image, labels.cards(stock_count), 16, PILE_COUNT_Y, centre, TEXT)
     if game.rules.pass_limit is not None:
-        passes = labels.passes.format(
-            current=min(game.passes + 1, game.rules.pass_limit + 1), total=game.rules.pass_limit + 1
-        )
-        left = max(8, STOCK_X + CARD_W // 2 - int(small.getlength(passes)) // 2)  # never off the left edge
-        draw.text((left, STOCK_Y + CARD_H + 36), passes, font=small, fill=MUTED)
-    # Waste: up to three cards fanned, the top one on the right.
+        total = game.rules.pass_limit + 1
+        passes = labels.passes.format(current=min(game.passes + 1, total), total=total)
+        _pile_text(image, passes, 14, PILE_PASS_Y, centre, MUTED)
+
+    # The waste: up to three cards fanned, the top one on the right.
     waste = game.waste
     positions = waste_positions(len(waste))
     if not waste:
-        place(cache.empty_slot, (WASTE_RIGHT - CARD_W, TOP))
+        _paste(image, cache.empty_pile, (WASTE_RIGHT - CARD_W, TOP), card_mask)
     shown = waste[-len(positions) :] if positions else ()
     for offset, (card, xy) in enumerate(zip(shown, positions, strict=True)):
         depth = len(shown) - 1 - offset  # 0 = top
         spot = WASTE if depth == 0 else (UNDER if depth == 1 and game.rules.draw_with_waste else None)
-        sprite = faces[card] if spot is not None else dimmed[card]
-        place(sprite, xy, spot)
-    draw.text(
-        (WASTE_RIGHT - CARD_W // 2, TOP + CARD_H + 8),
-        labels.cards(len(waste)),
-        font=small,
-        fill=TEXT,
-        anchor="ma",
-    )
+        place(faces.free[card] if spot is not None else faces.covered[card], xy, spot)
+    centre = WASTE_RIGHT - CARD_W // 2
+    if labels.waste:
+        _pile_text(image, labels.waste, 14, PILE_LABEL_Y, centre, MUTED)
+    _pile_text(image, labels.cards(len(waste)), 16, PILE_COUNT_Y, centre, TEXT)
 
-    # Footer: score, moves, time and the deal code.
-    font = _font(26)
-    parts = [f"{labels.score} {game.score}", f"{labels.moves} {game.moves}"]
-    seconds = elapsed_seconds(game, now)
-    if seconds is not None:
-        parts.append(f"{labels.time} {format_duration(seconds)}")
-    draw.text((24, FOOTER_Y), "   ·   ".join(parts), font=font, fill=TEXT)
-    code = code or game.code
-    if len(code) < 20:
-        draw.text((WIDTH - 24, FOOTER_Y + 6), code, font=_font(22, bold=False), fill=MUTED, anchor="ra")
-    else:  # a layout code: two short lines so that it never runs into the score
-        half = (len(code) + 1) // 2
-        for line, text in enumerate((code[:half], code[half:])):
-            draw.text((WIDTH - 24, FOOTER_Y + line * 17), text, font=_font(14, bold=False), fill=MUTED, anchor="ra")
-
+    _footer(image, game, labels, now, code or game.code)
     if game.outcome is not None:
         _banner(image, labels.won if game.outcome is Outcome.WON else labels.stuck, game.outcome)
     elif banner:
@@ -357,31 +601,53 @@ def render_image(
 
 
 def _banner(image: Image.Image, text: str, outcome: Outcome | None) -> None:
-    top, bottom = 230, 340
-    band = Image.new("RGBA", (WIDTH, bottom - top), (0, 0, 0, 170))
-    image.paste(band, (0, top), band)
-    colour = (255, 215, 80) if outcome is Outcome.WON else (255, 255, 255)
-    size = 64
+    """A dark band across the board with the result (only on finished boards, so drawn each time)."""
+    box = (0, BANNER_TOP, WIDTH, BANNER_BOTTOM)
+    band = Image.blend(image.crop(box).convert("RGB"), Image.new("RGB", (WIDTH, BANNER_BOTTOM - BANNER_TOP)), 170 / 255)
+    size = 48
     font = _font(size)
-    while font.getlength(text) > WIDTH - 80 and size > 24:
-        size -= 4
+    while font.getlength(text) > WIDTH - 60 and size > 18:
+        size -= 3
         font = _font(size)
-    ImageDraw.Draw(image).text((WIDTH // 2, (top + bottom) // 2), text, font=font, fill=colour, anchor="mm")
+    colour = GOLD if outcome is Outcome.WON else WHITE
+    ImageDraw.Draw(band).text((WIDTH // 2, band.height // 2), text, font=font, fill=colour, anchor="mm")
+    image.paste(sprites().to_palette(band), box[:2])
 
 
-def render_board(
-    game: Game,
-    *,
-    labels: Labels | None = None,
-    now: float | None = None,
-    highlight: Collection[Spot] = (),
-    banner: str | None = None,
-    code: str | None = None,
-) -> bytes:
-    """The board as PNG bytes."""
-    image = render_image(game, labels=labels, now=now, highlight=highlight, banner=banner, code=code)
+class DrawOptions(TypedDict, total=False):
+    """What a board is drawn with besides the game.
+
+    ``labels``: the words in the player's language; ``now``: the clock for the time shown; ``highlight``:
+    the hinted spots; ``banner``: a text across the board (for example "Game ended"; a won or stuck game
+    gets its banner from ``labels`` without it); ``code``: replaces the deal code in the footer (a daily
+    in play shows its name, not its code)."""
+
+    labels: Labels | None
+    now: float | None
+    highlight: Collection[Spot]
+    banner: str | None
+    code: str | None
+
+
+def render_paletted(game: Game, **options: Unpack[DrawOptions]) -> Image.Image:
+    """The board as a paletted ``Image`` (what ``render_board`` encodes; animations reuse it)."""
+    return _compose(
+        game,
+        options.get("labels") or Labels(),
+        options.get("now"),
+        options.get("highlight", ()),
+        options.get("banner"),
+        options.get("code"),
+    )
+
+
+def render_image(game: Game, **options: Unpack[DrawOptions]) -> Image.Image:
+    """The board as an RGB ``Image`` (see ``render_board`` for the PNG)."""
+    return render_paletted(game, **options).convert("RGB")
+
+
+def render_board(game: Game, **options: Unpack[DrawOptions]) -> bytes:
+    """The board as PNG bytes (a paletted PNG: a third of the bytes of RGB to compress)."""
     out = io.BytesIO()
-    # A fixed palette: no dithering noise, a third of the bytes to compress, one look for every board.
-    paletted = image.quantize(palette=sprites().palette, dither=Image.Dither.NONE)
-    paletted.save(out, format="PNG", compress_level=PNG_LEVEL)
+    render_paletted(game, **options).save(out, format="PNG", compress_level=PNG_LEVEL)
     return out.getvalue()

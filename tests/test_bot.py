@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from pyramide import Game, Rules
-from pyramide.render import HEIGHT, WIDTH
+from pyramide.render import BANNER_BOTTOM, BANNER_TOP, HEIGHT, WIDTH
 from tests.deals import kings_and_pairs, stuck_layout
 from tests.harness import (
     CHANNEL_ID,
@@ -222,7 +222,7 @@ async def test_end_needs_the_owner_or_manage_messages(harness):
     sent = await harness.command("end", user=STRANGER, permissions=PLAIN | MANAGE_MESSAGES)
     assert "Game ended" in said(sent)
     board = Image.open(io.BytesIO(next(s.png for s in sent if s.png))).convert("L")
-    band = board.crop((0, 250, 40, 320))
+    band = board.crop((0, BANNER_TOP + 10, 40, BANNER_BOTTOM - 10))
     assert band.getextrema()[1] < 40  # the "Game ended" banner darkens the middle of the board
     rows = await harness.storage.results(GUILD_ID, OWNER)
     assert rows[-1].status == "ended"

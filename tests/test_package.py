@@ -38,10 +38,12 @@ def test_the_wheel_carries_its_fonts_and_renders_a_board(tmp_path):
         "import io, pyramide, pyramide.render as r; from PIL import Image\n"
         "png = r.render_board(pyramide.Game.from_code('PY1-N-AAAAAAS'))\n"
         "print(pyramide.__file__); print(r.ASSETS); print(Image.open(io.BytesIO(png)).size)\n"
+        "print(r.PALETTE_FILE.is_file())\n"
     )
     result = subprocess.run([python, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert result.returncode == 0, result.stderr
-    package, assets, size = result.stdout.splitlines()
+    package, assets, size, palette = result.stdout.splitlines()
+    assert palette == "True"  # the palette is shipped, not computed at every start
     assert package.startswith(str(venv)) and assets.startswith(str(venv))  # not the checkout
     assert size == str((WIDTH, HEIGHT))
 

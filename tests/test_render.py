@@ -9,12 +9,32 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from pyramide import STOCK, Game
+from pyramide import STOCK, Game, Rules
 from pyramide.labels import Labels
-from pyramide.render import CARD_H, CARD_W, HEIGHT, WIDTH, card_position, render_board, render_image
+from pyramide.render import (
+    BANNER_BOTTOM,
+    BANNER_TOP,
+    CARD_H,
+    CARD_W,
+    EDGE,
+    FOOTER_Y,
+    HEIGHT,
+    HINT,
+    PALETTE_FILE,
+    PILE_TEXT_WIDTH,
+    PLAYABLE,
+    ROW_STEP,
+    SELECT,
+    STOCK_Y,
+    WIDTH,
+    build_palette,
+    card_position,
+    render_board,
+    render_image,
+)
 from tests.conftest import EXAMPLE_STOCK, example_game
 from tests.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
-from tests.reference.positions import POSITIONS
+from tests.reference.positions import OPTIONS, POSITIONS
 
 REFERENCE = Path(__file__).parent / "reference"
 
@@ -85,7 +105,7 @@ def test_covered_card_looks_different_from_a_free_one():
 
 
 def test_banner_only_at_the_end():
-    band = (0, 250, 40, 320)
+    band = (0, BANNER_TOP + 10, 40, BANNER_BOTTOM - 10)
     playing = kings_and_pairs()
     assert brightness(render_image(playing), band) > 40
     clear_kings_and_pairs(playing)
@@ -108,7 +128,7 @@ def test_labels_change_the_words():
 @pytest.mark.parametrize("name", sorted(POSITIONS))
 def test_reference_images(name):
     expected = Image.open(REFERENCE / f"{name}.png").convert("RGB")
-    actual = Image.open(io.BytesIO(render_board(POSITIONS[name](), now=1000.0))).convert("RGB")
+    actual = Image.open(io.BytesIO(render_board(POSITIONS[name](), now=1000.0, **OPTIONS.get(name, {})))).convert("RGB")
     assert actual.size == expected.size
     diff = ImageChops.difference(actual, expected).convert("L")
     changed = sum(diff.histogram()[40:])
@@ -158,13 +178,112 @@ def test_card_faces_use_the_rank_letters_of_the_players_language():
 
 
 def test_passes_label_stays_on_the_board():
-    from pyramide import Rules
-
     game = example_game(Rules(pass_limit=2))
-    image = render_image(game, labels=Labels(passes="проход {current} из {total} очень длинно"))
-    assert image.size == (WIDTH, HEIGHT)
-    line = (22 + CARD_H + 36, 22 + CARD_H + 62)
-    edge = image.crop((0, line[0], 8, line[1])).convert("L")
-    text = image.crop((8, line[0], 300, line[1])).convert("L")
-    assert edge.getextrema()[1] < 120  # nothing cut off at the left edge
-    assert text.getextrema()[1] > 150  # the text is there
+    short = render_image(game, labels=Labels(passes="{current}/{total}"))
+    long = render_image(game, labels=Labels(passes="проход {current} из {total} очень длинно"))
+    assert long.size == (WIDTH, HEIGHT)
+    left, top, right, _ = ImageChops.difference(short, long).getbbox()
+    assert left >= EDGE  # nothing cut off at the left edge
+    assert top > STOCK_Y + CARD_H  # below the stock
+    assert right <= EDGE + PILE_TEXT_WIDTH + 2  # shrunk to stay clear of the pyramid
+    assert right < card_position(6)[0]  # the leftmost card of row 4 (the first row beside the labels)
+
+
+def phone(image: Image.Image) -> Image.Image:
+    """The board as a phone shows it: 400 px wide."""
+    return image.resize((400, round(image.height * 400 / image.width)), Image.Resampling.LANCZOS)
+
+
+def ring_width(image: Image.Image, y: int, x_from: int, x_to: int, colour: tuple[int, int, int]) -> int:
+    """How many pixels of a row, between two x, are close to ``colour``."""
+    return sum(
+        1
+        for x in range(x_from, x_to)
+        if max(abs(a - b) for a, b in zip(image.getpixel((x, y)), colour, strict=True)) < 60
+    )
+
+
+def test_selected_and_hinted_cards_are_unmistakable_on_a_phone():
+    game = example_game()
+    game.tap(21)  # 7♣ selected
+    image = render_image(game, highlight={26})  # K♦ hinted
+    small = phone(image)
+    scale = 400 / WIDTH
+    x, y = card_position(21)
+    # Left of the raised card, at half its height: a gold band at least 3 phone pixels wide.
+    row = round((y - 10 + CARD_H // 2) * scale)
+    assert ring_width(small, row, round((x - 12) * scale), round((x + 4) * scale), SELECT) >= 3
+    x, y = card_position(26)
+    row = round((y + CARD_H // 2) * scale)
+    assert ring_width(small, row, round((x - 12) * scale), round((x + 4) * scale), HINT) >= 3
+    # Nothing of those colours where no card is marked.
+    x, y = card_position(24)
+    assert ring_width(small, round((y + CARD_H // 2) * scale), round((x - 12) * scale), round(x * scale), HINT) == 0
+
+
+def test_stock_and_waste_are_labelled():
+    game = example_game()
+    plain = render_image(game, labels=Labels(stock="", waste=""))
+    named = render_image(game, labels=Labels(stock="Kup", waste="Odbačene"))
+    left, right = (0, 0, WIDTH // 4, HEIGHT), (3 * WIDTH // 4, 0, WIDTH, HEIGHT)
+    for side in (left, right):
+        diff = ImageChops.difference(plain.crop(side), named.crop(side))
+        box = diff.getbbox()
+        assert box is not None and STOCK_Y + CARD_H < box[1] < box[3] < STOCK_Y + CARD_H + 30  # right under the pile
+
+
+def strip(image: Image.Image, index: int) -> Image.Image:
+    x, y = card_position(index)
+    return image.crop((x + 4, y + 4, x + CARD_W - 4, y + ROW_STEP - 4))
+
+
+def test_cards_playable_under_the_card_with_cover_rule_look_different():
+    default, covered = example_game(), example_game(Rules(pair_with_cover=True))
+    for game in (default, covered):
+        game.tap_card("10♣")
+        game.tap_card("3♠")  # Q♣ (15) is now covered by 7♣ alone, which is free
+    assert 15 in covered.selectable_spots() and not covered.is_free(15)
+    blocked = strip(render_image(default), 15)
+    playable = strip(render_image(covered), 15)
+    free = strip(render_image(covered), 21)  # 7♣
+    assert brightness(playable, (0, 0, *playable.size)) > brightness(blocked, (0, 0, *blocked.size)) + 30
+    greens = [ring_width(image, 0, 0, image.width, PLAYABLE) for image in (playable, blocked, free)]
+    assert greens[0] > 40 and greens[1] == 0 and greens[2] == 0
+    # A card still covered by two stays blocked under the same rule.
+    assert strip(render_image(covered), 10).tobytes() == strip(render_image(default), 10).tobytes()
+
+
+def footer_boxes(image: Image.Image, blank: Image.Image) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The boxes of the statistics (drawn on both) and of the deal code (drawn only on ``image``)."""
+    band = (0, FOOTER_Y, WIDTH, HEIGHT)
+    code = ImageChops.difference(image.crop(band), blank.crop(band)).getbbox()
+    stats = blank.crop(band).convert("L").point(lambda v: 255 if v > 90 else 0).getbbox()
+    assert code is not None and stats is not None
+    return stats, code
+
+
+@pytest.mark.parametrize("code", ["PY1-SP9WC-AAAAAD3", "PY1-P2WC-BBPI6IZ3LS4KBVQIIHU3ZINVOQ7KTA6BNOEBWANJFWD2A2E"])
+def test_long_croatian_footer_never_runs_into_the_deal_code(code):
+    game = example_game(Rules(strict_win=True, pass_limit=2, draw_with_waste=True, pair_with_cover=True))
+    game.started_at = 0.0
+    labels = Labels(score="Bodovi", moves="Potezi", time="Vrijeme")
+    for _ in range(150):  # three-digit moves
+        game.tap(STOCK) if game.stock or game.can_turn else game.undo()
+    assert game.moves >= 100
+    image = render_image(game, labels=labels, now=3725.0, code=code)
+    blank = render_image(game, labels=labels, now=3725.0, code=" " * len(code))
+    stats, deal = footer_boxes(image, blank)
+    assert stats[2] + 10 <= deal[0]  # a clear gap between them
+    assert deal[2] <= WIDTH - EDGE and stats[0] >= EDGE
+
+
+def test_the_shipped_palette_is_the_one_the_sprites_need():
+    assert PALETTE_FILE.read_bytes() == build_palette(), "run tests/reference/regenerate.py after a design change"
+
+
+def test_a_busy_board_is_small_enough_to_post_quickly():
+    game = example_game(Rules(pass_limit=2))
+    game.started_at = 0.0
+    game.tap(21)
+    png = render_board(game, highlight={STOCK}, now=4000.0)
+    assert len(png) <= 30 * 1024

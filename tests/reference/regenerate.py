@@ -1,4 +1,5 @@
-"""Regenerate the reference boards after an intended design change:
+"""Regenerate the board's fixed palette (assets/palette.bin) and the reference boards after an intended
+design change:
 
     .venv/bin/python tests/reference/regenerate.py
 
@@ -13,14 +14,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from pyramide.render import render_board  # noqa: E402
-from tests.reference.positions import POSITIONS  # noqa: E402
+from pyramide import render  # noqa: E402
+from tests.reference.positions import OPTIONS, POSITIONS  # noqa: E402
 
 
 def main() -> None:
+    render.PALETTE_FILE.write_bytes(render.build_palette())  # before any sprite is put into it
+    print(f"wrote {render.PALETTE_FILE.resolve().relative_to(ROOT)}")
     for name, build in POSITIONS.items():
         path = Path(__file__).with_name(f"{name}.png")
-        path.write_bytes(render_board(build(), now=1000.0))
+        path.write_bytes(render.render_board(build(), now=1000.0, **OPTIONS.get(name, {})))
         print(f"wrote {path.relative_to(ROOT)}")
 
 
