@@ -25,8 +25,9 @@ from dotenv import load_dotenv
 
 from cogs.common import CatalogueTranslator
 from cogs.health import Health
+from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
-from pyramide.render import sprites
+from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.storage import GuildSettings, Storage
 
@@ -45,6 +46,11 @@ NEEDED_PERMISSIONS = discord.Permissions(
     create_public_threads=True,
     create_private_threads=True,
 )
+
+
+def warm_faces() -> None:
+    for language in LANGUAGES:
+        faces_for(rank_letters(language))
 
 
 class PyramideBot(commands.Bot):
@@ -101,10 +107,11 @@ class PyramideBot(commands.Bot):
         self._settings[guild_id] = settings
 
     async def setup_hook(self) -> None:
-        # Card sprites are drawn once, and the solver's worker processes started, before the first press.
+        # Card faces of every language are drawn once, and the solver's worker processes started, before
+        # the first press: boards are then drawn on the event loop in a fraction of a millisecond.
         HINT_POOL.warm()
         VERDICT_POOL.warm()
-        await asyncio.to_thread(sprites)
+        await asyncio.to_thread(warm_faces)
         if not has_compiled_core():
             log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
         await self.tree.set_translator(CatalogueTranslator())

@@ -10,7 +10,12 @@ and a hint storm: 12 players press Hint on deals the solver finds hard (strict w
 card, searched in pure Python) while 20 other channels play; prints how long the others wait for
 their first answer, and how the hints were answered.
 
+and the framework floor (issue #16): a minimal discord.py client that answers every press with a fixed
+25 KB PNG and 12 buttons, driven through the same offline edge in the same process, in rounds alternating
+with Pyramide's; prints the CPU per press of both, their ratio (target <= 5) and presses per second per core.
+
 Usage: .venv/bin/python bench/bot.py [CHANNELS] [PRESSES]   (default 100 x 20)
+       .venv/bin/python bench/bot.py --floor
        .venv/bin/python bench/bot.py --hint-storm
        .venv/bin/python bench/bot.py --durability   (the paced load with synchronous=NORMAL, then FULL)
 """
@@ -28,8 +33,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import io
+import os
+
+import discord
+from discord.webhook.async_ import async_context
+
 from pyramide import Game, Rules
-from tests.harness import GUILD_ID, OWNER, Harness
+from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, Hub, RecordingAdapter
 
 
 async def play_channel(
@@ -150,8 +161,94 @@ async def hint_storm(hinters: int = 12, players: int = 20, presses: int = 15) ->
     )
 
 
+class FloorClient(discord.Client):
+    """The least a discord.py bot can do for a press: answer it with a new picture and 12 buttons."""
+
+    def __init__(self, png: bytes) -> None:
+        super().__init__(intents=discord.Intents.none())
+        self.png = png
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        view = discord.ui.View(timeout=None)
+        for i in range(12):
+            view.add_item(discord.ui.Button(label=f"{i}", custom_id=f"floor:{i}", row=i // 4))
+        await interaction.response.edit_message(
+            content="floor", attachments=[discord.File(io.BytesIO(self.png), filename="board.png")], view=view
+        )
+
+
+async def floor_client(h: Harness) -> FloorClient:
+    """A floor client on the harness's fake Discord edge (the same edge Pyramide's bot is on)."""
+    client = FloorClient(os.urandom(25 * 1024))  # incompressible: the 25 KB travel as a PNG's would
+    await client._async_setup_hook()
+    client._connection.application_id = APP_ID
+    client._connection.user = discord.ClientUser(state=client._connection, data=BOT_USER)  # type: ignore[arg-type]
+    client.http.request = h.hub.http_request  # type: ignore[method-assign]
+    client._connection._add_guild_from_data(h.guild_payload())  # type: ignore[arg-type]
+    async_context.set(RecordingAdapter(h.hub))
+    return client
+
+
+async def floor_channel(h: Harness, client: FloorClient, channel_id: int, presses: int) -> None:
+    message = h.hub.message(channel_id, {"content": "", "components": []})
+    for n in range(presses):
+        custom_id = f"floor:{n % 12}"
+        message["components"] = [
+            {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}
+        ]
+        payload = h.press_payload(custom_id, message)
+        answered = asyncio.get_running_loop().create_future()
+        h.hub.waiters[payload["token"]] = answered
+        Hub._interaction_target[payload["token"]] = (channel_id, int(message["id"]))
+        h.hub.created[payload["token"]] = time.perf_counter()
+        client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+        await answered
+
+
+async def floor(rounds: int = 6, channels: int = 20, presses: int = 15) -> None:
+    """Alternating rounds of the floor client and of Pyramide, each a burst of channels x presses."""
+    with tempfile.TemporaryDirectory() as folder:
+        h = await Harness(str(Path(folder) / "floor.db")).start()
+        client = await floor_client(h)
+        costs: dict[str, list[float]] = {"floor": [], "pyramide": []}
+        rates: list[float] = []
+        rng = random.Random(3)
+        for r in range(rounds):
+            for name in ("floor", "pyramide"):
+                before = len(h.hub.sent)
+                cpu, wall = time.process_time(), time.perf_counter()
+                if name == "floor":
+                    await asyncio.gather(*(floor_channel(h, client, 40_000 + i, presses) for i in range(channels)))
+                else:
+                    seen: list[float] = []
+                    await asyncio.gather(
+                        *(
+                            play_channel(h, 50_000 + r * 1000 + i, presses, None, random.Random(rng.random()), seen)
+                            for i in range(channels)
+                        )
+                    )
+                cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+                answered = len(h.hub.sent) - before
+                if r > 0:  # the first round warms both (imports, caches, the words of the language)
+                    costs[name].append(cpu / answered * 1000)
+                    if name == "pyramide":
+                        rates.append(answered / cpu)
+        await h.stop()
+        await client.close()
+    floor_ms, ours = statistics.median(costs["floor"]), statistics.median(costs["pyramide"])
+    print(
+        f"framework floor (discord.py, fixed 25 KB PNG + 12 buttons): {floor_ms:.2f} ms CPU a press; "
+        f"Pyramide: {ours:.2f} ms CPU a press; ratio {ours / floor_ms:.1f}x (target <= 5x); "
+        f"Pyramide {statistics.median(rates):.0f} presses/s per core of CPU "
+        f"({rounds - 1} alternating rounds of {channels} channels x {presses} presses)"
+    )
+
+
 def main() -> None:
     logging.disable(logging.WARNING)
+    if "--floor" in sys.argv:
+        asyncio.run(floor())
+        return
     if "--hint-storm" in sys.argv:
         asyncio.run(hint_storm())
         return

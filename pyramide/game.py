@@ -235,7 +235,11 @@ class Game:
 
     def is_free(self, index: int) -> bool:
         """A pyramid card is free when no card of the row below lies on it."""
-        return self._pyramid[index] is not None and all(self._pyramid[c] is None for c in COVERS[index])
+        pyramid = self._pyramid
+        if pyramid[index] is None:
+            return False
+        covers = COVERS[index]  # none on the bottom row, else two (no generator: drawing a board calls this 500 times)
+        return not covers or (pyramid[covers[0]] is None and pyramid[covers[1]] is None)
 
     def covering(self, index: int) -> tuple[int, ...]:
         """The pyramid cards still lying on card ``index``."""

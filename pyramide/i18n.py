@@ -98,7 +98,9 @@ def plural_keys(language: str = DEFAULT) -> set[str]:
     return {k for k, v in catalogue(language).items() if isinstance(v, dict) and "of" in v}
 
 
+@cache
 def _ranks(language: str) -> dict[int, str]:
+    """Rank letters of a language (the catalogues never change in a running process)."""
     ranks = catalogue(language).get("ranks", {})
     assert isinstance(ranks, dict)
     return {int(k): str(v) for k, v in ranks.items()}

@@ -17,15 +17,20 @@ from pyramide.render import (
     CARD_H,
     CARD_W,
     EDGE,
+    FOOTER_BOX,
     FOOTER_Y,
     HEIGHT,
     HINT,
     PALETTE_FILE,
     PILE_TEXT_WIDTH,
     PLAYABLE,
+    RAISE,
+    RING,
     ROW_STEP,
     SELECT,
+    STOCK_BOX,
     STOCK_Y,
+    WASTE_BOX,
     WIDTH,
     build_palette,
     card_position,
@@ -287,3 +292,25 @@ def test_a_busy_board_is_small_enough_to_post_quickly():
     game.tap(21)
     png = render_board(game, highlight={STOCK}, now=4000.0)
     assert len(png) <= 30 * 1024
+
+
+def test_the_pile_and_footer_regions_never_touch_the_pyramid():
+    """The piles and the footer are drawn once per look and pasted whole: that is only right while no
+    card of the pyramid, raised or ringed, reaches into their regions."""
+    for index in range(28):
+        x, y = card_position(index)
+        card = (x - RING, y - RAISE - RING, x + CARD_W + RING, y + CARD_H + RING)
+        for box in (STOCK_BOX, WASTE_BOX, FOOTER_BOX):
+            apart = card[2] <= box[0] or box[2] <= card[0] or card[3] <= box[1] or box[3] <= card[1]
+            assert apart, (index, box)
+
+
+def test_a_cached_region_is_the_same_picture_as_a_fresh_one():
+    game = example_game(Rules(pass_limit=2, draw_with_waste=True))
+    game.tap(STOCK)
+    game.tap(STOCK)
+    fresh = render_image(game, highlight={STOCK, "under"}, now=30.0)
+    cached = render_image(game, highlight={STOCK, "under"}, now=30.0)
+    assert ImageChops.difference(fresh, cached).getbbox() is None
+    other = render_image(game, highlight={STOCK}, now=30.0)  # the under card no longer ringed: a new region
+    assert ImageChops.difference(fresh, other).getbbox() is not None

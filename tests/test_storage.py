@@ -435,3 +435,53 @@ async def test_a_stop_finishes_the_presses_in_flight_first(harness):
     await harness.settle(known)
     assert "K♠ removed" in harness.answers(payload["token"])[-1].content
     assert (await harness.storage.live_game(CHANNEL_ID)).moves == 1
+
+
+# ---------------------------------------------------------------- group commit
+async def test_moves_of_many_channels_pressed_together_are_all_stored(tmp_path):
+    """Presses arriving together share one commit; every one of them is stored and survives a reopen."""
+    path = str(tmp_path / "group.db")
+    storage = SQLiteStorage(path)
+    await storage.open()
+    manager = GameManager(storage)
+    for channel in range(1, 13):
+        await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+    await asyncio.gather(*(manager.act(channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
+    await asyncio.gather(*(manager.act(channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
+    await storage.close()
+    reopened = SQLiteStorage(path)
+    await reopened.open()
+    try:
+        again = GameManager(reopened)
+        for channel in range(1, 13):
+            live = await again.live(channel)
+            assert live is not None and live.game.moves == 2 and len(live.game.stock) == 21
+    finally:
+        await reopened.close()
+
+
+async def test_a_move_refused_by_the_database_fails_alone(tmp_path):
+    """A move whose sequence number is already stored (another process got there first) is refused;
+    the moves committed with it in the same transaction are stored all the same."""
+    storage = SQLiteStorage(str(tmp_path / "refused.db"))
+    await storage.open()
+    try:
+        manager = GameManager(storage)
+        lives = [
+            await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+            for channel in (1, 2, 3)
+        ]
+        await manager.act(2, lambda g: g.tap(STOCK))
+        record = lives[1].record
+        outcomes = await asyncio.gather(
+            storage.append_action(lives[0].record.id, 0, "stock", 1.0, lives[0].record),
+            storage.append_action(record.id, 0, "stock", 1.0, record),  # seq 0 of game 2 is stored already
+            storage.append_action(lives[2].record.id, 0, "stock", 1.0, lives[2].record),
+            return_exceptions=True,
+        )
+        assert outcomes[0] is None and outcomes[2] is None
+        assert isinstance(outcomes[1], sqlite3.IntegrityError)
+        stored = [await storage.game(live.record.id) for live in lives]
+        assert [len(record.actions) for record in stored if record is not None] == [1, 1, 1]
+    finally:
+        await storage.close()

@@ -23,6 +23,58 @@ MAX_ID = (1 << 63) - 1  # Discord snowflakes and our row ids fit a signed 64-bit
 BOARD_ID = re.compile(r"(?P<game>[0-9]{1,19}):(?P<version>[0-9]{1,9}):(?P<action>[a-z0-9]{1,6})")
 
 
+def board_id(game_id: int, version: int, action: str) -> str:
+    """The custom_id of a game message's button (read back by ``BoardButton``)."""
+    return f"pyr:{game_id}:{version}:{action}"
+
+
+class ButtonRows(discord.ui.View):
+    """Buttons sent as Discord's JSON, with no Item object for each: a board's twelve or so buttons
+    cost a tenth of as many ``BoardButton`` objects (they were the largest part of a press after the
+    picture). Every press on them is dispatched by the dynamic items registered on the bot, never
+    through this object, so it is finished from the start and discord.py never stores it.
+
+    ``View.__init__`` is not called (it draws a random id and makes a future per view): discord.py's
+    senders only call the methods below, which ``tests/test_flow.py`` exercises through real sends."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[dict[str, Any]]] = [[] for _ in range(5)]
+        self._timeout: float | None = None
+
+    def button(
+        self, custom_id: str, label: str, style: discord.ButtonStyle, row: int, *, disabled: bool = False
+    ) -> None:
+        self.rows[row].append(
+            {"type": 2, "style": style.value, "custom_id": custom_id, "label": label[:80], "disabled": disabled}
+        )
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return [{"type": 1, "components": row} for row in self.rows if row]
+
+    @property
+    def timeout(self) -> float | None:
+        return self._timeout
+
+    @timeout.setter
+    def timeout(self, value: float | None) -> None:
+        self._timeout = value
+
+    def has_components_v2(self) -> bool:
+        return False
+
+    def is_finished(self) -> bool:
+        return True
+
+    def is_dispatchable(self) -> bool:
+        return False
+
+    def __len__(self) -> int:
+        return sum(len(row) for row in self.rows)
+
+    def __repr__(self) -> str:
+        return f"<ButtonRows buttons={len(self)}>"
+
+
 class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<rest>.{0,95})"):
     """A button of a game message. Its custom_id ``pyr:<game>:<version>:<action>`` names the game, the
     board version it was drawn for and the action, so it keeps working after a restart. Any other
@@ -41,7 +93,7 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=label[:80], style=style, disabled=disabled, row=row, custom_id=f"pyr:{game_id}:{version}:{action}"
+                label=label[:80], style=style, disabled=disabled, row=row, custom_id=board_id(game_id, version, action)
             )
         )
         self.game_id = game_id

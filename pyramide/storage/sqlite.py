@@ -16,7 +16,7 @@ import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -223,6 +223,37 @@ def backup(source: str | Path, target: str | Path) -> int:
     return pages
 
 
+def _commit_group(
+    connection: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], None]]
+) -> list[sqlite3.Error | None]:
+    """In the writer's thread: each work under its own savepoint, then one commit. A "database is
+    locked" error fails the whole group (it is retried whole); any other error fails its work only."""
+    outcomes: list[sqlite3.Error | None] = []
+    try:
+        if not connection.in_transaction:
+            connection.execute("BEGIN")
+        for work in works:
+            connection.execute("SAVEPOINT move")
+            try:
+                work(connection)
+            except sqlite3.OperationalError as error:
+                if "locked" in str(error) or "busy" in str(error):
+                    raise
+                connection.execute("ROLLBACK TO move")
+                outcomes.append(error)
+            except sqlite3.Error as error:
+                connection.execute("ROLLBACK TO move")
+                outcomes.append(error)
+            else:
+                outcomes.append(None)
+            connection.execute("RELEASE move")
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise
+    return outcomes
+
+
 class SQLiteStorage:
     """The default storage: one SQLite file (``":memory:"`` works for experiments)."""
 
@@ -232,6 +263,8 @@ class SQLiteStorage:
         self.synchronous = synchronous
         self._db: aiosqlite.Connection | None = None
         self._reader: aiosqlite.Connection | None = None
+        self._grouped: list[tuple[Callable[[sqlite3.Connection], None], asyncio.Future[None]]] = []
+        self._committer: asyncio.Task[None] | None = None
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -335,6 +368,8 @@ class SQLiteStorage:
         return target
 
     async def close(self) -> None:
+        if self._committer is not None:  # the moves already submitted are committed and answered first
+            await asyncio.gather(self._committer, return_exceptions=True)
         for name in ("_reader", "_db"):
             connection = getattr(self, name)
             setattr(self, name, None)
@@ -439,18 +474,64 @@ class SQLiteStorage:
     async def append_action(self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord) -> None:
         """Store one action and the running totals in one transaction (committed before returning)."""
 
-        async def work() -> None:
-            await self.db.execute(
+        def work(connection: sqlite3.Connection) -> None:
+            connection.execute(
                 "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, ?, ?)",
                 (game_id, seq, _encode(action), at),
             )
-            await self.db.execute(
+            connection.execute(
                 "UPDATE games SET score = ?, moves = ?, removed = ?, started_at = ? WHERE id = ?",
                 (record.score, record.moves, record.removed, record.started_at, game_id),
             )
-            await self.db.commit()
 
-        await self._write(work)
+        await self._group_commit(work)
+
+    async def _group_commit(self, work: Callable[[sqlite3.Connection], None]) -> None:
+        """Run ``work`` in a transaction shared with the other moves waiting at that moment, and return
+        once it is committed (group commit). In a busy bot, presses of many channels arrive together:
+        they cost one trip to the writer's thread and one commit (one fsync) instead of one each. Each
+        move runs under a savepoint of its own: one that fails (a sequence number already stored by
+        another process) is rolled back alone and raises for its own press only."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._grouped.append((work, future))
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_groups())
+        await future
+
+    async def _commit_groups(self) -> None:
+        while self._grouped:
+            group, self._grouped = self._grouped, []
+            works = [work for work, _ in group]
+
+            async def commit(works: list[Callable[[sqlite3.Connection], None]] = works) -> list[sqlite3.Error | None]:
+                return await self._in_writer_thread(_commit_group, works)
+
+            try:
+                outcomes = await self._write(commit)
+            except BaseException as error:  # the whole transaction failed: every move of it
+                for _, future in group:
+                    if not future.done():
+                        future.set_exception(error)
+                if isinstance(error, asyncio.CancelledError):
+                    raise
+                continue
+            for (_, future), outcome in zip(group, outcomes, strict=True):
+                if future.done():  # its press was cancelled; the move is stored all the same
+                    continue
+                if outcome is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(outcome)
+
+    async def _in_writer_thread(self, work: Callable[..., T], *args: Any) -> T:
+        """Run ``work`` with the writer's sqlite3 connection in aiosqlite's thread, in one hop.
+
+        Every aiosqlite call is a round trip to its connection's thread; a press's write (insert, update,
+        commit) made three, the largest share of a press's event-loop overhead. ``Connection._execute``
+        is how aiosqlite's own methods run there; it is not public API, so the version is pinned by the
+        lock files and every storage test goes through this path."""
+        connection = self.db._conn
+        return await self.db._execute(work, connection, *args)
 
     async def last_action_at(self, game_id: int) -> float | None:
         """When the game's last action was stored (``None``: no action yet)."""
