@@ -40,7 +40,20 @@ import discord
 from discord.webhook.async_ import async_context
 
 from pyramide import Game, Rules
-from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, Hub, RecordingAdapter
+from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, Hub, RecordingAdapter, Sent
+
+
+async def press(h: Harness, client: discord.Client | None, message: dict, custom_id: str) -> Sent:
+    """Press the one button of ``message`` on ``client`` as the gateway would; the answer as it arrives."""
+    assert client is not None
+    message["components"] = [{"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}]
+    payload = h.press_payload(custom_id, message)
+    answered: asyncio.Future[Sent] = asyncio.get_running_loop().create_future()
+    h.hub.waiters[payload["token"]] = answered
+    Hub._interaction_target[payload["token"]] = (int(message["channel_id"]), int(message["id"]))
+    h.hub.created[payload["token"]] = time.perf_counter()
+    client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+    return await answered
 
 
 async def play_channel(
@@ -66,16 +79,8 @@ async def play_channel(
         game = live.game
         spots = [s for s in game.selectable_spots() if isinstance(s, int)]
         action = str(rng.choice(spots)) if spots and rng.random() < 0.6 else "s"
-        custom_id = f"pyr:{live.record.id}:{game.version}:{action}"
-        message["components"] = [
-            {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}
-        ]
-        payload = h.press_payload(custom_id, message)
-        answered = asyncio.get_running_loop().create_future()
-        h.hub.waiters[payload["token"]] = answered
         start = time.perf_counter()
-        h.fire(payload, int(message["id"]))
-        answer = await answered
+        answer = await press(h, h.bot, message, f"pyr:{live.record.id}:{game.version}:{action}")
         latencies.append((answer.at - start) * 1000)
         await asyncio.sleep(rng.uniform(*pace) if pace else 0)
 
@@ -192,17 +197,7 @@ async def floor_client(h: Harness) -> FloorClient:
 async def floor_channel(h: Harness, client: FloorClient, channel_id: int, presses: int) -> None:
     message = h.hub.message(channel_id, {"content": "", "components": []})
     for n in range(presses):
-        custom_id = f"floor:{n % 12}"
-        message["components"] = [
-            {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}
-        ]
-        payload = h.press_payload(custom_id, message)
-        answered = asyncio.get_running_loop().create_future()
-        h.hub.waiters[payload["token"]] = answered
-        Hub._interaction_target[payload["token"]] = (channel_id, int(message["id"]))
-        h.hub.created[payload["token"]] = time.perf_counter()
-        client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
-        await answered
+        await press(h, client, message, f"floor:{n % 12}")
 
 
 async def floor(rounds: int = 6, channels: int = 20, presses: int = 15) -> None:
