@@ -68,6 +68,7 @@ class SolverPool:
 # behind hints, and neither takes the render pool or asyncio's default executor.
 HINT_POOL = SolverPool("hints")
 VERDICT_POOL = SolverPool("verdicts")
+ANIMATION_POOL = SolverPool("animations")  # winning lines and replays: solved, drawn and encoded there
 HINT_SECONDS = 2.0  # wall-clock limit of one hint, from the moment it is asked
 VERDICT_SECONDS = 2.5  # wall-clock limit of the "was this deal winnable" question
 MAX_WAITING_HINTS = 6  # hints queued or running over all games; more are refused as busy

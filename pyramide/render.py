@@ -16,15 +16,16 @@ Safe to call from worker threads: the caches are built under a lock and fonts ar
 from __future__ import annotations
 
 import functools
+import io
 import struct
 import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -754,3 +755,13 @@ def _png(canvas: Image.Image) -> bytes:
             _chunk(b"IEND", b""),
         )
     )
+
+
+def animate(boards: Sequence[tuple[Game, Collection[Spot]]], durations: Sequence[int], **options: Any) -> bytes:
+    """Positions (each with the spots to ring) drawn as a looping animated GIF, each shown for its
+    duration in ms. One palette for every frame, and each frame stores only the rectangle that changed
+    (Pillow's GIF writer): a 100-move line takes a few hundred KB, animated WebP several times more."""
+    images = [render_paletted(game, highlight=highlight, **options) for game, highlight in boards]
+    out = io.BytesIO()
+    images[0].save(out, format="GIF", save_all=True, append_images=images[1:], duration=list(durations), loop=0)
+    return out.getvalue()

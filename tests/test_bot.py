@@ -77,7 +77,7 @@ async def test_a_whole_game_with_buttons_is_won_and_recorded(harness):
                 sent = await harness.press(harness.board_button(names.pop(0)))
     final = sent[-1]
     assert "You won! 280 points" in final.content
-    assert labels(harness.board()) == ["New game", "Same deal again"]
+    assert labels(harness.board()) == ["New game", "Same deal again", "Show a winning line", "Replay my game"]
     rows = await harness.storage.results(GUILD_ID, OWNER)
     assert [(r.status, r.score) for r in rows] == [("won", 280)]
     assert await harness.storage.live_game(CHANNEL_ID) is None
@@ -192,7 +192,7 @@ async def test_an_old_button_of_a_finished_games_message_shows_it_finished(harne
     await start(harness, kings_and_pairs().code)
     sent = await harness.press(old_draw, old_id)  # a client still showing the board before the end
     assert sent[-1].data["type"] == 7 and "Game ended" in sent[-1].content
-    assert labels(harness.hub.messages[old_id]) == ["New game", "Same deal again"]
+    assert labels(harness.hub.messages[old_id]) == ["New game", "Same deal again", "Show a winning line"]
     live = await harness.bot.manager.live(CHANNEL_ID)
     assert live.game.moves == 0  # the new game is untouched
 

@@ -114,6 +114,8 @@ async def test_a_croatian_client_sees_croatian_on_the_whole_flow(tmp_path):
         assert [c["label"] for row in h.board()["components"] for c in row["components"]] == [
             "Nova partija",
             "Isto dijeljenje ponovno",
+            "Pokaži pobjednički niz",
+            "Ponovi moju partiju",
         ]
         from tests.deals import kings_and_pairs
 

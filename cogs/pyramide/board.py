@@ -14,7 +14,8 @@ from pyramide.daily import daily_number
 from pyramide.i18n import card_name, t
 from pyramide.manager import Live
 from pyramide.render import render_board
-from pyramide.storage import ENDED, PLAYING, GameRecord
+from pyramide.solver import Verdict
+from pyramide.storage import ENDED, PLAYING, WON, GameRecord
 
 from ..answer import Answer
 from ..common import board_labels, bot_of, mention
@@ -28,10 +29,14 @@ def daily_name(record: GameRecord, lang: str) -> str:
     return t(lang, "daily.title", number=daily_number(date.fromisoformat(record.daily)))
 
 
-def _finished_view(live: Live, lang: str) -> discord.ui.View:
+def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
+    """Under a finished board: share (a counted daily), a new game, the same deal again, and the
+    animations: how the deal could have been won (when the solver proved it winnable) and the game as
+    it was played."""
     view = discord.ui.View(timeout=None)
-    if live.record.counted and live.record.daily is not None:
-        view.add_item(buttons.ShareButton(live.record.id, label=t(lang, "button.share")))
+    record = live.record
+    if record.counted and record.daily is not None:
+        view.add_item(buttons.ShareButton(record.id, label=t(lang, "button.share")))
     view.add_item(
         buttons.BoardButton(
             live.record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
@@ -42,19 +47,29 @@ def _finished_view(live: Live, lang: str) -> discord.ui.View:
             live.record.id, 0, "again", label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
         )
     )
+    if winnable:
+        view.add_item(buttons.AnimationButton("line", record.id, label=t(lang, "button.winning_line")))
+    if record.actions:
+        view.add_item(buttons.AnimationButton("mine", record.id, label=t(lang, "button.replay")))
     view.stop()
     return view
 
 
 def board_view(
-    live: Live, lang: str, game: Game | None = None, *, highlight: tuple = (), dead: bool = False
+    live: Live,
+    lang: str,
+    game: Game | None = None,
+    *,
+    highlight: tuple = (),
+    dead: bool = False,
+    winnable: bool = False,
 ) -> discord.ui.View:
     """One button per playable card, the waste, the stock, then undo, hint and end. The cards of a hint
     are blue, a selected card green; a game where nothing can be removed any more also offers a new
     deal or the same one again."""
     game, record = game or live.game, live.record
     if game.is_over or record.status != PLAYING:
-        return _finished_view(live, lang)
+        return _finished_view(live, lang, winnable)
     view = buttons.ButtonRows()
     version = game.version
 
@@ -117,8 +132,23 @@ def alt_text(game: Game, lang: str, code: str) -> str:
     return text[:1000]
 
 
+def deal_winnable(answer: Answer, record: GameRecord) -> bool:
+    """Whether the deal is known to be winnable from its start: won, or proved by the solver."""
+    if record.status == WON:
+        return True
+    known = bot_of(answer.interaction).manager.known_verdict(record.code)
+    return known is not None and known[0] is Verdict.WON
+
+
 async def board_message(
-    live: Live, lang: str, status: list[str], *, highlight: tuple = (), game: Game | None = None, dead: bool = False
+    answer: Answer,
+    live: Live,
+    lang: str,
+    status: list[str],
+    *,
+    highlight: tuple = (),
+    game: Game | None = None,
+    dead: bool = False,
 ) -> dict[str, Any]:
     """content, file and view of a game message, drawn from ``game`` (a snapshot) or ``live.game``."""
     snapshot = game or live.game
@@ -136,13 +166,15 @@ async def board_message(
     return {
         "content": "\n".join(lines)[:2000],
         "file": discord.File(io.BytesIO(png), filename="pyramide.png", description=alt_text(snapshot, lang, code)),
-        "view": board_view(live, lang, snapshot, highlight=highlight, dead=dead),
+        "view": board_view(
+            live, lang, snapshot, highlight=highlight, dead=dead, winnable=deal_winnable(answer, record)
+        ),
     }
 
 
 async def post_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
     """Answer with a fresh game message and make it the game's message (the old one loses its buttons)."""
-    message = await board_message(live, lang, status, **options)
+    message = await board_message(answer, live, lang, status, **options)
     old = live.record.message_id
     sent = await answer.post(note=status[0] if status else "", **message)
     live.record.message_id = sent.id
@@ -160,7 +192,7 @@ async def post_board_to(
     message. If it cannot be posted, the game nobody saw is taken back (and its daily attempt), and a
     thread made for it (``made``) is deleted; returns whether it was posted."""
     bot = bot_of(answer.interaction)
-    message = await board_message(live, lang, status)
+    message = await board_message(answer, live, lang, status)
     try:
         sent = await target.send(**message)
     except discord.HTTPException:
@@ -177,7 +209,7 @@ async def post_board_to(
 
 async def update_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
     """Redraw the message whose button was pressed (the old picture is replaced)."""
-    message = await board_message(live, lang, status, **options)
+    message = await board_message(answer, live, lang, status, **options)
     file = message.pop("file")
     await answer.update(attachments=[file], **message)
     message_id = answer.interaction.message.id if answer.interaction.message else None

@@ -14,7 +14,7 @@ from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
 from ..common import language
-from . import daily, flows, records
+from . import animation, daily, flows, records
 
 SPOT_CODES = {"waste": "w", "under": "u", "stock": "s"}
 CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
@@ -196,6 +196,31 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
             await daily.share_daily(answer, self.game_id)
+
+
+class AnimationButton(
+    discord.ui.DynamicItem[discord.ui.Button], template=r"pyranim:(?P<kind>line|mine):(?P<game>[0-9]{1,19})"
+):
+    """Under a finished board: "Show a winning line" (``line``) or "Replay my game" (``mine``)."""
+
+    def __init__(self, kind: str, game_id: int, *, label: str = "\u200b") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label[:80], style=discord.ButtonStyle.secondary, custom_id=f"pyranim:{kind}:{game_id}"
+            )
+        )
+        self.kind = kind
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> AnimationButton:
+        return cls(match["kind"], min(int(match["game"]), MAX_ID))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with answering(interaction) as answer:
+            await animation.show_animation(answer, self.game_id, self.kind)
 
 
 class LeaderboardPage(

@@ -39,6 +39,7 @@ DYNAMIC_ITEMS = (
     buttons.BoardButton,
     buttons.NewGameChoice,
     buttons.ShareButton,
+    buttons.AnimationButton,
     buttons.LeaderboardPage,
     buttons.ResetChoice,
     buttons.ForgetChoice,

@@ -1,0 +1,104 @@
+"""Watch how a deal could have been won, or replay one's own game: an animated picture posted under a
+finished board. The frames are drawn and encoded in a worker process of their own; a second request
+for the same animation is answered from memory."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections import OrderedDict
+
+import discord
+
+from pyramide import Game
+from pyramide.daily import today
+from pyramide.i18n import t
+from pyramide.manager import ANIMATION_POOL, wait_nodes
+from pyramide.replay import MAX_BYTES, Animation, replay_animation, winning_animation
+from pyramide.storage import PLAYING, GameRecord
+
+from ..answer import Answer
+from ..common import board_labels, bot_of, language, mention
+from .daily import now_of, todays_game
+
+LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
+CACHE_BYTES = 64 * 1024 * 1024
+
+
+class AnimationCache:
+    """Finished animations by (kind, deal code or game, language), the least recently used dropped
+    beyond ``limit`` bytes."""
+
+    def __init__(self, limit: int = CACHE_BYTES) -> None:
+        self.limit = limit
+        self.size = 0
+        self._items: OrderedDict[tuple[str, str, str], Animation] = OrderedDict()
+
+    def get(self, key: tuple[str, str, str]) -> Animation | None:
+        found = self._items.get(key)
+        if found is not None:
+            self._items.move_to_end(key)
+        return found
+
+    def put(self, key: tuple[str, str, str], animation: Animation) -> None:
+        self._items[key] = animation
+        self.size += len(animation.data)
+        while self.size > self.limit and self._items:
+            _, dropped = self._items.popitem(last=False)
+            self.size -= len(dropped.data)
+
+
+CACHE = AnimationCache()
+
+
+async def shows_todays_daily(answer: Answer, record: GameRecord) -> bool:
+    """Whether the game's deal is today's daily: its line and replays wait until the day is over."""
+    interaction = answer.interaction
+    daily = await todays_game(interaction, today(now_of(interaction)))
+    return Game.from_code(record.code).deal == daily.deal
+
+
+async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
+    """Post the winning line of a finished game's deal (``kind`` "line") or the game as it was played
+    ("mine"), in the channel of the game's board."""
+    interaction = answer.interaction
+    lang = language(interaction)
+    bot = bot_of(interaction)
+    record = await bot.manager.record(game_id)
+    if record is None or record.guild_id != interaction.guild_id or record.channel_id != interaction.channel_id:
+        await answer.say(t(lang, "error.stale_board"))
+        return
+    if record.status == PLAYING:
+        await answer.say(t(lang, "anim.not_finished"))
+        return
+    if await shows_todays_daily(answer, record):
+        await answer.say(t(lang, "anim.daily_wait"))
+        return
+    key = (kind, record.code if kind == "line" else str(record.id), lang)
+    animation = CACHE.get(key)
+    if animation is None:
+        await answer.defer()  # drawing and encoding take a second or two
+        labels = board_labels(lang)
+        if kind == "line":
+            deadline = time.monotonic() + LINE_SECONDS
+            nodes = wait_nodes(Game.from_code(record.code).rules)
+            found = await ANIMATION_POOL.run(winning_animation, record.code, labels, nodes, deadline)
+        else:
+            found = await ANIMATION_POOL.run(replay_animation, record.code, tuple(record.actions), labels)
+        if found is None:
+            await answer.say(t(lang, "anim.none"))
+            return
+        if len(found.data) > MAX_BYTES:
+            await answer.say(t(lang, "anim.too_big"))
+            return
+        animation = found
+        CACHE.put(key, animation)
+    name = "winning-line" if kind == "line" else "replay"
+    words = (
+        t(lang, "anim.line", code=record.code, moves=animation.moves)
+        if kind == "line"
+        else t(lang, "anim.mine", player=mention(record.owner_id), code=record.code, moves=animation.moves)
+    )
+    alt = t(lang, f"anim.alt_{kind}", code=record.code, moves=animation.moves)
+    file = discord.File(io.BytesIO(animation.data), filename=f"{name}.{animation.format}", description=alt[:1000])
+    await answer.announce(content=words, file=file, allowed_mentions=discord.AllowedMentions.none())
