@@ -60,7 +60,12 @@ async def test_a_lost_answer_to_the_winning_move_still_brings_the_new_game_butto
     assert await harness.storage.live_game(CHANNEL_ID) is None  # won and recorded
     sent = await harness.press(harness.board_button("Undo"), board_id)
     assert sent[-1].data["type"] == 7 and "You won!" in sent[-1].content
-    assert labels(harness.hub.messages[board_id]) == ["New game", "Same deal again", "Show a winning line", "Replay my game"]
+    assert labels(harness.hub.messages[board_id]) == [
+        "New game",
+        "Same deal again",
+        "Show a winning line",
+        "Replay my game",
+    ]
 
 
 async def test_end_and_hint_racing_moves_leave_the_newest_board(harness):
@@ -87,7 +92,12 @@ async def test_end_and_hint_racing_moves_leave_the_newest_board(harness):
     assert live.game.moves == 2 and await harness.storage.live_game(CHANNEL_ID) is not None
     assert all(c.split(":")[2] == str(live.game.version) for c in _ids(harness.hub.messages[board_id]))
     await harness.press(harness.board_button("End"), board_id)
-    assert labels(harness.hub.messages[board_id]) == ["New game", "Same deal again", "Show a winning line", "Replay my game"]
+    assert labels(harness.hub.messages[board_id]) == [
+        "New game",
+        "Same deal again",
+        "Show a winning line",
+        "Replay my game",
+    ]
     assert [r.status for r in await harness.storage.results(GUILD_ID, OWNER)] == ["ended"]
 
 

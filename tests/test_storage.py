@@ -264,7 +264,12 @@ async def test_a_finished_board_still_redraws_from_its_packed_log(harness):
     await harness.press(harness.board_button("End"), board_id)
     sent = await harness.press(draw, board_id)  # an old render of the finished game's message
     assert "Game ended: 10 points" in sent[-1].content
-    assert labels(harness.hub.messages[board_id]) == ["New game", "Same deal again", "Show a winning line", "Replay my game"]
+    assert labels(harness.hub.messages[board_id]) == [
+        "New game",
+        "Same deal again",
+        "Show a winning line",
+        "Replay my game",
+    ]
 
 
 async def test_a_new_database_gives_back_free_pages(tmp_path):

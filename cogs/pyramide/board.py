@@ -223,3 +223,6 @@ async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit
         await update_board(answer, live, lang, status, **kwargs)
     else:
         await post_board(answer, live, lang, status, **kwargs)
+    from .race import progress  # a race's scoreboard follows its games' boards
+
+    await progress(answer, live.record, lang)

@@ -14,7 +14,7 @@ from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
 from ..common import language
-from . import animation, daily, flows, records
+from . import animation, daily, flows, race, records
 
 SPOT_CODES = {"waste": "w", "under": "u", "stock": "s"}
 CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
@@ -221,6 +221,26 @@ class AnimationButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
             await animation.show_animation(answer, self.game_id, self.kind)
+
+
+class RaceGiveUp(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrrace:giveup:(?P<race>[0-9]{1,19})"):
+    """Under a race's scoreboard: the presser gives up their own game in the race."""
+
+    def __init__(self, race_id: int, *, label: str = "\u200b") -> None:
+        super().__init__(
+            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"pyrrace:giveup:{race_id}")
+        )
+        self.race_id = race_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> RaceGiveUp:
+        return cls(min(int(match["race"]), MAX_ID))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with answering(interaction) as answer:
+            await race.give_up(answer, self.race_id)
 
 
 class LeaderboardPage(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -18,6 +19,7 @@ from pyramide.storage import GuildSettings
 from ..answer import LOST
 from ..common import language, text
 from . import buttons, daily, flows, records
+from .race import start_race
 
 if TYPE_CHECKING:
     from bot import PyramideBot
@@ -40,6 +42,7 @@ DYNAMIC_ITEMS = (
     buttons.NewGameChoice,
     buttons.ShareButton,
     buttons.AnimationButton,
+    buttons.RaceGiveUp,
     buttons.LeaderboardPage,
     buttons.ResetChoice,
     buttons.ForgetChoice,
@@ -49,6 +52,17 @@ WHO_CHOICES = [
     Choice(name=text("choice.who.owner"), value="owner"),
     Choice(name=text("choice.who.anyone"), value="anyone"),
 ]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+DEAL_OPTIONS = ("code", "strict", "passes", "draw_with_waste", "card_with_cover")
+
+
+def deal_options(command: F) -> F:
+    """The options that choose a deal and its rules, named and described alike wherever they appear."""
+    command = app_commands.rename(**{name: text(f"opt.{name}") for name in DEAL_OPTIONS})(command)
+    command = app_commands.describe(**{name: text(f"cmd.new.{name}") for name in DEAL_OPTIONS})(command)
+    return app_commands.choices(passes=PASS_CHOICES)(command)
 
 
 @app_commands.guild_only()
@@ -67,25 +81,9 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
 
     # ------------------------------------------------------------------ playing
     @app_commands.command(name="new", description=text("cmd.new"))
-    @app_commands.rename(
-        code=text("opt.code"),
-        strict=text("opt.strict"),
-        passes=text("opt.passes"),
-        draw_with_waste=text("opt.draw_with_waste"),
-        card_with_cover=text("opt.card_with_cover"),
-        winnable=text("opt.winnable"),
-        thread=text("opt.thread"),
-    )
-    @app_commands.describe(
-        code=text("cmd.new.code"),
-        strict=text("cmd.new.strict"),
-        passes=text("cmd.new.passes"),
-        draw_with_waste=text("cmd.new.draw_with_waste"),
-        card_with_cover=text("cmd.new.card_with_cover"),
-        winnable=text("cmd.new.winnable"),
-        thread=text("cmd.new.thread"),
-    )
-    @app_commands.choices(passes=PASS_CHOICES)
+    @deal_options
+    @app_commands.rename(winnable=text("opt.winnable"), thread=text("opt.thread"))
+    @app_commands.describe(winnable=text("cmd.new.winnable"), thread=text("cmd.new.thread"))
     async def new(
         self,
         interaction: discord.Interaction,
@@ -109,6 +107,29 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
             winnable=winnable,
             thread=thread,
         )
+
+    @app_commands.command(name="race", description=text("cmd.race"))
+    @deal_options
+    @app_commands.rename(opponent=text("opt.opponent"))
+    @app_commands.describe(opponent=text("cmd.race.opponent"))
+    @app_commands.guild_only()
+    async def race(
+        self,
+        interaction: discord.Interaction,
+        opponent: discord.User,
+        code: str | None = None,
+        strict: bool | None = None,
+        passes: int | None = None,
+        draw_with_waste: bool | None = None,
+        card_with_cover: bool | None = None,
+    ) -> None:
+        rules = {
+            "strict_win": strict,
+            "pass_limit": passes,
+            "draw_with_waste": draw_with_waste,
+            "pair_with_cover": card_with_cover,
+        }
+        await start_race(interaction, opponent, code, rules)
 
     @app_commands.command(name="tap", description=text("cmd.tap"))
     @app_commands.rename(card=text("opt.card"))

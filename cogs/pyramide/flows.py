@@ -418,13 +418,9 @@ async def new_game(
     async with answering(interaction) as answer:
         game: Game | None = None
         if code:
-            try:
-                base = Game.from_code(code)
-            except InvalidCode as error:
-                problem = code_problem(error, lang)
-                await answer.say(t(lang, "error.invalid_code", code=code.strip()[:60], problem=problem))
+            game = await deal_of_code(answer, code, rules, lang)
+            if game is None:
                 return
-            game = Game(base.deal, base.rules.with_options(**options(rules)))
         if thread is None and interaction.guild_id is not None:
             thread = (await bot_of(interaction).guild_settings(interaction.guild_id)).new_in_thread
         room: discord.Thread | None = None
@@ -448,6 +444,17 @@ async def new_game(
         await answer.defer()
         found, notes = await winnable_game(chosen, lang)
         await start_game(answer, found, notes=notes, thread=room)
+
+
+async def deal_of_code(answer: Answer, code: str, rules: dict[str, Any], lang: str) -> Game | None:
+    """The deal of a pasted code under the rule options given, or ``None`` after saying what is wrong."""
+    try:
+        base = Game.from_code(code)
+    except InvalidCode as error:
+        problem = code_problem(error, lang)
+        await answer.say(t(lang, "error.invalid_code", code=code.strip()[:60], problem=problem))
+        return None
+    return Game(base.deal, base.rules.with_options(**options(rules)))
 
 
 def options(given: dict[str, Any]) -> dict[str, Any]:

@@ -74,6 +74,10 @@ async def show_stats(interaction: discord.Interaction, player: discord.abc.User 
         ("stats.day_streak", t(lang, "stats.day_streak_value", current=current_days, best=best_days)),
         ("stats.hints", str(stats.hints)),
     ]
+    races = await bot.storage.race_stats(guild_id, who.id)
+    if races.played:
+        best = time_text(races.best_seconds, lang)
+        fields.append(("stats.races", t(lang, "stats.races_value", played=races.played, won=races.won, best=best)))
     for key, value in fields:
         embed.add_field(name=t(lang, key), value=value)
     embed.add_field(name=t(lang, "stats.recent"), value="".join(RESULT_MARKS[r] for r in stats.recent), inline=False)

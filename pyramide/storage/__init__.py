@@ -113,6 +113,29 @@ class DailyAttempt:
     picture: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class RaceRecord:
+    """Two (or more) players on one deal, each in a game (and a thread) of their own; the first to clear
+    the pyramid wins (``winner_id``, set once, by the database)."""
+
+    id: int
+    guild_id: int
+    channel_id: int  # where the scoreboard is
+    message_id: int | None
+    code: str
+    created_at: float
+    players: tuple[tuple[int, int], ...]  # (player, game) in the order they were named
+    winner_id: int | None = None
+    finished_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RaceStats:
+    played: int
+    won: int
+    best_seconds: float | None
+
+
 class DailyTaken(Exception):
     """The player has a counted attempt at that day already (``attempt``)."""
 
@@ -165,3 +188,12 @@ class Storage(Protocol):
     async def meta(self, key: str) -> str | None: ...
     async def set_meta(self, key: str, value: str) -> None: ...
     async def reset_stats(self, guild_id: int, player_id: int | None) -> int: ...
+    async def create_race(
+        self, guild_id: int, channel_id: int, code: str, at: float, players: list[tuple[int, int]]
+    ) -> int: ...
+    async def set_race_message(self, race_id: int, message_id: int) -> None: ...
+    async def race_of_game(self, game_id: int) -> RaceRecord | None: ...
+    async def race(self, race_id: int) -> RaceRecord | None: ...
+    async def win_race(self, race_id: int, player_id: int, at: float) -> bool: ...
+    async def close_race(self, race_id: int, at: float) -> None: ...
+    async def race_stats(self, guild_id: int, player_id: int) -> RaceStats: ...

@@ -30,6 +30,8 @@ from . import (
     GameRecord,
     GuildSettings,
     LeaderRow,
+    RaceRecord,
+    RaceStats,
     ResultRow,
     StorageError,
     StorageUnavailable,
@@ -136,6 +138,27 @@ MIGRATIONS: list[str] = [
     # 8: new games in a thread of their own by default
     """
     ALTER TABLE settings ADD COLUMN new_in_thread INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 9: races between friends: one deal, a game each, the first to clear the pyramid wins
+    """
+    CREATE TABLE races (
+        id INTEGER PRIMARY KEY,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        message_id INTEGER,
+        code TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        winner_id INTEGER,
+        finished_at REAL
+    );
+    CREATE TABLE race_players (
+        race_id INTEGER NOT NULL REFERENCES races(id) ON DELETE CASCADE,
+        player_id INTEGER NOT NULL,
+        game_id INTEGER NOT NULL UNIQUE REFERENCES games(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (race_id, player_id)
+    );
+    CREATE INDEX races_by_guild ON races(guild_id);
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -766,6 +789,7 @@ class SQLiteStorage:
                 await self.db.execute("DELETE FROM settings WHERE guild_id = ?", (guild_id,))
                 await self.db.execute("DELETE FROM daily_attempts WHERE guild_id = ?", (guild_id,))
                 await self.db.execute("DELETE FROM departures WHERE guild_id = ?", (guild_id,))
+                await self.db.execute("DELETE FROM races WHERE guild_id = ?", (guild_id,))
             await self.db.commit()
             return guilds
 
@@ -814,6 +838,84 @@ class SQLiteStorage:
             row = await cursor.fetchone()
         assert row is not None
         return str(row[0])
+
+    # ------------------------------------------------------------------ races
+    async def create_race(
+        self, guild_id: int, channel_id: int, code: str, at: float, players: list[tuple[int, int]]
+    ) -> int:
+        async def work() -> int:
+            cursor = await self.db.execute(
+                "INSERT INTO races (guild_id, channel_id, code, created_at) VALUES (?, ?, ?, ?)",
+                (guild_id, channel_id, code, at),
+            )
+            race_id = int(cursor.lastrowid or 0)
+            await self.db.executemany(
+                "INSERT INTO race_players (race_id, player_id, game_id, position) VALUES (?, ?, ?, ?)",
+                [(race_id, player, game, position) for position, (player, game) in enumerate(players)],
+            )
+            await self.db.commit()
+            return race_id
+
+        return await self._write(work)
+
+    async def set_race_message(self, race_id: int, message_id: int) -> None:
+        await self._commit("UPDATE races SET message_id = ? WHERE id = ?", (message_id, race_id))
+
+    async def race_of_game(self, game_id: int) -> RaceRecord | None:
+        async with self.reader.execute("SELECT race_id FROM race_players WHERE game_id = ?", (game_id,)) as cursor:
+            row = await cursor.fetchone()
+        return await self.race(int(row[0])) if row else None
+
+    async def race(self, race_id: int) -> RaceRecord | None:
+        async with self.reader.execute(
+            "SELECT id, guild_id, channel_id, message_id, code, created_at, winner_id, finished_at"
+            " FROM races WHERE id = ?",
+            (race_id,),
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            return None
+        async with self.reader.execute(
+            "SELECT player_id, game_id FROM race_players WHERE race_id = ? ORDER BY position", (race_id,)
+        ) as cursor:
+            players = tuple((int(p), int(g)) for p, g in await cursor.fetchall())
+        return RaceRecord(
+            id=int(row[0]),
+            guild_id=int(row[1]),
+            channel_id=int(row[2]),
+            message_id=int(row[3]) if row[3] is not None else None,
+            code=str(row[4]),
+            created_at=float(row[5]),
+            players=players,
+            winner_id=int(row[6]) if row[6] is not None else None,
+            finished_at=float(row[7]) if row[7] is not None else None,
+        )
+
+    async def win_race(self, race_id: int, player_id: int, at: float) -> bool:
+        """Record ``player_id`` as the winner unless someone won first (one statement: across processes
+        too, only the first clear wins). Returns whether this player is the winner."""
+        changed = await self._commit(
+            "UPDATE races SET winner_id = ?, finished_at = ? WHERE id = ? AND winner_id IS NULL",
+            (player_id, at, race_id),
+        )
+        return changed == 1
+
+    async def close_race(self, race_id: int, at: float) -> None:
+        """Every player finished and nobody cleared the pyramid."""
+        await self._commit("UPDATE races SET finished_at = ? WHERE id = ? AND finished_at IS NULL", (at, race_id))
+
+    async def race_stats(self, guild_id: int, player_id: int) -> RaceStats:
+        """Races on a server: played (finished), won, and the best winning time."""
+        async with self.reader.execute(
+            "SELECT COUNT(*), SUM(r.winner_id = p.player_id),"
+            " MIN(CASE WHEN r.winner_id = p.player_id THEN g.seconds END)"
+            " FROM race_players p JOIN races r ON r.id = p.race_id JOIN games g ON g.id = p.game_id"
+            " WHERE r.guild_id = ? AND p.player_id = ? AND r.finished_at IS NOT NULL",
+            (guild_id, player_id),
+        ) as cursor:
+            row = await cursor.fetchone()
+        played, won, best = row if row else (0, 0, None)
+        return RaceStats(int(played or 0), int(won or 0), float(best) if best is not None else None)
 
     async def reset_stats(self, guild_id: int, player_id: int | None) -> int:
         """Delete the finished games of a server (or of one player there); returns how many."""

@@ -1,0 +1,277 @@
+"""Races between friends: two players, one deal, a private thread each, a scoreboard in the channel.
+
+The scoreboard is edited as the games go, at most once every ``EDIT_SECONDS`` (Discord limits edits of
+one message; a burst of presses becomes one edit showing the newest figures). The first player to clear
+the pyramid wins; the database decides who was first. Ending one's game (its End button, or "Give up"
+under the scoreboard) is giving up; the race is over when someone wins or nobody is left playing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+import discord
+
+from pyramide import Game
+from pyramide.i18n import t
+from pyramide.labels import format_duration
+from pyramide.rules import Rules
+from pyramide.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
+
+from ..answer import Answer, answering
+from ..common import bot_of, language, mention
+from . import buttons
+from .board import board_message, post_board_to
+from .daily import _create_thread, peeks_at_the_daily
+
+log = logging.getLogger(__name__)
+
+EDIT_SECONDS = 4.0  # the least time between two edits of a scoreboard
+THREAD_NEEDS = ("send_messages_in_threads", "attach_files")
+
+
+class Scoreboards:
+    """The scoreboards being kept up to date in this process: which race a game belongs to (``None``
+    for most games, remembered so a press costs no query after the first), and one pending edit per
+    race at most."""
+
+    def __init__(self) -> None:
+        self.by_game: dict[int, int | None] = {}
+        self.last_edit: dict[int, float] = {}
+        self.pending: dict[int, asyncio.Task[None]] = {}
+
+    async def race_of(self, bot: Any, game_id: int) -> int | None:
+        if game_id not in self.by_game:
+            if len(self.by_game) > 50_000:
+                self.by_game.clear()
+            race = await bot.storage.race_of_game(game_id)
+            self.by_game[game_id] = race.id if race is not None else None
+        return self.by_game[game_id]
+
+    def schedule(self, bot: Any, race_id: int, lang: str) -> None:
+        """Edit the race's scoreboard now, or when ``EDIT_SECONDS`` have passed since the last edit."""
+        task = self.pending.get(race_id)
+        if task is not None and not task.done():
+            return  # the edit already waiting will show the newest figures
+        wait = max(0.0, self.last_edit.get(race_id, 0.0) + EDIT_SECONDS - time.monotonic())
+        self.pending[race_id] = asyncio.get_running_loop().create_task(self._edit(bot, race_id, lang, wait))
+
+    async def _edit(self, bot: Any, race_id: int, lang: str, wait: float) -> None:
+        await asyncio.sleep(wait)
+        self.last_edit[race_id] = time.monotonic()
+        race = await bot.storage.race(race_id)
+        if race is None or race.message_id is None:
+            return
+        channel = bot.get_partial_messageable(race.channel_id, guild_id=race.guild_id)
+        content, view = await scoreboard(bot, race, lang)
+        try:
+            await channel.get_partial_message(race.message_id).edit(
+                content=content, view=view, allowed_mentions=discord.AllowedMentions.none()
+            )
+        except discord.HTTPException as error:
+            log.warning("race %s: scoreboard not edited: %s", race_id, error)
+
+    async def flush(self) -> None:
+        """Wait for the edits scheduled so far (tests, and shutting down)."""
+        await asyncio.gather(*self.pending.values(), return_exceptions=True)
+
+
+SCOREBOARDS = Scoreboards()
+
+
+def _status(record: GameRecord, race: RaceRecord, lang: str) -> str:
+    if race.winner_id == record.owner_id:
+        return t(lang, "race.won")
+    if record.status == PLAYING:
+        return t(lang, "race.playing")
+    if record.status == STUCK:
+        return t(lang, "race.stuck")
+    if record.status == WON:  # cleared, but after the winner
+        return t(lang, "race.cleared")
+    return t(lang, "race.gave_up")
+
+
+async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discord.ui.View | None]:
+    """The scoreboard's text (one line a player: cards removed, moves, time, hints, status) and its
+    "Give up" button while the race is on."""
+    names = " vs ".join(mention(player) for player, _ in race.players)
+    lines = [t(lang, "race.title", players=names, code=race.code)]
+    now = bot.clock()
+    for player, game_id in race.players:
+        record = await bot.storage.game(game_id)  # every answered move is stored: the figures are current
+        if record is None:
+            continue
+        if record.seconds is not None:
+            seconds = record.seconds
+        elif record.started_at is not None:
+            seconds = max(0.0, now - record.started_at)
+        else:
+            seconds = 0.0
+        lines.append(
+            t(
+                lang,
+                "race.row",
+                player=mention(player),
+                removed=record.removed,
+                moves=record.moves,
+                time=format_duration(seconds),
+                hints=record.hints,
+                status=_status(record, race, lang),
+            )
+        )
+    if race.winner_id is not None:
+        lines.append(t(lang, "race.winner", player=mention(race.winner_id)))
+    elif race.finished_at is not None:
+        lines.append(t(lang, "race.nobody"))
+    if race.finished_at is not None:
+        return "\n".join(lines)[:2000], None
+    view = discord.ui.View(timeout=None)
+    view.add_item(buttons.RaceGiveUp(race.id, label=t(lang, "race.give_up")))
+    view.stop()
+    return "\n".join(lines)[:2000], view
+
+
+async def progress(answer: Answer, record: GameRecord, lang: str) -> None:
+    """After a game's board changed: if it is a race game, settle a finish and refresh the scoreboard."""
+    bot = bot_of(answer.interaction)
+    race_id = await SCOREBOARDS.race_of(bot, record.id)
+    if race_id is None:
+        return
+    if record.status != PLAYING:
+        await settle(bot, race_id, record)
+    SCOREBOARDS.schedule(bot, race_id, lang)
+
+
+async def settle(bot: Any, race_id: int, record: GameRecord) -> None:
+    """A race game finished: a clear wins (if it is the first); the race is over when nobody plays on."""
+    now = bot.clock()
+    if record.status == WON:
+        await bot.storage.win_race(race_id, record.owner_id, now)
+    race = await bot.storage.race(race_id)
+    if race is None or race.finished_at is not None:
+        return
+    for _, game_id in race.players:
+        other = await bot.storage.game(game_id)
+        if other is not None and other.status == PLAYING:
+            return
+    await bot.storage.close_race(race_id, now)
+
+
+async def start_race(
+    interaction: discord.Interaction, opponent: discord.abc.User, code: str | None, rules: dict[str, Any]
+) -> None:
+    """/pyramide race: the same deal for both players, each in a private thread of their own, and a
+    scoreboard here."""
+    lang = language(interaction)
+    bot = bot_of(interaction)
+    async with answering(interaction) as answer:
+        channel = interaction.channel
+        if interaction.guild_id is None or not isinstance(channel, discord.TextChannel):
+            await answer.say(t(lang, "race.needs_threads"))
+            return
+        if opponent.id == interaction.user.id or opponent.bot:
+            await answer.say(t(lang, "race.bad_opponent"))
+            return
+        perms = interaction.app_permissions
+        if not (perms.create_private_threads or perms.create_public_threads):
+            await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
+            return
+        for name in THREAD_NEEDS:
+            if not getattr(perms, name):
+                permission = name.replace("_", " ").title().replace(" In ", " in ")
+                await answer.say(t(lang, "error.thread_permission", permission=permission))
+                return
+        from .flows import deal_of_code, options  # the flows build on the boards this module imports
+
+        if code:
+            found = await deal_of_code(answer, code, rules, lang)
+            if found is None:
+                return
+            game = found
+        else:
+            game = Game.new(Rules().with_options(**options(rules)))
+        if await peeks_at_the_daily(interaction, game):
+            await answer.say(t(lang, "error.daily_peek"))
+            return
+        answer.private = False
+        await answer.defer()
+        players = [interaction.user, opponent]
+        threads: list[discord.Thread] = []
+        games: list[tuple[int, int]] = []
+        try:
+            for index, player in enumerate(players):
+                name = t(lang, "race.thread", player=player.display_name)[:100]
+                thread = await _create_thread(channel, name)
+                if thread is None:
+                    raise RuntimeError("no thread")
+                threads.append(thread)
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.add_user(player)
+                async with bot.manager.turn(thread.id) as turn:
+                    live = await turn.start(
+                        guild_id=interaction.guild_id, owner_id=player.id, game=game.copy(), locale=lang
+                    )
+                games.append((player.id, live.record.id))
+                await bot.storage.remember_name(player.id, player.display_name)
+                status = [t(lang, "race.board", opponent=mention(players[1 - index].id))]
+                if not await post_board_to(thread, answer, live, lang, status, made=True):
+                    threads.remove(thread)
+                    raise RuntimeError("board not posted")
+        except (RuntimeError, discord.HTTPException) as error:
+            log.warning("race not started: %s", error)
+            for _, game_id in games:
+                await bot.storage.discard_game(game_id)
+            for thread in threads:
+                bot.manager.forget(thread.id)
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.delete()
+            await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
+            return
+        race_id = await bot.storage.create_race(interaction.guild_id, channel.id, game.code, bot.clock(), games)
+        for _, game_id in games:
+            SCOREBOARDS.by_game[game_id] = race_id
+        race = await bot.storage.race(race_id)
+        assert race is not None
+        content, view = await scoreboard(bot, race, lang)
+        threads_line = "\n" + " · ".join(f"{mention(p.id)}: <#{th.id}>" for p, th in zip(players, threads, strict=True))
+        sent = await answer.post(
+            content=content + threads_line, view=view, allowed_mentions=discord.AllowedMentions(users=True)
+        )
+        await bot.storage.set_race_message(race_id, sent.id)
+        SCOREBOARDS.last_edit[race_id] = time.monotonic()
+
+
+async def give_up(answer: Answer, race_id: int) -> None:
+    """The scoreboard's "Give up": the presser's own game in the race ends (recorded as ended)."""
+    interaction = answer.interaction
+    lang = language(interaction)
+    bot = bot_of(interaction)
+    race = await bot.storage.race(race_id)
+    if race is None or race.guild_id != interaction.guild_id:
+        await answer.say(t(lang, "error.stale_board"))
+        return
+    mine = next((game_id for player, game_id in race.players if player == interaction.user.id), None)
+    if mine is None:
+        await answer.say(t(lang, "race.not_yours"))
+        return
+    record = await bot.storage.game(mine)
+    if record is None or record.status != PLAYING or race.finished_at is not None:
+        await answer.say(t(lang, "race.already_over"))
+        return
+    async with bot.manager.turn(record.channel_id) as turn:
+        if not turn.holds(mine):
+            await answer.say(t(lang, "race.already_over"))
+            return
+        live = await turn.end(ENDED)
+        if live.record.message_id is not None:  # the board in the player's thread shows the end
+            thread = bot.get_partial_messageable(record.channel_id, guild_id=race.guild_id)
+            message = await board_message(answer, live, lang, [t(lang, "race.gave_up_line")])
+            file = message.pop("file")
+            with contextlib.suppress(discord.HTTPException):
+                await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
+    await answer.say(t(lang, "race.you_gave_up"))
+    await settle(bot, race_id, live.record)
+    SCOREBOARDS.schedule(bot, race_id, lang)

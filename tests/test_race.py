@@ -1,0 +1,132 @@
+"""Races between friends through the real discord.py objects: one deal, a private thread each, a
+scoreboard in the channel kept up to date within Discord's limits, a winner, a give-up, the stats."""
+
+import asyncio
+import time
+
+import discord
+import pytest
+
+from cogs.pyramide import race as race_module
+from tests.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.harness import ADMIN, CHANNEL_ID, GUILD_ID, OWNER, STRANGER
+
+
+@pytest.fixture
+def quick_edits(monkeypatch):
+    monkeypatch.setattr(race_module, "EDIT_SECONDS", 0.05)
+    yield
+    race_module.SCOREBOARDS.__init__()  # type: ignore[misc]
+
+
+async def open_race(h, code: str) -> tuple[list, int, int, int]:
+    """``/pyramide race`` against STRANGER; what it sent, the race's id, and the two players' threads."""
+    threads_before = len(h.hub.threads)
+    sent = await h.command("race", opponent=discord.Object(STRANGER), code=code)
+    threads = h.hub.threads[threads_before:]
+    assert len(threads) == 2
+    race = await h.storage.race_of_game((await h.bot.manager.live(int(threads[0]["id"]))).record.id)
+    return sent, race.id, int(threads[0]["id"]), int(threads[1]["id"])
+
+
+def scoreboard_text(h, race) -> str:
+    return h.hub.messages[race.message_id]["content"]
+
+
+async def test_two_players_race_on_one_deal_and_the_first_to_clear_it_wins(harness, quick_edits):
+    deal = kings_and_pairs()
+    sent, race_id, mine, theirs = await open_race(harness, deal.code)
+    mine_live, their_live = await harness.bot.manager.live(mine), await harness.bot.manager.live(theirs)
+    assert mine_live.record.owner_id == OWNER and their_live.record.owner_id == STRANGER
+    assert mine_live.game.deal == their_live.game.deal == deal.deal  # the same cards for both
+    boards = [s for s in sent if s.png]
+    assert {int(s.url.split("/channels/")[1].split("/")[0]) for s in boards} == {mine, theirs}  # one board each
+    assert all(thread["type"] == 12 for thread in harness.hub.threads[-2:])  # private threads
+    race = await harness.storage.race(race_id)
+    board = scoreboard_text(harness, race)
+    assert f"<@{OWNER}>" in board and f"<@{STRANGER}>" in board and "0/28" in board
+
+    await harness.command("hint", user=STRANGER, channel_id=theirs)
+    plan = deal.copy()
+    clear_kings_and_pairs(plan)
+    for action in plan.actions:
+        await harness.command("tap", card=str(deal.pyramid[action]), channel_id=mine)
+    await race_module.SCOREBOARDS.flush()
+    race = await harness.storage.race(race_id)
+    assert race.winner_id == OWNER and race.finished_at is not None
+    board = scoreboard_text(harness, race)
+    assert f"🏆 <@{OWNER}> wins the race!" in board and "28/28" in board and "💡 1" in board
+    assert harness.hub.messages[race.message_id]["components"] == []  # no "Give up" once it is over
+
+    sent = await harness.command("stats")
+    races = next(f for f in sent[-1].body["embeds"][0]["fields"] if f["name"] == "Races")
+    assert races["value"].startswith("1 won of 1")
+
+
+async def test_a_player_gives_up_from_the_scoreboard_and_the_other_wins_later(harness, quick_edits):
+    deal = kings_and_pairs()
+    sent, race_id, mine, theirs = await open_race(harness, deal.code)
+    race = await harness.storage.race(race_id)
+    give_up = next(
+        b["custom_id"] for row in harness.hub.messages[race.message_id]["components"] for b in row["components"]
+    )
+    sent = await harness.press(give_up, user=OWNER)
+    answer = next(s for s in sent if s.token)
+    assert answer.ephemeral and "You gave up" in answer.content
+    assert await harness.bot.manager.live(mine) is None  # that game is over
+    board = next(s for s in sent if s.png)  # the board in the player's thread shows it
+    assert f"/channels/{mine}/" in board.url and "You gave up the race" in board.content
+    sent = await harness.press(give_up, user=OWNER)
+    assert "over already" in sent[-1].content
+    sent = await harness.press(give_up, user=ADMIN)
+    assert "Only the players of this race" in sent[-1].content
+    await race_module.SCOREBOARDS.flush()
+    assert "gave up" in scoreboard_text(harness, await harness.storage.race(race_id))
+    plan = deal.copy()
+    clear_kings_and_pairs(plan)
+    for action in plan.actions:
+        await harness.command("tap", card=str(deal.pyramid[action]), user=STRANGER, channel_id=theirs)
+    await race_module.SCOREBOARDS.flush()
+    race = await harness.storage.race(race_id)
+    assert race.winner_id == STRANGER
+    assert (await harness.storage.race_stats(GUILD_ID, OWNER)).won == 0
+    assert (await harness.storage.race_stats(GUILD_ID, STRANGER)).won == 1
+
+
+async def test_the_scoreboard_is_edited_no_more_often_than_allowed(harness, monkeypatch):
+    monkeypatch.setattr(race_module, "EDIT_SECONDS", 0.3)
+    scoreboards = race_module.SCOREBOARDS = race_module.Scoreboards()
+    _, race_id, _, _ = await open_race(harness, kings_and_pairs().code)
+    race = await harness.storage.race(race_id)
+
+    def edits() -> list[float]:
+        return [
+            s.at for s in harness.hub.sent if s.method == "PATCH" and s.url.endswith(f"/messages/{race.message_id}")
+        ]
+
+    for _ in range(10):  # a burst of moves: one edit, not ten
+        scoreboards.schedule(harness.bot, race_id, "en")
+    await scoreboards.flush()
+    for _ in range(10):
+        scoreboards.schedule(harness.bot, race_id, "en")
+    started = time.perf_counter()
+    await scoreboards.flush()
+    times = edits()
+    assert len(times) == 2
+    assert times[1] - times[0] >= 0.29  # the second waited for its turn
+    assert time.perf_counter() - started >= 0.2
+    race_module.SCOREBOARDS = race_module.Scoreboards()
+
+
+async def test_a_race_against_oneself_or_a_bot_is_refused(harness):
+    sent = await harness.command("race", opponent=discord.Object(OWNER))
+    assert sent[-1].ephemeral and "not yourself" in sent[-1].content
+    assert harness.hub.threads == [] and await harness.bot.manager.live(CHANNEL_ID) is None
+
+
+async def test_a_race_needs_threads_the_bot_may_make(harness):
+    harness.app_permissions &= ~((1 << 35) | (1 << 36))  # no thread creation
+    sent = await harness.command("race", opponent=discord.Object(STRANGER))
+    assert sent[-1].ephemeral and "Create Private Threads" in sent[-1].content
+    await asyncio.sleep(0)
+    assert harness.hub.threads == []
