@@ -13,13 +13,15 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import discord
+import yarl
 from discord.ext import commands
 from dotenv import load_dotenv
 
@@ -63,6 +65,7 @@ class PyramideBot(commands.Bot):
         sync_on_start: bool = False,
         metrics_port: int | None = None,
         metrics_host: str = "127.0.0.1",
+        **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True  # channel and thread events; no privileged intent is needed
@@ -71,6 +74,7 @@ class PyramideBot(commands.Bot):
             intents=intents,
             help_command=None,
             allowed_mentions=discord.AllowedMentions(users=False, roles=False, everyone=False),
+            **client_options,
         )
         self.storage = storage
         self.clock = clock
@@ -204,6 +208,72 @@ class PyramideBot(commands.Bot):
         log.info("invite link (permissions %d): %s", NEEDED_PERMISSIONS.value, self.invite_url())
 
 
+class ShardedPyramideBot(PyramideBot, commands.AutoShardedBot):
+    """The bot running the gateway shards ``shard_ids`` of ``shard_count`` (one process of a cluster)."""
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """Where this process connects and which shards it runs (environment variables, see README)."""
+
+    api_base: str | None = None  # DISCORD_API_BASE: a REST base (a rate-limit proxy, or a test server)
+    shard_count: int | None = None  # SHARD_COUNT
+    shard_ids: tuple[int, ...] | None = None  # SHARD_IDS: those of this process
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> Deployment:
+        """Read and check the variables; raises ``ValueError`` with a sentence for the operator."""
+        base = environ.get("DISCORD_API_BASE", "").strip().rstrip("/") or None
+        if base is not None and not base.startswith(("http://", "https://")):
+            raise ValueError(f"DISCORD_API_BASE must be an http(s) URL, not {base!r}")
+        count_text = environ.get("SHARD_COUNT", "").strip()
+        ids_text = environ.get("SHARD_IDS", "").strip()
+        if not count_text:
+            if ids_text:
+                raise ValueError("SHARD_IDS needs SHARD_COUNT (the number of shards of the whole bot)")
+            return cls(base)
+        if not count_text.isdigit() or int(count_text) < 1:
+            raise ValueError(f"SHARD_COUNT must be a whole number of at least 1, not {count_text!r}")
+        count = int(count_text)
+        if not ids_text:
+            return cls(base, count, tuple(range(count)))
+        try:
+            ids = tuple(int(part) for part in ids_text.split(","))
+        except ValueError:
+            raise ValueError(f"SHARD_IDS must be shard numbers separated by commas, not {ids_text!r}") from None
+        if not ids or len(set(ids)) != len(ids) or any(not 0 <= shard < count for shard in ids):
+            raise ValueError(f"SHARD_IDS must be distinct numbers from 0 to {count - 1}, not {ids_text!r}")
+        return cls(base, count, ids)
+
+    def client_options(self) -> dict[str, Any]:
+        if self.shard_count is None:
+            return {}
+        return {"shard_count": self.shard_count, "shard_ids": list(self.shard_ids or range(self.shard_count))}
+
+    def make_bot(self, storage: Storage, **options: Any) -> PyramideBot:
+        if self.api_base is not None:  # every REST call, interaction answers and webhooks included
+            discord.http.Route.BASE = self.api_base
+        kind = PyramideBot if self.shard_count is None else ShardedPyramideBot
+        return kind(storage, **options, **self.client_options())
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """The shard Discord sends a server's events to (so one process holds all of a channel's presses)."""
+    return (guild_id >> 22) % shard_count
+
+
+async def connect(bot: PyramideBot, token: str, deployment: Deployment) -> None:
+    """Log in and connect the gateway; with DISCORD_API_BASE, the gateway address is that API's answer
+    to ``GET /gateway/bot`` (a proxy or a test server names its own gateway)."""
+    await bot.login(token)
+    if deployment.api_base is not None:
+        answer = await bot.http.request(discord.http.Route("GET", "/gateway/bot"))
+        from discord.gateway import DiscordWebSocket
+
+        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(answer["url"])
+    await bot.connect()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the Pyramide Discord bot")
     parser.add_argument("--sync", action="store_true", help="push the slash commands to Discord once at start")
@@ -225,7 +295,12 @@ def main(argv: list[str] | None = None) -> int:
     from pyramide.storage import StorageError
 
     try:
-        asyncio.run(run(token, db_path, int(dev_guild) if dev_guild.isdigit() else None, args.sync))
+        deployment = Deployment.from_environment(os.environ)
+    except ValueError as error:
+        print(f"Cannot start: {error}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(run(token, db_path, int(dev_guild) if dev_guild.isdigit() else None, args.sync, deployment))
     except KeyboardInterrupt:
         return 0
     except StorageError as error:
@@ -240,7 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-async def run(token: str, db_path: str, dev_guild_id: int | None, sync: bool) -> None:
+async def run(
+    token: str, db_path: str, dev_guild_id: int | None, sync: bool, deployment: Deployment = Deployment()
+) -> None:
     port = os.environ.get("METRICS_PORT", "").strip()
     metrics_port = int(port) if port.isdigit() else None
     metrics_host = os.environ.get("METRICS_HOST", "").strip() or "127.0.0.1"
@@ -249,13 +326,15 @@ async def run(token: str, db_path: str, dev_guild_id: int | None, sync: bool) ->
     storage = SQLiteStorage(db_path)
     try:
         await storage.open()
-        bot = PyramideBot(
+        bot = deployment.make_bot(
             storage,
             dev_guild_id=dev_guild_id,
             sync_on_start=sync,
             metrics_port=metrics_port,
             metrics_host=metrics_host,
         )
+        if deployment.shard_count is not None:
+            log.info("shards %s of %d", ",".join(map(str, deployment.shard_ids or ())), deployment.shard_count)
         async with bot:
             loop = asyncio.get_running_loop()
             stopping: set[asyncio.Task[None]] = set()
@@ -267,7 +346,7 @@ async def run(token: str, db_path: str, dev_guild_id: int | None, sync: bool) ->
             for signal_number in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(signal_number, stop)
             try:
-                await bot.start(token)
+                await connect(bot, token, deployment)
             except (discord.HTTPException, aiohttp.ClientError, OSError):
                 if not stopping:
                     raise  # a failure, not a stop

@@ -26,7 +26,7 @@ from .events import Event, Outcome
 from .game import Game, InvalidAction
 from .rules import Rules
 from .solver import Hint, Verdict, compiled_for, hint, max_removable, solve
-from .storage import BROKEN, ENDED, STUCK, WON, GameRecord, Storage
+from .storage import BROKEN, ENDED, STUCK, WON, GameRecord, MoveConflict, Storage
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
@@ -176,11 +176,12 @@ class Turn:
         """Whether the game in play is ``game_id``."""
         return self.live is not None and self.live.record.id == game_id
 
-    async def apply(self, action: Callable[[Game], Event]) -> ActResult:
-        """Apply ``action`` to the game in play and store it before returning."""
+    async def apply(self, action: Callable[[Game], Event], *, request: int | None = None) -> ActResult:
+        """Apply ``action`` to the game in play and store it before returning. ``request`` (a Discord
+        interaction id) is stored with it, once: the same press delivered to two processes is applied once."""
         if self.live is None:
             raise NoGame()
-        result = await self.manager._apply(self.live, action)
+        result = await self.manager._apply(self.live, action, request)
         if result.finished:
             self.live = None
         return result
@@ -380,11 +381,16 @@ class GameManager:
         return ended
 
     # ---------------------------------------------------------------- applying
-    async def _apply(self, live: Live, action: Callable[[Game], Event]) -> ActResult:
+    async def _apply(self, live: Live, action: Callable[[Game], Event], request: int | None = None) -> ActResult:
         game = live.game
         event = action(game)
         try:
-            await self._store(live)
+            await self._store(live, request)
+        except MoveConflict as conflict:
+            # Another process holding this shard for a moment (a rolling restart) stored a move here
+            # first: this one is refused as played on a stale board; the next request reloads the game.
+            self.forget(live.record.channel_id)
+            raise StaleBoard() from conflict
         except BaseException:
             # What is not stored must not be answered: forget the engine, storage is the truth.
             self.forget(live.record.channel_id)
@@ -395,7 +401,7 @@ class GameManager:
             finished = True
         return ActResult(event, live, finished, game.copy())
 
-    async def _store(self, live: Live) -> None:
+    async def _store(self, live: Live, request: int | None = None) -> None:
         game, record = live.game, live.record
         new = game.actions[live.stored :]
         now = self.clock()
@@ -404,7 +410,9 @@ class GameManager:
             started_at = now
         totals = replace(record, score=game.score, moves=game.moves, removed=game.removed, started_at=started_at)
         for offset, action in enumerate(new):
-            await self.storage.append_action(record.id, live.stored + offset, action, now, totals)
+            await self.storage.append_action(
+                record.id, live.stored + offset, action, now, totals, request if offset == 0 else None
+            )
         record.score, record.moves, record.removed = game.score, game.moves, game.removed
         record.started_at = game.started_at = started_at
         record.actions.extend(new)

@@ -13,6 +13,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 stamp=.venv/.installed-$mode
+if [ "$mode" = bot ] && [ -f .venv/.installed-test ]; then
+    stamp=.venv/.installed-test  # the test set-up holds everything the bot needs
+fi
 # Reinstall when a lock, the project's declaration or the compiled solver core (built in place) changed.
 if [ ! -f "$stamp" ] || [ requirements/bot.lock -nt "$stamp" ] || [ requirements/test.lock -nt "$stamp" ] \
     || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ] || [ pyramide/_fastsolve.c -nt "$stamp" ]; then

@@ -59,6 +59,44 @@ def user_payload(user_id: int) -> dict[str, Any]:
 BOT_USER = user_payload(APP_ID)
 
 
+def message_payload(
+    message_id: int, channel_id: int, body: dict[str, Any], old: dict[str, Any], author: dict[str, Any], flags: int
+) -> dict[str, Any]:
+    """A message as Discord returns it after a request with ``body`` made it (or changed ``old``)."""
+    attachments = (
+        [
+            {
+                "id": str(snowflake()),
+                "filename": a.get("filename", "pyramide.png"),
+                "size": 1,
+                "url": "https://cdn.invalid/a.png",
+                "proxy_url": "https://cdn.invalid/a.png",
+            }
+            for a in body.get("attachments", [])
+        ]
+        if "attachments" in body
+        else old.get("attachments", [])
+    )
+    return {
+        "id": str(message_id),
+        "channel_id": str(channel_id),
+        "author": author,
+        "content": body.get("content", old.get("content", "")),
+        "components": body.get("components", old.get("components", [])),
+        "embeds": body.get("embeds", old.get("embeds", [])),
+        "attachments": attachments,
+        "timestamp": "2026-11-30T00:00:00+00:00",
+        "edited_timestamp": None,
+        "tts": False,
+        "mention_everyone": False,
+        "mentions": [],
+        "mention_roles": [],
+        "pinned": False,
+        "type": 0,
+        "flags": flags,
+    }
+
+
 @dataclass
 class Sent:
     """One request the bot made to Discord."""
@@ -177,38 +215,7 @@ class Hub:
     def message(self, channel_id: int, body: dict[str, Any], message_id: int | None = None) -> dict[str, Any]:
         message_id = message_id or snowflake()
         old = self.messages.get(message_id, {})
-        attachments = (
-            [
-                {
-                    "id": str(snowflake()),
-                    "filename": a.get("filename", "pyramide.png"),
-                    "size": 1,
-                    "url": "https://cdn.invalid/a.png",
-                    "proxy_url": "https://cdn.invalid/a.png",
-                }
-                for a in body.get("attachments", [])
-            ]
-            if "attachments" in body
-            else old.get("attachments", [])
-        )
-        payload = {
-            "id": str(message_id),
-            "channel_id": str(channel_id),
-            "author": BOT_USER,
-            "content": body.get("content", old.get("content", "")),
-            "components": body.get("components", old.get("components", [])),
-            "embeds": body.get("embeds", old.get("embeds", [])),
-            "attachments": attachments,
-            "timestamp": "2026-11-30T00:00:00+00:00",
-            "edited_timestamp": None,
-            "tts": False,
-            "mention_everyone": False,
-            "mentions": [],
-            "mention_roles": [],
-            "pinned": False,
-            "type": 0,
-            "flags": body.get("flags", 0),
-        }
+        payload = message_payload(message_id, channel_id, body, old, BOT_USER, body.get("flags", 0))
         self.messages[message_id] = payload
         self.history.append(json.loads(json.dumps(payload)))
         return payload

@@ -1,5 +1,6 @@
 """The project as a user installs it: a wheel in a fresh virtual environment, away from the checkout."""
 
+import shlex
 import subprocess
 import sys
 import sysconfig
@@ -95,3 +96,19 @@ def test_the_systemd_unit_restarts_on_failure_and_stops_with_sigterm():
     assert service["ExecStart"].endswith("bot.py") and service["User"] != "root"
     assert set(service["RestartPreventExitStatus"].split()) == {"2", "3"}  # bot.py's configuration errors
     assert unit["Install"]["WantedBy"] == "multi-user.target"
+
+
+def test_the_systemd_template_gives_each_instance_its_shard_range():
+    import configparser
+
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(ROOT / "deploy" / "pyramide@.service")
+    service = unit["Service"]
+    assert service["Restart"] == "on-failure" and set(service["RestartPreventExitStatus"].split()) == {"2", "3"}
+    # What systemd runs for pyramide@2-3 ("$$" is a "$" for the shell, %i the instance), with the bot
+    # replaced by a line showing the shards it would get.
+    command = service["ExecStart"].replace("$$", "$").replace("%i", "2-3")
+    command = command.replace("exec /opt/pyramide/.venv/bin/python /opt/pyramide/bot.py", 'echo "$SHARD_IDS"')
+    result = subprocess.run(shlex.split(command), capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "2,3"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pyramide import STOCK, Game
-from pyramide.manager import GameManager
-from pyramide.storage import BROKEN, WON, StorageError, StorageUnavailable
+from pyramide.manager import GameManager, StaleBoard
+from pyramide.storage import BROKEN, WON, MoveConflict, StorageError, StorageUnavailable
 from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, labels, start
@@ -485,8 +485,45 @@ async def test_a_move_refused_by_the_database_fails_alone(tmp_path):
             return_exceptions=True,
         )
         assert outcomes[0] is None and outcomes[2] is None
-        assert isinstance(outcomes[1], sqlite3.IntegrityError)
+        assert isinstance(outcomes[1], MoveConflict)
         stored = [await storage.game(live.record.id) for live in lives]
         assert [len(record.actions) for record in stored if record is not None] == [1, 1, 1]
     finally:
         await storage.close()
+
+
+async def test_two_processes_on_one_game_apply_a_move_once(tmp_path):
+    """During a rolling restart two processes can hold the same shard: both have the game in memory and
+    get the same press. The second to store it is refused (a stale board) and reloads; one move is kept."""
+    path = str(tmp_path / "two.db")
+    first, second = SQLiteStorage(path), SQLiteStorage(path)
+    await first.open()
+    await second.open()
+    try:
+        one, two = GameManager(first), GameManager(second)
+        await one.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_number(3))
+        assert (await two.live(5)) is not None  # the other process loaded it too
+        await one.act(5, lambda g: g.tap(STOCK))
+        with pytest.raises(StaleBoard):
+            await two.act(5, lambda g: g.tap(STOCK))
+        reloaded = await two.live(5)  # forgotten, then read again from the database
+        assert reloaded is not None and reloaded.game.moves == 1 and len(reloaded.game.stock) == 22
+        stored = await first.game(reloaded.record.id)
+        assert stored is not None and len(stored.actions) == 1
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_processes_opening_a_new_database_together_all_start(tmp_path):
+    """A cluster's processes start at once on a file none has created yet: one creates and migrates it,
+    the others wait for it instead of stopping with "database is locked"."""
+    path = str(tmp_path / "together.db")
+    storages = [SQLiteStorage(path) for _ in range(4)]
+    try:
+        await asyncio.gather(*(storage.open() for storage in storages))
+        for storage in storages:
+            await storage.ping()
+    finally:
+        for storage in storages:
+            await storage.close()

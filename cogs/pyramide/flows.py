@@ -168,7 +168,7 @@ async def play(answer: Answer, turn: Turn, lang: str, action: Callable[[Game], e
     bot = bot_of(answer.interaction)
     assert turn.live is not None
     guild_id = turn.live.record.guild_id
-    result = await turn.apply(action)
+    result = await turn.apply(action, request=answer.interaction.id)
     event = result.event
     quiet = not edit and isinstance(event, QUIET_EVENTS)
     answer.private = quiet

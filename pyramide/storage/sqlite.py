@@ -30,6 +30,7 @@ from . import (
     GameRecord,
     GuildSettings,
     LeaderRow,
+    MoveConflict,
     RaceRecord,
     RaceStats,
     ResultRow,
@@ -40,6 +41,7 @@ from . import (
 T = TypeVar("T")
 BUSY_MS = 400  # how long one try waits for another connection's write lock
 WRITE_TRIES = 3
+OPEN_WAIT = 30.0  # seconds to wait at start for another process creating or migrating the database
 
 # Each entry moves the schema from version i to i + 1. Never edit a released entry: add one.
 MIGRATIONS: list[str] = [
@@ -160,6 +162,11 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX races_by_guild ON races(guild_id);
     """,
+    # 10: the interaction that made a move, once: a press delivered to two processes is applied once
+    """
+    ALTER TABLE actions ADD COLUMN request INTEGER;
+    CREATE UNIQUE INDEX actions_once_per_request ON actions(request) WHERE request IS NOT NULL;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -246,6 +253,19 @@ def backup(source: str | Path, target: str | Path) -> int:
     return pages
 
 
+def _statements(script: str) -> list[str]:
+    """The statements of a migration, one by one (so that they run inside one transaction)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return [statement for statement in statements if statement]
+
+
 def _commit_group(
     connection: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], None]]
 ) -> list[sqlite3.Error | None]:
@@ -307,12 +327,24 @@ class SQLiteStorage:
 
     async def open(self) -> None:
         """Open, check and migrate the database. Raises ``StorageError`` naming the problem and the
-        file when it cannot be used (not a database, newer schema, unreadable, read-only, damaged)."""
-        try:
-            await self._open()
-        except BaseException:
-            await self.close()
-            raise
+        file when it cannot be used (not a database, newer schema, unreadable, read-only, damaged).
+
+        Processes of a cluster start together: while another one creates or migrates the file (its
+        write lock held), this one waits for it, up to ``OPEN_WAIT`` seconds."""
+        deadline = time.monotonic() + OPEN_WAIT
+        while True:
+            try:
+                await self._open()
+                return
+            except StorageError as error:
+                await self.close()
+                locked = "locked" in str(error) or "busy" in str(error)
+                if not locked or time.monotonic() > deadline:
+                    raise
+            except BaseException:
+                await self.close()
+                raise
+            await asyncio.sleep(0.2)
 
     async def _open(self) -> None:
         where = self.path
@@ -366,12 +398,27 @@ class SQLiteStorage:
                 f"the database {self.path} has schema {found}, newer than this bot ({SCHEMA_VERSION}): "
                 "run the newer bot, or restore a backup"
             )
-        if found < target and found > 0 and self._file() is not None:
-            await self._backup_before_migration(found)
+        backed_up = found == 0 or self._file() is None
         for version in range(found, target):
-            await self.db.executescript(
-                "BEGIN;\n" + MIGRATIONS[version] + f"\nPRAGMA user_version = {version + 1};\nCOMMIT;"
-            )
+            # Under the write lock, the version read again: another process starting at the same moment
+            # may have taken this step already.
+            await self.db.execute("BEGIN IMMEDIATE")
+            async with self.db.execute("PRAGMA user_version") as cursor:
+                row = await cursor.fetchone()
+            if row is not None and int(row[0]) > version:
+                await self.db.rollback()
+                continue
+            try:
+                if not backed_up:  # only the process that migrates copies the database first
+                    await self._backup_before_migration(version)
+                    backed_up = True
+                for statement in _statements(MIGRATIONS[version]):
+                    await self.db.execute(statement)
+                await self.db.execute(f"PRAGMA user_version = {version + 1}")
+                await self.db.commit()
+            except BaseException:
+                await self.db.rollback()
+                raise
         return found
 
     def _file(self) -> Path | None:
@@ -386,7 +433,7 @@ class SQLiteStorage:
         assert path is not None
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         target = path.with_name(f"{path.name}.schema{found}-{stamp}.bak")
-        await self.db.commit()
+        # Read through a connection of its own: this one may hold the write lock (WAL lets readers in).
         await asyncio.to_thread(backup, path, target)
         return target
 
@@ -494,20 +541,25 @@ class SQLiteStorage:
     async def game(self, game_id: int) -> GameRecord | None:
         return await self._load("id = ?", (game_id,))
 
-    async def append_action(self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord) -> None:
+    async def append_action(
+        self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None = None
+    ) -> None:
         """Store one action and the running totals in one transaction (committed before returning)."""
 
         def work(connection: sqlite3.Connection) -> None:
             connection.execute(
-                "INSERT INTO actions (game_id, seq, action, at) VALUES (?, ?, ?, ?)",
-                (game_id, seq, _encode(action), at),
+                "INSERT INTO actions (game_id, seq, action, at, request) VALUES (?, ?, ?, ?, ?)",
+                (game_id, seq, _encode(action), at, request),
             )
             connection.execute(
                 "UPDATE games SET score = ?, moves = ?, removed = ?, started_at = ? WHERE id = ?",
                 (record.score, record.moves, record.removed, record.started_at, game_id),
             )
 
-        await self._group_commit(work)
+        try:
+            await self._group_commit(work)
+        except sqlite3.IntegrityError as error:  # (game_id, seq) or the request is stored: another process was first
+            raise MoveConflict(f"game {game_id}: move {seq} was stored by another process") from error
 
     async def _group_commit(self, work: Callable[[sqlite3.Connection], None]) -> None:
         """Run ``work`` in a transaction shared with the other moves waiting at that moment, and return

@@ -1,0 +1,274 @@
+"""The real ``bot.py`` process against a Discord-like server on 127.0.0.1 (tests/fake_discord.py): what
+only a whole process shows. A game played to its end; ``kill -9`` mid-game and a restart that loses no
+answered move; two processes with a shard each on one database; two processes holding the same shard
+(a rolling restart) and a press delivered to both, applied once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.fake_discord import FakeDiscord, Guild
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYER = 600_000_000_000_000_001
+# Two servers on different shards of two: (id >> 22) % 2 is 0 for the first, 1 for the second.
+GUILD_A = 1 << 40  # shard 0 of 2
+GUILD_B = (1 << 40) + (1 << 22)  # shard 1 of 2
+CHANNEL_A, CHANNEL_B = 710_000_000_000_000_001, 710_000_000_000_000_002
+
+
+def launch(fake: FakeDiscord, db: Path, *shard: str) -> subprocess.Popen[bytes]:
+    """``python bot.py`` with the fake Discord's REST base; ``shard``: SHARD_COUNT and SHARD_IDS."""
+    env = {
+        **os.environ,
+        "DISCORD_TOKEN": "fake-token-for-the-local-test-server",
+        "DISCORD_API_BASE": fake.api_base,
+        "PYRAMIDE_DB": str(db),
+        "LOG_LEVEL": "INFO",
+        "LOG_FILE": "",
+        "METRICS_PORT": "",
+        "DEV_GUILD_ID": "",
+        "SHARD_COUNT": shard[0] if shard else "",
+        "SHARD_IDS": shard[1] if len(shard) > 1 else "",
+    }
+    log = open(db.parent / f"bot-{len(list(db.parent.glob('bot-*.log')))}.log", "wb")  # noqa: SIM115
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "bot.py")],
+        cwd=db.parent,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group: the solver workers go with it
+    )
+    process.log_path = Path(log.name)  # type: ignore[attr-defined]
+    log.close()
+    return process
+
+
+def stop(process: subprocess.Popen[bytes], *, kill: bool = False) -> str:
+    """SIGTERM (a clean stop) or SIGKILL (a crash: the process group, with no goodbye); its log."""
+    if process.poll() is None:
+        if kill:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # whatever is left of the group
+    return process.log_path.read_text(errors="replace")  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def fake():
+    server = await FakeDiscord([Guild(GUILD_A, (CHANNEL_A,)), Guild(GUILD_B, (CHANNEL_B,))]).start()
+    yield server
+    await server.stop()
+
+
+async def connected(fake: FakeDiscord, shards: int) -> None:
+    await fake.wait_for_shards(shards)
+    await asyncio.sleep(1.0)  # READY and GUILD_CREATE handled by the bot
+
+
+async def deal(fake: FakeDiscord, guild: int, channel: int, code: str) -> dict:
+    """``/pyramide new code:<code>``; the board message it posted."""
+    payload = fake.command(guild, channel, PLAYER, "new", code=code)
+    answer = await fake.answered_after(payload)
+    callback = answer.requests[0]
+    assert callback["body"]["type"] == 4 and callback["files"], callback
+    return fake.messages[fake.original[payload["token"]]]
+
+
+async def tap(fake: FakeDiscord, guild: int, board: dict, label: str) -> dict:
+    """Press the board's button ``label``; the board as the answer left it."""
+    custom_id = next(b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == label)
+    payload = fake.press(guild, PLAYER, board, custom_id)
+    answer = await fake.answered_after(payload)
+    assert answer.requests[0]["body"]["type"] == 7, answer.requests[0]  # the board was edited in place
+    return fake.messages[int(board["id"])]
+
+
+def plan() -> list[str]:
+    """The labels to press to win the kings-and-pairs deal."""
+    game = kings_and_pairs()
+    cleared = game.copy()
+    clear_kings_and_pairs(cleared)
+    return [str(game.pyramid[action]) for action in cleared.actions]
+
+
+def moves_after(taps: int) -> int:
+    """The moves a player has made after that many taps of the plan (a pair takes two taps)."""
+    game = kings_and_pairs()
+    cleared = game.copy()
+    clear_kings_and_pairs(cleared)
+    for action in cleared.actions[:taps]:
+        game.apply(action)
+    return game.moves
+
+
+def stored(db: Path) -> list[tuple[str, int, int]]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        rows = connection.execute(
+            "SELECT g.status, g.moves, COUNT(a.seq) FROM games g"
+            " LEFT JOIN actions a ON a.game_id = g.id GROUP BY g.id ORDER BY g.id"
+        ).fetchall()
+    return [(str(s), int(m), int(n)) for s, m, n in rows]
+
+
+async def test_a_game_is_played_to_its_end_against_the_process(fake, tmp_path):
+    db = tmp_path / "pyramide.db"
+    bot = launch(fake, db)
+    try:
+        await connected(fake, 1)
+        board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
+        for label in plan():
+            board = await tap(fake, GUILD_A, board, label)
+        assert "You won!" in board["content"]
+        assert [b["label"] for row in board["components"] for b in row["components"]][:2] == [
+            "New game",
+            "Same deal again",
+        ]
+    finally:
+        log = stop(bot)
+    assert "fake-token" not in log  # the token is never logged
+    assert fake.unknown == [], fake.unknown
+    assert stored(db)[0][0] == "won"
+
+
+async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_path):
+    db = tmp_path / "pyramide.db"
+    labels = plan()
+    bot = launch(fake, db)
+    try:
+        await connected(fake, 1)
+        board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
+        for label in labels[:11]:
+            board = await tap(fake, GUILD_A, board, label)
+    finally:
+        stop(bot, kill=True)  # no goodbye: SIGKILL right after the 11th answer
+    assert stored(db) == [("playing", moves_after(11), 11)]  # every answered move is on disk
+    await fake.wait_for_shards(0)
+    bot = launch(fake, db)
+    try:
+        await connected(fake, 1)
+        for label in labels[11:]:  # the same message goes on where it stopped
+            board = await tap(fake, GUILD_A, board, label)
+        assert "You won!" in board["content"]
+    finally:
+        stop(bot)
+    assert [row[:2] for row in stored(db)] == [("won", moves_after(len(labels)))]  # (its actions now packed)
+
+
+async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(fake, tmp_path):
+    db = tmp_path / "pyramide.db"
+    first, second = launch(fake, db, "2", "0"), launch(fake, db, "2", "1")
+    try:
+        await connected(fake, 2)
+        assert {(s.shard_id, s.shard_count) for s in fake.shards} == {(0, 2), (1, 2)}
+        board_a = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
+        board_b = await deal(fake, GUILD_B, CHANNEL_B, kings_and_pairs().code)
+        labels = plan()
+        board_a = await tap(fake, GUILD_A, board_a, labels[0])
+        board_b = await tap(fake, GUILD_B, board_b, labels[0])
+        stop(first, kill=True)
+        await fake.wait_for_shards(1)
+        assert fake.shard_for(GUILD_A) == []  # nobody holds shard 0 now
+        for label in labels[1:4]:  # the other process goes on answering its server
+            board_b = await tap(fake, GUILD_B, board_b, label)
+    finally:
+        stop(first, kill=True)
+        stop(second)
+    assert sorted(stored(db)) == [("playing", moves_after(1), 1), ("playing", moves_after(4), 4)]
+
+
+async def test_two_processes_holding_one_shard_apply_a_doubly_delivered_press_once(fake, tmp_path):
+    db = tmp_path / "pyramide.db"
+    first = launch(fake, db)
+    second = None
+    try:
+        await connected(fake, 1)
+        board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
+        board = await tap(fake, GUILD_A, board, plan()[0])
+        second = launch(fake, db)  # a rolling restart: the new process holds the same shard for a while
+        await connected(fake, 2)
+        custom_id = next(
+            b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == plan()[1]
+        )
+        payload = fake.press(GUILD_A, PLAYER, board, custom_id)
+        await fake.send(payload, shards=list(fake.shards))  # delivered to both processes
+        await fake.answered(payload)
+        await asyncio.sleep(2.0)  # both have answered or been refused by now
+    finally:
+        stop(first)
+        if second is not None:
+            stop(second)
+    assert stored(db) == [("playing", moves_after(2), 2)]  # the press was applied once, not twice
+    assert len(fake.answers[payload["token"]].requests) >= 1
+
+
+async def test_the_cluster_script_starts_a_process_per_shard_range_and_stops_them_all(fake, tmp_path):
+    env = {
+        **os.environ,
+        "DISCORD_TOKEN": "fake-token-for-the-local-test-server",
+        "DISCORD_API_BASE": fake.api_base,
+        "PYRAMIDE_DB": str(tmp_path / "pyramide.db"),
+        "METRICS_PORT": "",
+        "LOG_FILE": "",
+        "CLUSTER_LOG_DIR": str(tmp_path / "logs"),
+    }
+    script = subprocess.Popen(
+        ["bash", str(ROOT / "scripts" / "cluster.sh"), "2", "4"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        await connected(fake, 4)
+        assert sorted((s.shard_id, s.shard_count) for s in fake.shards) == [(0, 4), (1, 4), (2, 4), (3, 4)]
+        script.send_signal(signal.SIGTERM)
+        out, _ = script.communicate(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(script.pid, signal.SIGKILL)
+    assert script.returncode == 0
+    assert "shards 0,1 of 4" in out.decode() and "shards 2,3 of 4" in out.decode()
+    await fake.wait_for_shards(0)
+    assert "stopped" in (tmp_path / "logs" / "shard-2.log").read_text()  # a clean stop, not a kill
+
+
+@pytest.mark.parametrize(
+    ("variables", "says"),
+    [
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "0,2"}, "SHARD_IDS must be distinct numbers from 0 to 1"),
+        ({"SHARD_IDS": "0"}, "SHARD_IDS needs SHARD_COUNT"),
+        ({"SHARD_COUNT": "zero"}, "SHARD_COUNT must be a whole number"),
+        ({"DISCORD_API_BASE": "127.0.0.1:9"}, "DISCORD_API_BASE must be an http(s) URL"),
+    ],
+)
+def test_a_wrong_shard_setting_stops_the_bot_with_the_reason(tmp_path, variables, says):
+    env = {
+        **os.environ,
+        "DISCORD_TOKEN": "fake",
+        "PYRAMIDE_DB": str(tmp_path / "p.db"),
+        "SHARD_COUNT": "",
+        "SHARD_IDS": "",
+        "DISCORD_API_BASE": "",
+        **variables,
+    }
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bot.py")], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2 and says in result.stderr
