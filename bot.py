@@ -188,6 +188,9 @@ class PyramideBot(commands.Bot):
         answered, then the gateway and the HTTP session close; storage is closed by the caller."""
         if not self.is_closed():
             await self.drain()
+        from cogs.pyramide.race import SCOREBOARDS
+
+        SCOREBOARDS.cancel()
         await super().close()
         await self.health.stop()
 

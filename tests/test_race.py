@@ -130,3 +130,13 @@ async def test_a_race_needs_threads_the_bot_may_make(harness):
     assert sent[-1].ephemeral and "Create Private Threads" in sent[-1].content
     await asyncio.sleep(0)
     assert harness.hub.threads == []
+
+
+async def test_the_scoreboard_keeps_the_language_it_was_posted_in(harness, quick_edits):
+    harness.locale = "hr"
+    _, race_id, _, theirs = await open_race(harness, kings_and_pairs().code)
+    harness.locale = "en-US"  # the opponent plays in English
+    await harness.command("draw", user=STRANGER, channel_id=theirs)
+    await race_module.SCOREBOARDS.flush()
+    board = scoreboard_text(harness, await harness.storage.race(race_id))
+    assert "Utrka" in board and "igra" in board and "playing" not in board

@@ -65,6 +65,9 @@ class Scoreboards:
         race = await bot.storage.race(race_id)
         if race is None or race.message_id is None:
             return
+        # The scoreboard stays in the language it was posted in, whoever pressed last.
+        first = await bot.storage.game(race.players[0][1]) if race.players else None
+        lang = (first.locale if first is not None else None) or lang
         channel = bot.get_partial_messageable(race.channel_id, guild_id=race.guild_id)
         content, view = await scoreboard(bot, race, lang)
         try:
@@ -77,6 +80,12 @@ class Scoreboards:
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, and shutting down)."""
         await asyncio.gather(*self.pending.values(), return_exceptions=True)
+
+    def cancel(self) -> None:
+        """Drop the edits still waiting (the bot is stopping; the next press after a restart redoes them)."""
+        for task in self.pending.values():
+            task.cancel()
+        self.pending.clear()
 
 
 SCOREBOARDS = Scoreboards()
