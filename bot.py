@@ -277,6 +277,22 @@ async def connect(bot: PyramideBot, token: str, deployment: Deployment) -> None:
     await bot.connect()
 
 
+def database_path(environ: Mapping[str, str]) -> str:
+    """The SQLite file: ``DATABASE_URL`` (``sqlite:///ABSOLUTE/PATH``), else ``PYRAMIDE_DB``, else
+    ``pyramide.db`` next to bot.py. Raises ``ValueError`` for a URL this version cannot use."""
+    url = environ.get("DATABASE_URL", "").strip()
+    if not url:
+        return environ.get("PYRAMIDE_DB", "").strip() or str(HERE / "pyramide.db")
+    if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
+        return "/" + url[len("sqlite:///") :].lstrip("/")
+    if url.startswith(("postgresql://", "postgres://")):
+        raise ValueError(
+            "DATABASE_URL names a PostgreSQL database, which this version cannot use yet: "
+            "use sqlite:///ABSOLUTE/PATH (or PYRAMIDE_DB)"
+        )
+    raise ValueError(f"DATABASE_URL must look like sqlite:///ABSOLUTE/PATH, not {url[:60]!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the Pyramide Discord bot")
     parser.add_argument("--sync", action="store_true", help="push the slash commands to Discord once at start")
@@ -293,7 +309,11 @@ def main(argv: list[str] | None = None) -> int:
     from cogs.logs import configure
 
     configure(os.environ.get("LOG_LEVEL", "INFO"), os.environ.get("LOG_FILE", "").strip() or None)
-    db_path = os.environ.get("PYRAMIDE_DB", "").strip() or str(HERE / "pyramide.db")
+    try:
+        db_path = database_path(os.environ)
+    except ValueError as error:
+        print(f"Cannot start: {error}", file=sys.stderr)
+        return 2
     dev_guild = os.environ.get("DEV_GUILD_ID", "").strip()
     from pyramide.storage import StorageError
 

@@ -33,7 +33,8 @@ def launch(fake: FakeDiscord, db: Path, *shard: str) -> subprocess.Popen[bytes]:
         **os.environ,
         "DISCORD_TOKEN": "fake-token-for-the-local-test-server",
         "DISCORD_API_BASE": fake.api_base,
-        "PYRAMIDE_DB": str(db),
+        "DATABASE_URL": f"sqlite:///{db}",  # the tests read this file: the URL wins over PYRAMIDE_DB
+        "PYRAMIDE_DB": str(db.parent / "not-this-one.db"),
         "LOG_LEVEL": "INFO",
         "LOG_FILE": "",
         "METRICS_PORT": "",
@@ -224,6 +225,7 @@ async def test_the_cluster_script_starts_a_process_per_shard_range_and_stops_the
         "DISCORD_TOKEN": "fake-token-for-the-local-test-server",
         "DISCORD_API_BASE": fake.api_base,
         "PYRAMIDE_DB": str(tmp_path / "pyramide.db"),
+        "DATABASE_URL": "",
         "METRICS_PORT": "",
         "LOG_FILE": "",
         "CLUSTER_LOG_DIR": str(tmp_path / "logs"),
@@ -256,6 +258,8 @@ async def test_the_cluster_script_starts_a_process_per_shard_range_and_stops_the
         ({"SHARD_IDS": "0"}, "SHARD_IDS needs SHARD_COUNT"),
         ({"SHARD_COUNT": "zero"}, "SHARD_COUNT must be a whole number"),
         ({"DISCORD_API_BASE": "127.0.0.1:9"}, "DISCORD_API_BASE must be an http(s) URL"),
+        ({"DATABASE_URL": "mysql://x/y"}, "DATABASE_URL must look like sqlite:///ABSOLUTE/PATH"),
+        ({"DATABASE_URL": "postgresql://bot@127.0.0.1:5432/pyramide"}, "cannot use yet"),
     ],
 )
 def test_a_wrong_shard_setting_stops_the_bot_with_the_reason(tmp_path, variables, says):
@@ -263,6 +267,7 @@ def test_a_wrong_shard_setting_stops_the_bot_with_the_reason(tmp_path, variables
         **os.environ,
         "DISCORD_TOKEN": "fake",
         "PYRAMIDE_DB": str(tmp_path / "p.db"),
+        "DATABASE_URL": "",
         "SHARD_COUNT": "",
         "SHARD_IDS": "",
         "DISCORD_API_BASE": "",
