@@ -82,7 +82,7 @@ def fit(frames: list[Frame], limit_ms: int = MAX_PLAYBACK_MS) -> list[Frame]:
         return frames
     if len(frames) * MIN_MS > limit_ms:
         kept: list[Frame] = []
-        for frame in frames:  # a draw or turn followed by another one is dropped
+        for frame in frames:  # a step (draw, turn, selection) followed by another one is dropped
             if kept and not kept[-1].highlight and kept[-1].ms == STEP_MS and frame.ms == STEP_MS:
                 kept[-1] = frame
             else:
@@ -91,10 +91,6 @@ def fit(frames: list[Frame], limit_ms: int = MAX_PLAYBACK_MS) -> list[Frame]:
         total = sum(frame.ms for frame in frames)
     scale = limit_ms / total
     return [Frame(f.game, max(MIN_MS, int(f.ms * scale)), f.highlight) for f in frames]
-
-
-def moves_in(frames: Sequence[Frame]) -> int:
-    return sum(1 for frame in frames[1:] if not frame.highlight)
 
 
 def winning_animation(code: str, labels: Labels, node_limit: int, deadline: float | None) -> Animation | None:

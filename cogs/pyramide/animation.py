@@ -11,15 +11,14 @@ from collections import OrderedDict
 import discord
 
 from pyramide import Game
-from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide.manager import ANIMATION_POOL, wait_nodes
 from pyramide.replay import MAX_BYTES, Animation, replay_animation, winning_animation
-from pyramide.storage import PLAYING, GameRecord
+from pyramide.storage import PLAYING
 
 from ..answer import Answer
 from ..common import board_labels, bot_of, language, mention
-from .daily import now_of, todays_game
+from .daily import is_todays_deal
 
 LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
 CACHE_BYTES = 64 * 1024 * 1024
@@ -51,13 +50,6 @@ class AnimationCache:
 CACHE = AnimationCache()
 
 
-async def shows_todays_daily(answer: Answer, record: GameRecord) -> bool:
-    """Whether the game's deal is today's daily: its line and replays wait until the day is over."""
-    interaction = answer.interaction
-    daily = await todays_game(interaction, today(now_of(interaction)))
-    return Game.from_code(record.code).deal == daily.deal
-
-
 async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
     """Post the winning line of a finished game's deal (``kind`` "line") or the game as it was played
     ("mine"), in the channel of the game's board."""
@@ -71,7 +63,7 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
     if record.status == PLAYING:
         await answer.say(t(lang, "anim.not_finished"))
         return
-    if await shows_todays_daily(answer, record):
+    if await is_todays_deal(interaction, Game.from_code(record.code)):  # its line waits until the day is over
         await answer.say(t(lang, "anim.daily_wait"))
         return
     key = (kind, record.code if kind == "line" else str(record.id), lang)

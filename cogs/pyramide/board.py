@@ -21,12 +21,15 @@ from ..answer import Answer
 from ..common import board_labels, bot_of, mention
 from . import buttons
 
-# One drawing thread per core: more would only fight over the GIL with the event loop.
-
 
 def daily_name(record: GameRecord, lang: str) -> str:
     assert record.daily is not None
     return t(lang, "daily.title", number=daily_number(date.fromisoformat(record.daily)))
+
+
+def finished(game: Game, record: GameRecord) -> bool:
+    """Whether a board shows a finished game (it offers new games and animations, not moves)."""
+    return game.is_over or record.status != PLAYING
 
 
 def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
@@ -38,14 +41,10 @@ def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
     if record.counted and record.daily is not None:
         view.add_item(buttons.ShareButton(record.id, label=t(lang, "button.share")))
     view.add_item(
-        buttons.BoardButton(
-            live.record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
-        )
+        buttons.BoardButton(record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success)
     )
     view.add_item(
-        buttons.BoardButton(
-            live.record.id, 0, "again", label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
-        )
+        buttons.BoardButton(record.id, 0, "again", label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary)
     )
     if winnable:
         view.add_item(buttons.AnimationButton("line", record.id, label=t(lang, "button.winning_line")))
@@ -68,7 +67,7 @@ def board_view(
     are blue, a selected card green; a game where nothing can be removed any more also offers a new
     deal or the same one again."""
     game, record = game or live.game, live.record
-    if game.is_over or record.status != PLAYING:
+    if finished(game, record):
         return _finished_view(live, lang, winnable)
     view = buttons.ButtonRows()
     version = game.version
@@ -167,7 +166,12 @@ async def board_message(
         "content": "\n".join(lines)[:2000],
         "file": discord.File(io.BytesIO(png), filename="pyramide.png", description=alt_text(snapshot, lang, code)),
         "view": board_view(
-            live, lang, snapshot, highlight=highlight, dead=dead, winnable=deal_winnable(answer, record)
+            live,
+            lang,
+            snapshot,
+            highlight=highlight,
+            dead=dead,
+            winnable=finished(snapshot, record) and deal_winnable(answer, record),  # asked of finished boards only
         ),
     }
 

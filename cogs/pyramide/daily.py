@@ -49,22 +49,27 @@ async def todays_game(interaction: discord.Interaction, day: date) -> Game:
     return Game.from_code(code)
 
 
+async def is_todays_deal(interaction: discord.Interaction, game: Game) -> bool:
+    """Whether ``game`` deals today's daily cards (under any rules)."""
+    return game.deal == (await todays_game(interaction, today(now_of(interaction)))).deal
+
+
 async def peeks_at_the_daily(interaction: discord.Interaction, game: Game) -> bool:
     """Whether ``game`` deals today's daily cards to a player whose counted attempt is not finished."""
-    day = today(now_of(interaction))
-    daily = await todays_game(interaction, day)
-    if game.deal != daily.deal:
+    if not await is_todays_deal(interaction, game):
         return False
+    day = today(now_of(interaction))
     attempt = await bot_of(interaction).storage.daily_attempt(day_key(day), interaction.user.id)
     return attempt is None or attempt.status is None
 
 
-def _missing(interaction: discord.Interaction) -> str | None:
-    """The first permission the bot lacks to play a daily in a thread here, by its Discord name."""
+def missing_thread_permission(interaction: discord.Interaction, needs: tuple[str, ...] = THREAD_NEEDS) -> str | None:
+    """The first permission the bot lacks to play in a private thread here (making it, then ``needs``
+    in it), by its Discord name; ``None`` when it has them all."""
     perms = interaction.app_permissions
     if not (perms.create_private_threads or perms.create_public_threads):
         return "Create Private Threads"
-    return missing_permission(interaction, *THREAD_NEEDS)
+    return missing_permission(interaction, *needs)
 
 
 async def play_daily(interaction: discord.Interaction) -> None:
@@ -85,7 +90,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
         channel = interaction.channel
         in_place = isinstance(channel, IN_PLACE)
         if not in_place:
-            missing = _missing(interaction)
+            missing = missing_thread_permission(interaction)
             if missing is not None:
                 await answer.say(t(lang, "error.daily_permission", permission=missing))
                 return
@@ -97,7 +102,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
             target_id = interaction.channel_id
         else:
             name = t(lang, "daily.thread", number=number, player=interaction.user.display_name)[:100]
-            thread = await _create_thread(channel, name)
+            thread = await create_thread(channel, name)
             if thread is None:
                 await answer.say(t(lang, "error.no_thread"))
                 return
@@ -142,7 +147,7 @@ async def _already(interaction: discord.Interaction, attempt: DailyAttempt, lang
     return "\n".join(lines)
 
 
-async def _create_thread(parent: object, name: str) -> discord.Thread | None:
+async def create_thread(parent: object, name: str) -> discord.Thread | None:
     if not isinstance(parent, discord.TextChannel):
         return None
     for kind in (discord.ChannelType.private_thread, discord.ChannelType.public_thread):

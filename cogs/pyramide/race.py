@@ -25,7 +25,7 @@ from ..answer import Answer, answering
 from ..common import bot_of, language, mention
 from . import buttons
 from .board import board_message, post_board_to
-from .daily import _create_thread, peeks_at_the_daily
+from .daily import create_thread, missing_thread_permission, peeks_at_the_daily
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +65,6 @@ class Scoreboards:
         race = await bot.storage.race(race_id)
         if race is None or race.message_id is None:
             return
-        # The scoreboard stays in the language it was posted in, whoever pressed last.
-        first = await bot.storage.game(race.players[0][1]) if race.players else None
-        lang = (first.locale if first is not None else None) or lang
         channel = bot.get_partial_messageable(race.channel_id, guild_id=race.guild_id)
         content, view = await scoreboard(bot, race, lang)
         try:
@@ -106,11 +103,14 @@ def _status(record: GameRecord, race: RaceRecord, lang: str) -> str:
 async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discord.ui.View | None]:
     """The scoreboard's text (one line a player: cards removed, moves, time, hints, status) and its
     "Give up" button while the race is on."""
+    # Every answered move is stored: the figures are current.
+    records = [(player, await bot.storage.game(game_id)) for player, game_id in race.players]
+    # The scoreboard stays in the language it was posted in (its first game's), whoever pressed last.
+    lang = next((record.locale for _, record in records if record is not None and record.locale), lang)
     names = " vs ".join(mention(player) for player, _ in race.players)
     lines = [t(lang, "race.title", players=names, code=race.code)]
     now = bot.clock()
-    for player, game_id in race.players:
-        record = await bot.storage.game(game_id)  # every answered move is stored: the figures are current
+    for player, record in records:
         if record is None:
             continue
         if record.seconds is not None:
@@ -184,15 +184,10 @@ async def start_race(
         if opponent.id == interaction.user.id or opponent.bot:
             await answer.say(t(lang, "race.bad_opponent"))
             return
-        perms = interaction.app_permissions
-        if not (perms.create_private_threads or perms.create_public_threads):
-            await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
+        missing = missing_thread_permission(interaction, THREAD_NEEDS)
+        if missing is not None:
+            await answer.say(t(lang, "error.thread_permission", permission=missing))
             return
-        for name in THREAD_NEEDS:
-            if not getattr(perms, name):
-                permission = name.replace("_", " ").title().replace(" In ", " in ")
-                await answer.say(t(lang, "error.thread_permission", permission=permission))
-                return
         from .flows import deal_of_code, options  # the flows build on the boards this module imports
 
         if code:
@@ -213,7 +208,7 @@ async def start_race(
         try:
             for index, player in enumerate(players):
                 name = t(lang, "race.thread", player=player.display_name)[:100]
-                thread = await _create_thread(channel, name)
+                thread = await create_thread(channel, name)
                 if thread is None:
                     raise RuntimeError("no thread")
                 threads.append(thread)
@@ -282,5 +277,4 @@ async def give_up(answer: Answer, race_id: int) -> None:
             with contextlib.suppress(discord.HTTPException):
                 await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
     await answer.say(t(lang, "race.you_gave_up"))
-    await settle(bot, race_id, live.record)
-    SCOREBOARDS.schedule(bot, race_id, lang)
+    await progress(answer, live.record, lang)
