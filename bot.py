@@ -277,20 +277,20 @@ async def connect(bot: PyramideBot, token: str, deployment: Deployment) -> None:
     await bot.connect()
 
 
-def database_path(environ: Mapping[str, str]) -> str:
-    """The SQLite file: ``DATABASE_URL`` (``sqlite:///ABSOLUTE/PATH``), else ``PYRAMIDE_DB``, else
-    ``pyramide.db`` next to bot.py. Raises ``ValueError`` for a URL this version cannot use."""
+def database_url(environ: Mapping[str, str]) -> str:
+    """The database, as ``pyramide.storage.from_url`` takes it: ``DATABASE_URL`` (``sqlite:///ABSOLUTE/PATH``
+    or ``postgresql://…``), else the SQLite file ``PYRAMIDE_DB``, else ``pyramide.db`` next to bot.py.
+    Raises ``ValueError`` for a URL that names neither (without repeating a password)."""
+    from pyramide.storage import from_url
+
     url = environ.get("DATABASE_URL", "").strip()
     if not url:
         return environ.get("PYRAMIDE_DB", "").strip() or str(HERE / "pyramide.db")
-    if url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
-        return "/" + url[len("sqlite:///") :].lstrip("/")
-    if url.startswith(("postgresql://", "postgres://")):
-        raise ValueError(
-            "DATABASE_URL names a PostgreSQL database, which this version cannot use yet: "
-            "use sqlite:///ABSOLUTE/PATH (or PYRAMIDE_DB)"
-        )
-    raise ValueError(f"DATABASE_URL must look like sqlite:///ABSOLUTE/PATH, not {url[:60]!r}")
+    try:
+        from_url(url)  # raises for a URL that names no database this bot can use
+    except ValueError as error:
+        raise ValueError(f"DATABASE_URL {error}") from None
+    return url
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
 
     configure(os.environ.get("LOG_LEVEL", "INFO"), os.environ.get("LOG_FILE", "").strip() or None)
     try:
-        db_path = database_path(os.environ)
+        db_url = database_url(os.environ)
     except ValueError as error:
         print(f"Cannot start: {error}", file=sys.stderr)
         return 2
@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Cannot start: {error}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(run(token, db_path, int(dev_guild) if dev_guild.isdigit() else None, args.sync, deployment))
+        asyncio.run(run(token, db_url, int(dev_guild) if dev_guild.isdigit() else None, args.sync, deployment))
     except KeyboardInterrupt:
         return 0
     except StorageError as error:
@@ -339,14 +339,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def run(
-    token: str, db_path: str, dev_guild_id: int | None, sync: bool, deployment: Deployment = Deployment()
+    token: str, db_url: str, dev_guild_id: int | None, sync: bool, deployment: Deployment = Deployment()
 ) -> None:
     port = os.environ.get("METRICS_PORT", "").strip()
     metrics_port = int(port) if port.isdigit() else None
     metrics_host = os.environ.get("METRICS_HOST", "").strip() or "127.0.0.1"
-    from pyramide.storage.sqlite import SQLiteStorage
+    from pyramide.storage import from_url
 
-    storage = SQLiteStorage(db_path)
+    storage = from_url(db_url)
     try:
         await storage.open()
         bot = deployment.make_bot(

@@ -18,6 +18,11 @@ Usage: .venv/bin/python bench/bot.py [CHANNELS] [PRESSES]   (default 100 x 20)
        .venv/bin/python bench/bot.py --floor
        .venv/bin/python bench/bot.py --hint-storm
        .venv/bin/python bench/bot.py --durability   (the paced load with synchronous=NORMAL, then FULL)
+       .venv/bin/python bench/bot.py --database postgresql://USER@HOST:PORT/DBNAME
+           whole bot.py processes (bench/cluster.py), 1 and 2 on one PostgreSQL next to 1 and 2 on one
+           SQLite file, in the same run: presses/s, p50/p99 and cores. The URL's user must be allowed to
+           create databases: each run gets a new one, dropped after it. ``--database postgresql`` alone
+           starts a throwaway local server (fsync on, as in production) for the run.
 """
 
 from __future__ import annotations
@@ -239,8 +244,35 @@ async def floor(rounds: int = 6, channels: int = 20, presses: int = 15) -> None:
     )
 
 
+def databases(url: str) -> None:
+    from bench.cluster import SHARDS, measure, report
+    from tests.postgres import ThrowawayPostgres
+
+    server = None
+    if "://" not in url:
+        server = ThrowawayPostgres(durable=True)
+        url = server.start()
+        print(f"a throwaway PostgreSQL server on 127.0.0.1:{server.port} (fsync on)")
+    try:
+        channels, presses = 5, 30
+        print(f"{SHARDS} servers on {SHARDS} shards, {channels} channels each, {presses} presses a channel")
+        for round_ in range(2):  # twice, alternating, to see the spread
+            for name, database in (("SQLite", None), ("PostgreSQL", url)):
+                for processes in (1, 2):
+                    report(name, processes, asyncio.run(measure(processes, channels, presses, database)))
+            if round_ == 0:
+                print("again:")
+    finally:
+        if server is not None:
+            server.stop()
+
+
 def main() -> None:
     logging.disable(logging.WARNING)
+    if "--database" in sys.argv:
+        index = sys.argv.index("--database")
+        databases(sys.argv[index + 1] if len(sys.argv) > index + 1 else "postgresql")
+        return
     if "--floor" in sys.argv:
         asyncio.run(floor())
         return

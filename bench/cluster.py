@@ -1,11 +1,14 @@
-"""Whole processes: the real bot.py, 1 and then 2 processes (a shard each) on one SQLite file, against the
-Discord-like server of the tests on 127.0.0.1. Every channel plays as fast as its answers come back.
+"""Whole processes: the real bot.py, 1 and then 2 processes on one database, against the Discord-like
+server of the tests on 127.0.0.1. Four servers, one on each of 4 gateway shards: one process holds the 4
+shards, or two processes hold 2 each. Every channel plays as fast as its answers come back.
 
 Prints presses per second, p50 / p99 milliseconds from the interaction sent to its answer received, and
-how many cores the bot processes used (their CPU time over the wall time). The fake Discord runs in this
-process and takes its share of the same 2 cores.
+how many cores the bot processes used (their CPU time over the wall time) and, for a local PostgreSQL,
+the database server's processes. The fake Discord runs in this process and takes its share of the same
+2 cores.
 
-Usage: .venv/bin/python bench/cluster.py [CHANNELS_PER_SERVER] [PRESSES]   (default 10 x 30)
+Usage: .venv/bin/python bench/cluster.py [CHANNELS_PER_SERVER] [PRESSES]   (default 5 x 30, SQLite)
+       .venv/bin/python bench/bot.py --database postgresql[://USER@HOST:PORT/DBNAME]   (SQLite and PostgreSQL)
 """
 
 from __future__ import annotations
@@ -17,20 +20,39 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pyramide import Game
 from tests.fake_discord import FakeDiscord, Guild
+from tests.postgres import create_database, drop_database
 from tests.test_process import PLAYER, launch, stop
 
 TICK = os.sysconf("SC_CLK_TCK")
+SHARDS = 4
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # gone
+        return 0.0
     return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def postgres_cpu() -> float:
+    """The CPU seconds of every local PostgreSQL server process (0 when the database is elsewhere)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == "postgres":
+                    total += cpu_seconds(int(entry.name))
+            except OSError:
+                continue
+    return total
 
 
 async def play(fake: FakeDiscord, guild: int, channel: int, presses: int, rng: random.Random, out: list[float]) -> None:
@@ -51,23 +73,42 @@ async def play(fake: FakeDiscord, guild: int, channel: int, presses: int, rng: r
         board = fake.messages[int(board["id"])]
 
 
-async def run(processes: int, channels: int, presses: int) -> None:
+@dataclass
+class Figures:
+    presses: int
+    wall: float
+    p50: float
+    p99: float
+    bot_cores: float
+    database_cores: float
+
+    @property
+    def per_second(self) -> float:
+        return self.presses / self.wall
+
+
+async def measure(processes: int, channels: int, presses: int, database: str | None = None) -> Figures:
+    """``processes`` bot processes sharing the 4 shards, on a new SQLite file (``database`` None) or a new
+    database on the PostgreSQL server of the URL ``database`` (dropped afterwards)."""
     guilds = [
         Guild((1 << 40) + (shard << 22), tuple(7_000_000 + shard * 1000 + c for c in range(channels)))
-        for shard in range(2)
+        for shard in range(SHARDS)
     ]
     fake = await FakeDiscord(guilds).start()
+    url = await create_database(database) if database else None
     with tempfile.TemporaryDirectory() as folder:
-        db = Path(folder) / "pyramide.db"
+        where: Path | str = url or Path(folder) / "pyramide.db"
+        ranges = [list(range(SHARDS))[i::processes] for i in range(processes)]
         bots = [
-            launch(fake, db, str(processes), str(i)) if processes > 1 else launch(fake, db) for i in range(processes)
+            launch(fake, where, str(SHARDS), ",".join(map(str, shard_ids)), folder=Path(folder))
+            for shard_ids in ranges
         ]
         try:
-            await fake.wait_for_shards(processes)
+            await fake.wait_for_shards(SHARDS)
             await asyncio.sleep(2.5)
             latencies: list[float] = []
             rng = random.Random(processes)
-            cpu = sum(cpu_seconds(b.pid) for b in bots)
+            cpu, db_cpu = sum(cpu_seconds(b.pid) for b in bots), postgres_cpu()
             started = time.perf_counter()
             await asyncio.gather(
                 *(
@@ -78,23 +119,39 @@ async def run(processes: int, channels: int, presses: int) -> None:
             )
             wall = time.perf_counter() - started
             used = sum(cpu_seconds(b.pid) for b in bots) - cpu
+            db_used = postgres_cpu() - db_cpu
         finally:
             for bot in bots:
                 stop(bot)
     await fake.stop()
+    if database and url:
+        await drop_database(database, url)
     latencies.sort()
+    return Figures(
+        len(latencies),
+        wall,
+        statistics.median(latencies),
+        latencies[int(0.99 * len(latencies))],
+        used / wall,
+        db_used / wall,
+    )
+
+
+def report(name: str, processes: int, figures: Figures) -> None:
+    database = f", database server {figures.database_cores:.2f} cores" if figures.database_cores >= 0.005 else ""
     print(
-        f"{processes} process{'es' if processes > 1 else ''}: {len(latencies)} presses in {wall:.1f} s, "
-        f"{len(latencies) / wall:.0f} presses/s; p50 {statistics.median(latencies):.1f} ms, "
-        f"p99 {latencies[int(0.99 * len(latencies))]:.1f} ms; bot processes used {used / wall:.2f} cores"
+        f"{name:10} {processes} process{'es' if processes > 1 else '  '} x {SHARDS // processes} shards: "
+        f"{figures.presses} presses in {figures.wall:.1f} s, {figures.per_second:.0f} presses/s; "
+        f"p50 {figures.p50:.1f} ms, p99 {figures.p99:.1f} ms; bot processes {figures.bot_cores:.2f} cores{database}",
+        flush=True,
     )
 
 
 def main() -> None:
-    channels = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    channels = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     presses = int(sys.argv[2]) if len(sys.argv) > 2 else 30
     for processes in (1, 2):
-        asyncio.run(run(processes, channels, presses))
+        report("SQLite", processes, asyncio.run(measure(processes, channels, presses)))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,23 @@
 from __future__ import annotations
 
+import asyncio
+import os
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
 import pytest
 
 from pyramide import Card, Game, Rules
 from pyramide.cards import full_deck
-from pyramide.storage.sqlite import SQLiteStorage
+from pyramide.storage import Storage
+from tests.backends import open_storage
+from tests.postgres import PostgresMissing, ThrowawayPostgres, create_database, drop_database
+
+# The test modules whose ``storage`` and ``harness`` run against both backends; elsewhere SQLite only.
+# A test bound to SQLite itself (its file, its locks, its pragmas) is marked ``sqlite_only``.
+T = TypeVar("T")
+BOTH_BACKENDS = {"test_storage", "test_manager", "test_stats", "test_daily", "test_bot", "test_race", "test_process"}
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,
 # so the other 23 cards are in canonical deck order.
@@ -36,20 +49,81 @@ def example() -> Game:
     return example_game()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: the test is about SQLite itself (its file, locks or pragmas)")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" not in metafunc.fixturenames:
+        return
+    module = metafunc.module.__name__.rpartition(".")[2]
+    both = module in BOTH_BACKENDS and metafunc.definition.get_closest_marker("sqlite_only") is None
+    metafunc.parametrize("backend", ["sqlite", "postgresql"] if both else ["sqlite"], indirect=True)
+
+
 @pytest.fixture
-async def storage(tmp_path):
-    """An open storage on a real SQLite file of the test's own (``storage.path``)."""
-    store = SQLiteStorage(tmp_path / "pyramide.db")
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server for the whole run: ``PYRAMIDE_TEST_DATABASE_URL``, or a throwaway one
+    started here. Without PostgreSQL the tests that need it are skipped, except in CI, where they fail."""
+    given = os.environ.get("PYRAMIDE_TEST_DATABASE_URL", "").strip()
+    if given:
+        yield given
+        return
+    server = ThrowawayPostgres()
+    try:
+        url = server.start()
+    except PostgresMissing as missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is required in CI: {missing}", pytrace=False)
+        pytest.skip(str(missing))
+    try:
+        yield url
+    finally:
+        server.stop()
+
+
+def _in_a_thread(work: Coroutine[object, object, T]) -> T:
+    """Run a coroutine to its end from synchronous code, even while an event loop runs in this thread."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, work).result()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database of the test's own (a plain fixture, so that async ones can ask for it)."""
+    url = _in_a_thread(create_database(postgres_server))
+    yield url
+    _in_a_thread(drop_database(postgres_server, url))
+
+
+@pytest.fixture
+def database_url(request: pytest.FixtureRequest, backend: str, tmp_path) -> str:
+    """Where the test's storage lives: a SQLite file of its own, or a PostgreSQL database of its own."""
+    if backend == "postgresql":
+        return str(request.getfixturevalue("postgres_url"))
+    return str(tmp_path / "pyramide.db")
+
+
+@pytest.fixture
+async def storage(database_url: str) -> AsyncIterator[Storage]:
+    """An open storage on a real database of the test's own: a SQLite file (``storage.path``), or in the
+    modules of ``BOTH_BACKENDS`` also a PostgreSQL database."""
+    store = open_storage(database_url)
     await store.open()
     yield store
     await store.close()
 
 
 @pytest.fixture
-async def harness(tmp_path):
-    """The real bot on a real SQLite file, with only Discord's HTTP edge replaced (tests/harness.py)."""
+async def harness(tmp_path, database_url: str):
+    """The real bot on a real database, with only Discord's HTTP edge replaced (tests/harness.py)."""
     from tests.harness import Harness
 
-    h = await Harness(str(tmp_path / "bot.db")).start()
+    h = await Harness(database_url if database_url.startswith("postgresql://") else str(tmp_path / "bot.db")).start()
     yield h
     await h.stop()

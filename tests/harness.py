@@ -22,6 +22,7 @@ import discord
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot import PyramideBot
+from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.sqlite import SQLiteStorage
 
 APP_ID = 900_000_000_000_000_001
@@ -401,7 +402,7 @@ class Harness:
         self.hub = hub or Hub()
         self.now = clock or [1_764_460_800.0]  # 2025-11-30T00:00:00Z, moved by tests
         self.bot: PyramideBot | None = None
-        self.storage: SQLiteStorage | None = None
+        self.storage: Any = None  # a SQLiteStorage, or a PostgresStorage for a postgresql:// db_path
         self.locale = "en-US"
         self.guild_locale = "en-US"
         self.synchronous = "FULL"
@@ -410,7 +411,10 @@ class Harness:
 
     async def start(self) -> Harness:
         self.hub.guild_id = self.guild_id
-        self.storage = SQLiteStorage(self.db_path, synchronous=self.synchronous)
+        if self.db_path.startswith("postgresql://"):
+            self.storage = PostgresStorage(self.db_path)
+        else:
+            self.storage = SQLiteStorage(self.db_path, synchronous=self.synchronous)
         await self.storage.open()
         bot = PyramideBot(self.storage, clock=lambda: self.now[0])
         bot._connection.application_id = APP_ID

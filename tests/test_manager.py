@@ -6,7 +6,7 @@ import pytest
 
 from pyramide import STOCK, Game
 from pyramide.manager import BrokenGame, GameExists, GameManager, NoGame, StaleBoard
-from pyramide.storage.sqlite import SQLiteStorage
+from tests.backends import raw, twin
 
 
 async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(storage):
@@ -27,7 +27,7 @@ async def test_a_second_manager_on_the_same_file_sees_every_answered_move(storag
     manager = GameManager(storage)
     await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     await manager.act(5, lambda g: g.tap(STOCK))
-    other = SQLiteStorage(storage.path)
+    other = twin(storage)
     await other.open()
     try:
         rebuilt = await GameManager(other).live(5)
@@ -64,10 +64,7 @@ async def test_concurrent_acts_in_one_channel_never_interleave(storage):
 async def test_a_corrupt_action_log_is_reported_not_crashed(storage):
     manager = GameManager(storage)
     live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
-    await storage.db.execute(
-        "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, '\"nowhere\"', 0)", (live.record.id,)
-    )
-    await storage.db.commit()
+    await raw(storage, "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, '\"nowhere\"', 0)", live.record.id)
     manager.forget(5)
     with pytest.raises(BrokenGame):
         await manager.live(5)

@@ -1,7 +1,8 @@
 """The real ``bot.py`` process against a Discord-like server on 127.0.0.1 (tests/fake_discord.py): what
 only a whole process shows. A game played to its end; ``kill -9`` mid-game and a restart that loses no
 answered move; two processes with a shard each on one database; two processes holding the same shard
-(a rolling restart) and a press delivered to both, applied once."""
+(a rolling restart) and a press delivered to both, applied once. Those three run on SQLite and on
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.fake_discord import FakeDiscord, Guild
+from tests.postgres import fetch
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYER = 600_000_000_000_000_001
@@ -27,14 +29,22 @@ GUILD_B = (1 << 40) + (1 << 22)  # shard 1 of 2
 CHANNEL_A, CHANNEL_B = 710_000_000_000_000_001, 710_000_000_000_000_002
 
 
-def launch(fake: FakeDiscord, db: Path, *shard: str) -> subprocess.Popen[bytes]:
-    """``python bot.py`` with the fake Discord's REST base; ``shard``: SHARD_COUNT and SHARD_IDS."""
+def launch(fake: FakeDiscord, db: Path | str, *shard: str, folder: Path | None = None) -> subprocess.Popen[bytes]:
+    """``python bot.py`` with the fake Discord's REST base, on a SQLite file or a PostgreSQL URL (its logs
+    in ``folder``, by default the file's); ``shard``: SHARD_COUNT and SHARD_IDS."""
+    if isinstance(db, str) and db.startswith("postgresql://"):
+        url = db
+        assert folder is not None
+    else:
+        db = Path(db)
+        url = f"sqlite:///{db}"  # the tests read this file: the URL wins over PYRAMIDE_DB
+        folder = folder or db.parent
     env = {
         **os.environ,
         "DISCORD_TOKEN": "fake-token-for-the-local-test-server",
         "DISCORD_API_BASE": fake.api_base,
-        "DATABASE_URL": f"sqlite:///{db}",  # the tests read this file: the URL wins over PYRAMIDE_DB
-        "PYRAMIDE_DB": str(db.parent / "not-this-one.db"),
+        "DATABASE_URL": url,
+        "PYRAMIDE_DB": str(folder / "not-this-one.db"),
         "LOG_LEVEL": "INFO",
         "LOG_FILE": "",
         "METRICS_PORT": "",
@@ -42,10 +52,10 @@ def launch(fake: FakeDiscord, db: Path, *shard: str) -> subprocess.Popen[bytes]:
         "SHARD_COUNT": shard[0] if shard else "",
         "SHARD_IDS": shard[1] if len(shard) > 1 else "",
     }
-    log = open(db.parent / f"bot-{len(list(db.parent.glob('bot-*.log')))}.log", "wb")  # noqa: SIM115
+    log = open(folder / f"bot-{len(list(folder.glob('bot-*.log')))}.log", "wb")  # noqa: SIM115
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "bot.py")],
-        cwd=db.parent,
+        cwd=folder,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -119,18 +129,29 @@ def moves_after(taps: int) -> int:
     return game.moves
 
 
-def stored(db: Path) -> list[tuple[str, int, int]]:
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
-        rows = connection.execute(
-            "SELECT g.status, g.moves, COUNT(a.seq) FROM games g"
-            " LEFT JOIN actions a ON a.game_id = g.id GROUP BY g.id ORDER BY g.id"
-        ).fetchall()
+def stored(db: Path | str) -> list[tuple[str, int, int]]:
+    """Each stored game's status, moves and stored action rows, read straight from the database."""
+    query = (
+        "SELECT g.status, g.moves, COUNT(a.seq) FROM games g"
+        " LEFT JOIN actions a ON a.game_id = g.id GROUP BY g.id ORDER BY g.id"
+    )
+    if isinstance(db, str) and db.startswith("postgresql://"):
+        rows = fetch(db, query)
+    else:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+            rows = connection.execute(query).fetchall()
     return [(str(s), int(m), int(n)) for s, m, n in rows]
+
+
+@pytest.fixture
+def db(database_url: str, tmp_path: Path) -> Path | str:
+    """The test's database: a SQLite file, or (the same test again) a PostgreSQL database."""
+    return database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
 
 
 async def test_a_game_is_played_to_its_end_against_the_process(fake, tmp_path):
     db = tmp_path / "pyramide.db"
-    bot = launch(fake, db)
+    bot = launch(fake, db, folder=tmp_path)
     try:
         await connected(fake, 1)
         board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
@@ -148,10 +169,9 @@ async def test_a_game_is_played_to_its_end_against_the_process(fake, tmp_path):
     assert stored(db)[0][0] == "won"
 
 
-async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_path):
-    db = tmp_path / "pyramide.db"
+async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_path, db):
     labels = plan()
-    bot = launch(fake, db)
+    bot = launch(fake, db, folder=tmp_path)
     try:
         await connected(fake, 1)
         board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
@@ -161,7 +181,7 @@ async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_pat
         stop(bot, kill=True)  # no goodbye: SIGKILL right after the 11th answer
     assert stored(db) == [("playing", moves_after(11), 11)]  # every answered move is on disk
     await fake.wait_for_shards(0)
-    bot = launch(fake, db)
+    bot = launch(fake, db, folder=tmp_path)
     try:
         await connected(fake, 1)
         for label in labels[11:]:  # the same message goes on where it stopped
@@ -172,9 +192,8 @@ async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_pat
     assert [row[:2] for row in stored(db)] == [("won", moves_after(len(labels)))]  # (its actions now packed)
 
 
-async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(fake, tmp_path):
-    db = tmp_path / "pyramide.db"
-    first, second = launch(fake, db, "2", "0"), launch(fake, db, "2", "1")
+async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(fake, tmp_path, db):
+    first, second = launch(fake, db, "2", "0", folder=tmp_path), launch(fake, db, "2", "1", folder=tmp_path)
     try:
         await connected(fake, 2)
         assert {(s.shard_id, s.shard_count) for s in fake.shards} == {(0, 2), (1, 2)}
@@ -194,15 +213,14 @@ async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(f
     assert sorted(stored(db)) == [("playing", moves_after(1), 1), ("playing", moves_after(4), 4)]
 
 
-async def test_two_processes_holding_one_shard_apply_a_doubly_delivered_press_once(fake, tmp_path):
-    db = tmp_path / "pyramide.db"
-    first = launch(fake, db)
+async def test_two_processes_holding_one_shard_apply_a_doubly_delivered_press_once(fake, tmp_path, db):
+    first = launch(fake, db, folder=tmp_path)
     second = None
     try:
         await connected(fake, 1)
         board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
         board = await tap(fake, GUILD_A, board, plan()[0])
-        second = launch(fake, db)  # a rolling restart: the new process holds the same shard for a while
+        second = launch(fake, db, folder=tmp_path)  # a rolling restart: a new process holds the same shard a while
         await connected(fake, 2)
         custom_id = next(
             b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == plan()[1]
@@ -258,8 +276,8 @@ async def test_the_cluster_script_starts_a_process_per_shard_range_and_stops_the
         ({"SHARD_IDS": "0"}, "SHARD_IDS needs SHARD_COUNT"),
         ({"SHARD_COUNT": "zero"}, "SHARD_COUNT must be a whole number"),
         ({"DISCORD_API_BASE": "127.0.0.1:9"}, "DISCORD_API_BASE must be an http(s) URL"),
-        ({"DATABASE_URL": "mysql://x/y"}, "DATABASE_URL must look like sqlite:///ABSOLUTE/PATH"),
-        ({"DATABASE_URL": "postgresql://bot@127.0.0.1:5432/pyramide"}, "cannot use yet"),
+        ({"DATABASE_URL": "mysql://x/y"}, "DATABASE_URL must look like sqlite:///ABSOLUTE/PATH or postgresql://"),
+        ({"DATABASE_URL": "postgresql://bot:hunter2@127.0.0.1:port/db"}, "not a valid PostgreSQL URL"),
     ],
 )
 def test_a_wrong_shard_setting_stops_the_bot_with_the_reason(tmp_path, variables, says):
@@ -277,3 +295,4 @@ def test_a_wrong_shard_setting_stops_the_bot_with_the_reason(tmp_path, variables
         [sys.executable, str(ROOT / "bot.py")], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 2 and says in result.stderr
+    assert "hunter2" not in result.stderr  # a password is never repeated

@@ -1,9 +1,10 @@
-"""Statistics, leaderboards and the daily challenge on a real SQLite file."""
+"""Statistics, leaderboards and the daily challenge on a real database (SQLite, and PostgreSQL where both run)."""
 
 import asyncio
 import sqlite3
 from datetime import UTC, date, datetime
 
+import asyncpg
 import discord
 import pytest
 
@@ -11,8 +12,9 @@ from pyramide import Game
 from pyramide.daily import daily_deal_number, daily_number, daily_start, time_to_next
 from pyramide.solver import solve
 from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord
+from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage
 from pyramide.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStorage
+from tests.backends import open_storage
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
 
@@ -107,9 +109,8 @@ def test_daily_deals_of_fixed_dates_are_pinned_and_winnable():
     assert time_to_next(datetime(2026, 11, 30, 23, 0, tzinfo=UTC)).total_seconds() == 3600
 
 
-async def test_one_counted_daily_per_player_even_when_two_processes_open_it_at_once(tmp_path):
-    path = tmp_path / "race.db"
-    first, second = SQLiteStorage(path), SQLiteStorage(path)
+async def test_one_counted_daily_per_player_even_when_two_processes_open_it_at_once(database_url):
+    first, second = open_storage(database_url), open_storage(database_url)
     await first.open()
     await second.open()
     try:
@@ -163,7 +164,12 @@ async def test_migrations_from_an_empty_file_and_from_the_previous_version(tmp_p
             (GUILD_ID, OWNER),
         )
         db.execute("INSERT INTO actions (game_id, seq, action, at) VALUES (2, 0, '\"stock\"', 1)")
-    store = SQLiteStorage(old)
+    await opens_migrated_from_version_1(SQLiteStorage(old))
+
+
+async def opens_migrated_from_version_1(store: Storage) -> None:
+    """A storage on a database of schema 1 holding a won game (5) and a live one (6) with a draw: opened,
+    it is at the newest schema with both games as they were, and numbers a new game after them."""
     await store.open()
     try:
         assert await store.migrate() == SCHEMA_VERSION
@@ -171,6 +177,7 @@ async def test_migrations_from_an_empty_file_and_from_the_previous_version(tmp_p
         assert [(r.status, r.score, r.counted) for r in rows] == [(WON, 280, False)]
         live = await store.live_game(6)
         assert live.actions == ["stock"] and live.hints == 0
+        assert (await store.create_game(GameRecord(0, GUILD_ID, 7, OWNER, "PY1-N-AAAAAAB", "N", created_at=3))).id == 3
     finally:
         await store.close()
 
@@ -183,6 +190,45 @@ async def test_a_newer_schema_is_refused(tmp_path):
     with pytest.raises(RuntimeError, match="newer"):
         await store.open()
     await store.close()
+
+
+async def test_postgresql_has_the_same_schema_versions_and_migrates_a_previous_one(postgres_url):
+    from pyramide.storage import postgres
+
+    assert postgres.SCHEMA_VERSION == SCHEMA_VERSION  # one version number means one schema on both
+    old = postgres.PostgresStorage(postgres_url)
+    await old.open()  # at the newest version; then taken back to version 1 by hand, with a game in it
+    await old.close()
+    connection = await asyncpg.connect(postgres_url)
+    try:
+        await connection.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+        await connection.execute(postgres.MIGRATIONS[0])
+        await connection.execute("CREATE TABLE pyramide_schema (version INTEGER NOT NULL)")
+        await connection.execute("INSERT INTO pyramide_schema VALUES (1)")
+        await connection.execute(
+            "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, score, moves, created_at,"
+            " finished_at, seconds) VALUES ($1, 5, $2, 'PY1-N-AAAAAAS', 'N', 'won', 280, 90, 1, 2, 1)",
+            GUILD_ID,
+            OWNER,
+        )
+        await connection.execute(
+            "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, created_at)"
+            " VALUES ($1, 6, $2, 'PY1-N-AAAAAAA', 'N', 1)",
+            GUILD_ID,
+            OWNER,
+        )
+        await connection.execute("INSERT INTO actions (game_id, seq, action, at) VALUES (2, 0, '\"stock\"', 1)")
+    finally:
+        await connection.close()
+    await opens_migrated_from_version_1(postgres.PostgresStorage(postgres_url))
+    connection = await asyncpg.connect(postgres_url)
+    try:
+        await connection.execute("UPDATE pyramide_schema SET version = $1", SCHEMA_VERSION + 1)
+    finally:
+        await connection.close()
+    newer = postgres.PostgresStorage(postgres_url)
+    with pytest.raises(RuntimeError, match="newer"):
+        await newer.open()
 
 
 # ---------------------------------------------------------------------------- commands

@@ -10,14 +10,16 @@ import threading
 import time
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from pyramide import STOCK, Game
 from pyramide.manager import GameManager, StaleBoard
 from pyramide.storage import BROKEN, WON, MoveConflict, StorageError, StorageUnavailable
 from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
+from tests.backends import open_storage, raw, twin
 from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, labels, start
+from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, labels, start
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -119,6 +121,7 @@ class Holder:
         self.thread.join()
 
 
+@pytest.mark.sqlite_only
 async def test_reads_do_not_wait_behind_a_write_waiting_for_a_lock(storage):
     manager = GameManager(storage)
     live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
@@ -135,6 +138,7 @@ async def test_reads_do_not_wait_behind_a_write_waiting_for_a_lock(storage):
     assert (await storage.game(live.record.id)).actions == []  # nothing half-written
 
 
+@pytest.mark.sqlite_only
 async def test_a_press_while_another_process_locks_the_database_is_told_busy_and_loses_nothing(harness):
     await start(harness, kings_and_pairs().code)
     with Holder(harness.storage.path, 3.0):
@@ -146,15 +150,79 @@ async def test_a_press_while_another_process_locks_the_database_is_told_busy_and
     assert "K♠ removed" in sent[-1].content
 
 
+async def test_a_press_while_another_process_holds_the_games_row_in_postgresql_is_told_busy(postgres_url, tmp_path):
+    """On PostgreSQL the lock is a row's: another process's transaction holding the game's row longer than
+    a press may wait. The press is told the storage is busy before Discord's 3 s, nothing is half-stored,
+    and the next press plays."""
+    h = await Harness(postgres_url).start()
+    try:
+        await start(h, kings_and_pairs().code)
+        record = await h.storage.live_game(CHANNEL_ID)
+        other = await asyncpg.connect(postgres_url)
+        try:
+            holding = other.transaction()
+            await holding.start()
+            await other.execute("SELECT id FROM games WHERE id = $1 FOR UPDATE", record.id)
+            started = time.monotonic()
+            sent = await h.press(h.board_button("K♠"))
+            assert time.monotonic() - started < 3.0
+            await holding.rollback()
+        finally:
+            await other.close()
+        assert "storage is busy" in sent[-1].content and sent[-1].ephemeral
+        assert await raw(h.storage, "SELECT COUNT(*) FROM actions") == [(0,)]
+        sent = await h.press(h.board_button("K♠"))
+        assert "K♠ removed" in sent[-1].content
+        assert (await h.storage.live_game(CHANNEL_ID)).moves == 1
+    finally:
+        await h.stop()
+
+
+async def test_postgresql_connections_cut_by_the_server_are_replaced_without_losing_a_move(postgres_url):
+    """A database restart or failover cuts every connection: the next press is played on a new connection,
+    neither an error nor a "busy" for the player, and every answered move is kept."""
+    h = await Harness(postgres_url).start()
+    try:
+        await start(h, kings_and_pairs().code)
+        sent = await h.press(h.board_button("K♠"))
+        assert "K♠ removed" in sent[-1].content
+        for _ in range(5):
+            admin = await asyncpg.connect(postgres_url)
+            try:
+                cut = await admin.fetchval(
+                    "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid != pg_backend_pid()"
+                )
+            finally:
+                await admin.close()
+            assert cut >= 1
+            sent = await h.command("draw")
+            assert any(one.png for one in sent), [one.content for one in sent]  # the board, redrawn
+            assert not any(one.ephemeral for one in sent), [one.content for one in sent]  # no "busy", no error
+        h.bot.manager.forget(CHANNEL_ID)
+        live = await h.bot.manager.live(CHANNEL_ID)
+        assert live.game.moves == 6  # the king and five draws
+    finally:
+        await h.stop()
+
+
+def test_the_bot_names_a_missing_postgresql_database_and_never_its_password(postgres_server, tmp_path):
+    missing = postgres_server.rpartition("/")[0].replace("postgres@", "postgres:hunter2@") + "/no_such_db"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DISCORD_TOKEN": "x.y.z", "DATABASE_URL": missing}
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bot.py")], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
+    )
+    assert result.returncode == 3
+    assert "no_such_db does not exist" in result.stderr and "Traceback" not in result.stderr
+    assert "hunter2" not in result.stderr and "postgres:***@" in result.stderr
+
+
 # ---------------------------------------------------------------- broken games
 @pytest.mark.parametrize("stored", ["1.5", "null", "{", '"nowhere"', "true"])
 async def test_a_game_that_cannot_be_replayed_is_closed_and_frees_its_channel(harness, stored, caplog):
     await start(harness, "PY1-N-AAAAAAS")
     record = await harness.storage.live_game(CHANNEL_ID)
-    await harness.storage.db.execute(
-        "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, ?, 0)", (record.id, stored)
-    )
-    await harness.storage.db.commit()
+    await raw(harness.storage, "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, ?, 0)", record.id, stored)
     harness.bot.manager.forget(CHANNEL_ID)
     caplog.set_level(logging.ERROR)
     sent = await harness.command("draw")
@@ -229,10 +297,9 @@ async def test_a_finished_games_actions_are_packed_into_one_value(storage):
         await manager.act(5, action)
     actions = list(live.record.actions)
     await manager.end(5)
-    async with storage.db.execute("SELECT COUNT(*) FROM actions") as cursor:
-        assert (await cursor.fetchone())[0] == 0
-    async with storage.db.execute("SELECT length(log) FROM games WHERE id = ?", (live.record.id,)) as cursor:
-        assert (await cursor.fetchone())[0] == 2 + (5 * len(actions) + 7) // 8  # 5 bits an action
+    assert await raw(storage, "SELECT COUNT(*) FROM actions") == [(0,)]
+    [(size,)] = await raw(storage, "SELECT length(log) FROM games WHERE id = ?", live.record.id)
+    assert size == 2 + (5 * len(actions) + 7) // 8  # 5 bits an action
     stored = await storage.game(live.record.id)
     assert stored.actions == actions
     assert Game.replay(stored.code, stored.actions).state() == live.game.state()
@@ -325,6 +392,7 @@ async def test_unknown_mention_commands_and_a_strangers_sync_are_ignored_quietly
 
 
 # --------------------------------------------------------------------- backups
+@pytest.mark.sqlite_only  # PostgreSQL is backed up with its own tools (pg_dump)
 async def test_a_backup_taken_while_the_bot_writes_restores_every_finished_game(storage, tmp_path):
     import shutil
 
@@ -443,10 +511,9 @@ async def test_a_stop_finishes_the_presses_in_flight_first(harness):
 
 
 # ---------------------------------------------------------------- group commit
-async def test_moves_of_many_channels_pressed_together_are_all_stored(tmp_path):
+async def test_moves_of_many_channels_pressed_together_are_all_stored(database_url):
     """Presses arriving together share one commit; every one of them is stored and survives a reopen."""
-    path = str(tmp_path / "group.db")
-    storage = SQLiteStorage(path)
+    storage = open_storage(database_url)
     await storage.open()
     manager = GameManager(storage)
     for channel in range(1, 13):
@@ -454,7 +521,7 @@ async def test_moves_of_many_channels_pressed_together_are_all_stored(tmp_path):
     await asyncio.gather(*(manager.act(channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
     await asyncio.gather(*(manager.act(channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
     await storage.close()
-    reopened = SQLiteStorage(path)
+    reopened = twin(storage)
     await reopened.open()
     try:
         again = GameManager(reopened)
@@ -465,10 +532,10 @@ async def test_moves_of_many_channels_pressed_together_are_all_stored(tmp_path):
         await reopened.close()
 
 
-async def test_a_move_refused_by_the_database_fails_alone(tmp_path):
+async def test_a_move_refused_by_the_database_fails_alone(database_url):
     """A move whose sequence number is already stored (another process got there first) is refused;
     the moves committed with it in the same transaction are stored all the same."""
-    storage = SQLiteStorage(str(tmp_path / "refused.db"))
+    storage = open_storage(database_url)
     await storage.open()
     try:
         manager = GameManager(storage)
@@ -492,11 +559,10 @@ async def test_a_move_refused_by_the_database_fails_alone(tmp_path):
         await storage.close()
 
 
-async def test_two_processes_on_one_game_apply_a_move_once(tmp_path):
+async def test_two_processes_on_one_game_apply_a_move_once(database_url):
     """During a rolling restart two processes can hold the same shard: both have the game in memory and
     get the same press. The second to store it is refused (a stale board) and reloads; one move is kept."""
-    path = str(tmp_path / "two.db")
-    first, second = SQLiteStorage(path), SQLiteStorage(path)
+    first, second = open_storage(database_url), open_storage(database_url)
     await first.open()
     await second.open()
     try:
@@ -515,11 +581,11 @@ async def test_two_processes_on_one_game_apply_a_move_once(tmp_path):
         await second.close()
 
 
-async def test_processes_opening_a_new_database_together_all_start(tmp_path):
-    """A cluster's processes start at once on a file none has created yet: one creates and migrates it,
-    the others wait for it instead of stopping with "database is locked"."""
-    path = str(tmp_path / "together.db")
-    storages = [SQLiteStorage(path) for _ in range(4)]
+async def test_processes_opening_a_new_database_together_all_start(database_url):
+    """A cluster's processes start at once on a database none has created the tables of: one creates and
+    migrates them, the others wait for it instead of stopping with "database is locked" (or a duplicate
+    table)."""
+    storages = [open_storage(database_url) for _ in range(4)]
     try:
         await asyncio.gather(*(storage.open() for storage in storages))
         for storage in storages:

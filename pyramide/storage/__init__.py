@@ -1,7 +1,7 @@
-"""Persistence behind one small interface. SQLite (aiosqlite) is the embedded default.
+"""Persistence behind one small interface. SQLite (aiosqlite) is the embedded default; PostgreSQL
+(asyncpg) serves deployments of several processes. ``from_url`` picks one by its URL.
 
-Another database can be added by implementing ``Storage``; the cogs and the game
-manager only ever see this interface.
+The cogs and the game manager only ever see the ``Storage`` interface.
 """
 
 from __future__ import annotations
@@ -204,3 +204,35 @@ class Storage(Protocol):
     async def win_race(self, race_id: int, player_id: int, at: float) -> bool: ...
     async def close_race(self, race_id: int, at: float) -> None: ...
     async def race_stats(self, guild_id: int, player_id: int) -> RaceStats: ...
+
+
+SQLITE_PREFIX = "sqlite:///"
+POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+
+
+def sqlite_path(url: str) -> str | None:
+    """The file of a ``sqlite:///ABSOLUTE/PATH`` URL (``None`` for another URL)."""
+    if url.startswith(SQLITE_PREFIX) and len(url) > len(SQLITE_PREFIX):
+        return "/" + url[len(SQLITE_PREFIX) :].lstrip("/")
+    return None
+
+
+def from_url(url: str) -> Storage:
+    """The storage a URL names: ``sqlite:///ABSOLUTE/PATH`` or ``postgresql://USER[:PASSWORD]@HOST:PORT/DB``;
+    a plain path (or ``file:`` URI, or ``:memory:``) is a SQLite database. Raises ``ValueError`` (never
+    showing a password) for another kind of URL."""
+    path = sqlite_path(url)
+    if path is None and "://" not in url:
+        path = url
+    if path is not None:
+        from .sqlite import SQLiteStorage
+
+        return SQLiteStorage(path)
+    if url.startswith(POSTGRES_PREFIXES):
+        from .postgres import PostgresStorage
+
+        return PostgresStorage(url)
+    shown = url if "@" not in url else url.split("://", 1)[0] + "://…@" + url.rsplit("@", 1)[1]
+    raise ValueError(
+        f"must look like sqlite:///ABSOLUTE/PATH or postgresql://USER@HOST:PORT/DBNAME, not {shown[:60]!r}"
+    )

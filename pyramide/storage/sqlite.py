@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
@@ -37,6 +36,9 @@ from . import (
     StorageError,
     StorageUnavailable,
 )
+from .codec import COLUMNS, FIELDS, decode_action, encode_action, pack_log, unpack_log
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SQLiteStorage", "backup", "pack_log", "unpack_log"]
 
 T = TypeVar("T")
 BUSY_MS = 400  # how long one try waits for another connection's write lock
@@ -169,70 +171,6 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-
-# The stored columns of a game, in the order of the SELECTs below; each is a GameRecord field.
-_FIELDS = (
-    "id",
-    "guild_id",
-    "channel_id",
-    "owner_id",
-    "code",
-    "rules",
-    "status",
-    "score",
-    "moves",
-    "removed",
-    "hints",
-    "message_id",
-    "daily",
-    "counted",
-    "created_at",
-    "started_at",
-    "finished_at",
-    "seconds",
-    "locale",
-)
-_COLUMNS = ", ".join(_FIELDS)
-
-
-def _encode(action: int | str) -> str:
-    return json.dumps(action)
-
-
-# A packed log: the number of actions (2 bytes), then 5 bits an action: pyramid spots 0-27, then these.
-_LOG_CODES: dict[int | str, int] = {**{i: i for i in range(28)}, "waste": 28, "under": 29, "stock": 30, "undo": 31}
-_LOG_ACTIONS: dict[int, int | str] = {code: action for action, code in _LOG_CODES.items()}
-MAX_LOG = 0xFFFF
-
-
-def pack_log(actions: list[int | str]) -> bytes | None:
-    """A game's actions in 5 bits each; ``None`` if one of them is not an action (or too many)."""
-    if len(actions) > MAX_LOG:
-        return None
-    bits = 0
-    try:
-        for action in actions:
-            bits = bits << 5 | _LOG_CODES[action]
-    except (KeyError, TypeError):
-        return None
-    size = (len(actions) * 5 + 7) // 8
-    return len(actions).to_bytes(2, "big") + (bits << (size * 8 - len(actions) * 5)).to_bytes(size, "big")
-
-
-def unpack_log(log: bytes) -> list[int | str]:
-    count = int.from_bytes(log[:2], "big")
-    size = (count * 5 + 7) // 8
-    if len(log) != 2 + size:
-        raise ValueError(f"packed log of {len(log)} bytes for {count} actions")
-    bits = int.from_bytes(log[2:], "big") >> (size * 8 - count * 5)
-    return [_LOG_ACTIONS[bits >> (5 * (count - 1 - i)) & 31] for i in range(count)]
-
-
-def _decode(text: str) -> int | str:
-    value = json.loads(text)
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ValueError(f"bad stored action {text!r}")
-    return value
 
 
 def backup(source: str | Path, target: str | Path) -> int:
@@ -511,12 +449,12 @@ class SQLiteStorage:
         return game_id
 
     def _record(self, row: aiosqlite.Row | tuple) -> GameRecord:
-        data = dict(zip(_FIELDS, row, strict=True))
+        data = dict(zip(FIELDS, row, strict=True))
         data["counted"] = bool(data["counted"])
         return GameRecord(**data)
 
     async def _load(self, where: str, args: tuple) -> GameRecord | None:
-        async with self.reader.execute(f"SELECT {_COLUMNS}, log FROM games WHERE {where}", args) as cursor:
+        async with self.reader.execute(f"SELECT {COLUMNS}, log FROM games WHERE {where}", args) as cursor:
             row = await cursor.fetchone()
         if row is None:
             return None
@@ -530,7 +468,7 @@ class SQLiteStorage:
                 "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (record.id,)
             ) as cursor:
                 rows = await cursor.fetchall()
-            record.actions = [_decode(r[0]) for r in rows]
+            record.actions = [decode_action(r[0]) for r in rows]
         except (ValueError, TypeError) as error:
             record.damage = f"stored actions unreadable: {error}"
         return record
@@ -549,7 +487,7 @@ class SQLiteStorage:
         def work(connection: sqlite3.Connection) -> None:
             connection.execute(
                 "INSERT INTO actions (game_id, seq, action, at, request) VALUES (?, ?, ?, ?, ?)",
-                (game_id, seq, _encode(action), at, request),
+                (game_id, seq, encode_action(action), at, request),
             )
             connection.execute(
                 "UPDATE games SET score = ?, moves = ?, removed = ?, started_at = ? WHERE id = ?",

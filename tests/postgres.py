@@ -1,0 +1,179 @@
+"""A throwaway PostgreSQL server for the tests and benches: a temporary data directory, a free port on
+127.0.0.1, stopped (and deleted) at the end.
+
+It is started from the installed server binaries (Debian's ``/usr/lib/postgresql/N/bin``, or the
+``pg_ctl`` on PATH, or ``PYRAMIDE_PG_BIN``). PostgreSQL refuses to run as root: as root, the server is
+run as the ``postgres`` system user (``runuser``), which owns its temporary directory.
+
+Why not pytest-postgresql's process fixture: it runs ``pg_ctl`` as the current user, and CI runs as
+root, where the server will not start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import glob
+import itertools
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import asyncpg
+
+
+class PostgresMissing(RuntimeError):
+    """No PostgreSQL server binaries here (or they could not start a server)."""
+
+
+def binaries() -> Path:
+    """The folder of ``initdb``, ``pg_ctl`` and ``postgres``: the newest installed version."""
+    given = os.environ.get("PYRAMIDE_PG_BIN", "").strip()
+    candidates = [given] if given else []
+    on_path = shutil.which("pg_ctl")
+    if on_path:
+        candidates.append(str(Path(on_path).parent))
+    versions = glob.glob("/usr/lib/postgresql/*/bin")
+    candidates += sorted(versions, key=lambda p: int(Path(p).parent.name) if Path(p).parent.name.isdigit() else 0)[::-1]
+    for folder in candidates:
+        if (Path(folder) / "initdb").is_file() and (Path(folder) / "pg_ctl").is_file():
+            return Path(folder)
+    raise PostgresMissing(
+        "no PostgreSQL server binaries (initdb, pg_ctl) found: install the distribution's postgresql package "
+        "(Debian: apt-get install postgresql), or set PYRAMIDE_TEST_DATABASE_URL"
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class ThrowawayPostgres:
+    """``start()`` gives the URL of a fresh server's ``postgres`` database (user ``postgres``, no password,
+    only on 127.0.0.1); ``stop()`` ends it and deletes its files."""
+
+    def __init__(self, *, durable: bool = False) -> None:
+        self.durable = durable  # fsync on, as in production (benches); tests run without it
+        self.folder: Path | None = None
+        self.port = 0
+        self._bin: Path | None = None
+        self._as_postgres = os.geteuid() == 0
+
+    def _run(self, *command: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        prefix = ["runuser", "-u", "postgres", "--"] if self._as_postgres else []
+        return subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=timeout, check=False)
+
+    def start(self) -> str:
+        self._bin = binaries()
+        if self._as_postgres:
+            try:
+                owner = pwd.getpwnam("postgres")
+            except KeyError:
+                raise PostgresMissing("running as root, with no postgres system user to run the server") from None
+        self.folder = Path(tempfile.mkdtemp(prefix="pyramide-pg-"))
+        if self._as_postgres:
+            os.chown(self.folder, owner.pw_uid, owner.pw_gid)
+        data = self.folder / "data"
+        made = self._run(
+            str(self._bin / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"
+        )
+        if made.returncode != 0:
+            self._remove()
+            raise PostgresMissing(f"initdb failed: {made.stderr.strip()[-400:]}")
+        settings = [
+            "-c listen_addresses=127.0.0.1",
+            f"-k {self.folder}",
+            "-c max_connections=200",
+            "-c shared_buffers=64MB",
+        ]
+        if not self.durable:
+            settings += ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]
+        for _ in range(3):  # a port taken between the probe and the start: try another one
+            self.port = free_port()
+            started = self._run(
+                str(self._bin / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(self.folder / "server.log"),
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                " ".join([f"-p {self.port}", *settings]),
+                "start",
+            )
+            if started.returncode == 0:
+                return self.url
+        log = (self.folder / "server.log").read_text(errors="replace")[-600:] if self.folder else ""
+        self._remove()
+        raise PostgresMissing(f"the PostgreSQL server did not start: {started.stderr.strip()[-300:]} {log}")
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def stop(self) -> None:
+        if self.folder is None or self._bin is None:
+            return
+        self._run(str(self._bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop")
+        self._remove()
+
+    def _remove(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+
+_names = itertools.count()
+
+
+def database_url(server_url: str, name: str) -> str:
+    """The URL of database ``name`` on the server of ``server_url``."""
+    base, _, _ = server_url.rpartition("/")
+    return f"{base}/{name}"
+
+
+async def create_database(server_url: str) -> str:
+    """A new empty database on that server; returns its URL."""
+    name = f"pyramide_test_{os.getpid()}_{next(_names)}"
+    connection = await asyncpg.connect(server_url)
+    try:
+        try:
+            await connection.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 STRATEGY FILE_COPY')
+        except asyncpg.PostgresSyntaxError:  # before PostgreSQL 15
+            await connection.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+    finally:
+        await connection.close()
+    return database_url(server_url, name)
+
+
+async def drop_database(server_url: str, url: str) -> None:
+    name = url.rpartition("/")[2]
+    connection = await asyncpg.connect(server_url)
+    try:
+        with contextlib.suppress(asyncpg.PostgresError):
+            await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await connection.close()
+
+
+def fetch(url: str, query: str) -> list[tuple]:
+    """The rows of a query, from synchronous code (even while an event loop runs in this thread)."""
+
+    async def run() -> list[tuple]:
+        connection = await asyncpg.connect(url)
+        try:
+            return [tuple(row) for row in await connection.fetch(query)]
+        finally:
+            await connection.close()
+
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, run()).result()

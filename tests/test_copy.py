@@ -1,0 +1,117 @@
+"""Moving up: ``python -m pyramide.storage copy`` from a SQLite file to PostgreSQL keeps every record."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from pyramide import STOCK, Game
+from pyramide.manager import GameManager
+from pyramide.storage import WON, GameRecord, GuildSettings, Storage
+from pyramide.storage.postgres import PostgresStorage
+from pyramide.storage.sqlite import SQLiteStorage
+from tests.backends import raw
+
+ROOT = Path(__file__).resolve().parent.parent
+GUILD, OTHER_GUILD, PLAYER, FRIEND = 11, 12, 21, 22
+DAY = "2026-11-30"
+
+
+async def fill(storage: Storage) -> None:
+    """A server's history: a won game, a live one with moves, a counted daily, settings, names, a race,
+    the daily secret and a server that left."""
+    manager = GameManager(storage)
+    live = await manager.start(guild_id=GUILD, channel_id=1, owner_id=PLAYER, game=Game.from_number(7))
+    for _ in range(3):
+        await manager.act(1, lambda g: g.tap(STOCK))
+    await manager.end(1)
+    await manager.start(guild_id=GUILD, channel_id=1, owner_id=FRIEND, game=Game.from_number(8))
+    async with manager.turn(1) as turn:
+        await turn.apply(lambda g: g.tap(STOCK), request=123456789)
+    daily = await storage.create_game(
+        GameRecord(0, GUILD, 2, PLAYER, "PY1-N-AAAAAAS", "N", daily=DAY, counted=True, created_at=100.0)
+    )
+    daily.status, daily.finished_at, daily.seconds, daily.moves = WON, 200.0, 100.0, 40
+    daily.picture = "🟩🟨"
+    await storage.finish_game(daily)
+    await storage.save_settings(GUILD, GuildSettings(error_help=False, anyone_can_play=True, idle_minutes=5))
+    await storage.remember_name(PLAYER, "Ada")
+    await storage.remember_name(FRIEND, "Grace")
+    race = await storage.create_race(GUILD, 3, "PY1-N-AAAAAAT", 300.0, [(PLAYER, live.record.id), (FRIEND, daily.id)])
+    await storage.set_race_message(race, 999)
+    assert await storage.win_race(race, PLAYER, 400.0)
+    await storage.daily_secret("a-secret")
+    await storage.guild_left(OTHER_GUILD, 500.0)
+
+
+async def picture(storage: Storage) -> tuple:
+    """Everything a player or an admin can see of that history."""
+    live = await storage.live_game(1)
+    assert live is not None
+    return (
+        [(r.status, r.moves, r.counted, r.hints) for r in await storage.results(GUILD, PLAYER)],
+        [(r.player_id, r.played, r.wins, r.name) for r in await storage.leaderboard(GUILD, None, 10, 0)],
+        (live.owner_id, live.actions, live.moves),
+        await storage.daily_rows(DAY, GUILD),
+        await storage.daily_attempt(DAY, PLAYER),
+        await storage.settings(GUILD),
+        await storage.race_stats(GUILD, PLAYER),
+        await storage.meta("daily_secret"),
+    )
+
+
+def run_copy(source: str, target: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pyramide.storage", "copy", source, target],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
+async def test_a_sqlite_database_moves_to_postgresql_with_everything_and_verified_counts(tmp_path, postgres_url):
+    path = tmp_path / "pyramide.db"
+    sqlite = SQLiteStorage(path)
+    await sqlite.open()
+    await fill(sqlite)
+    before = await picture(sqlite)
+    await sqlite.close()
+
+    secret_url = postgres_url.replace("postgres@", "postgres:hunter2@")  # (the test server trusts any password)
+    result = run_copy(f"sqlite:///{path}", secret_url)
+    assert result.returncode == 0, result.stderr
+    assert "games                    3 rows, verified" in result.stdout
+    assert "actions                  1 rows, verified" in result.stdout  # the live game's; finished ones are packed
+    assert "race_players             2 rows, verified" in result.stdout
+    assert "hunter2" not in result.stdout + result.stderr
+
+    postgres = PostgresStorage(postgres_url)
+    await postgres.open()
+    try:
+        assert await picture(postgres) == before
+        assert await raw(postgres, "SELECT request FROM actions") == [(123456789,)]  # a press stays applied once
+        assert await raw(postgres, "SELECT guild_id FROM departures") == [(OTHER_GUILD,)]
+        fresh = await postgres.create_game(GameRecord(0, GUILD, 9, PLAYER, "PY1-N-AAAAAAB", "N", created_at=600.0))
+        assert fresh.id == 4  # numbered after the copied games
+        again = run_copy(f"sqlite:///{path}", postgres_url)  # a second copy would mix two histories
+        assert again.returncode == 1 and "already holds games" in again.stderr
+        assert await raw(postgres, "SELECT COUNT(*) FROM games") == [(4,)]
+    finally:
+        await postgres.close()
+
+    back = tmp_path / "back.db"  # and down again, for a server that shrinks or wants a local copy
+    result = run_copy(postgres_url, f"sqlite:///{back}")
+    assert result.returncode == 0, result.stderr
+    copied = SQLiteStorage(back)
+    await copied.open()
+    try:
+        assert await picture(copied) == before
+    finally:
+        await copied.close()
+
+
+def test_a_copy_to_a_database_that_cannot_be_used_fails_with_the_reason(tmp_path):
+    result = run_copy(f"sqlite:///{tmp_path / 'a.db'}", "mysql://root:hunter2@host/db")
+    assert result.returncode == 1 and "must look like" in result.stderr and "hunter2" not in result.stderr
