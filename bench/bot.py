@@ -254,7 +254,7 @@ def databases(url: str) -> None:
         url = server.start()
         print(f"a throwaway PostgreSQL server on 127.0.0.1:{server.port} (fsync on)")
     try:
-        channels, presses = 5, 30
+        channels, presses = 8, 40
         print(f"{SHARDS} servers on {SHARDS} shards, {channels} channels each, {presses} presses a channel")
         for round_ in range(2):  # twice, alternating, to see the spread
             for name, database in (("SQLite", None), ("PostgreSQL", url)):

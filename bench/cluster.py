@@ -100,8 +100,7 @@ async def measure(processes: int, channels: int, presses: int, database: str | N
         where: Path | str = url or Path(folder) / "pyramide.db"
         ranges = [list(range(SHARDS))[i::processes] for i in range(processes)]
         bots = [
-            launch(fake, where, str(SHARDS), ",".join(map(str, shard_ids)), folder=Path(folder))
-            for shard_ids in ranges
+            launch(fake, where, str(SHARDS), ",".join(map(str, shard_ids)), folder=Path(folder)) for shard_ids in ranges
         ]
         try:
             await fake.wait_for_shards(SHARDS)

@@ -5,6 +5,9 @@ commands make for one server (through the real aiosqlite storage), the file's si
 bytes a finished game takes when real games are played and finished through the game manager.
 
 Usage: .venv/bin/python bench/stats.py [GAMES] [SERVERS]   (default 1000000 1000)
+       .venv/bin/python bench/stats.py --database postgresql[://USER@HOST:PORT/DBNAME]
+           the bytes per finished game on SQLite and PostgreSQL side by side, and PostgreSQL's WAL bytes
+           per stored action (``postgresql`` alone: a throwaway local server)
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pyramide import Game
 from pyramide.manager import GameManager
 from pyramide.stats import day_streaks, player_stats
+from pyramide.storage import Storage
 from pyramide.storage.sqlite import SQLiteStorage
 
 PLAYERS_PER_SERVER = 60
@@ -96,40 +100,103 @@ def file_bytes(path: Path) -> int:
         return pages * db.execute("PRAGMA page_size").fetchone()[0]
 
 
-async def bytes_per_game(games: int = 2000) -> None:
-    """Real games through the manager (random legal moves, 150 actions at most), each finished."""
+async def play_and_finish(store: Storage, games: int) -> int:
+    """Real games through the manager (random legal moves, 150 actions at most), each finished; returns
+    how many actions were stored."""
     rng = random.Random(3)
+    manager = GameManager(store)
+    actions = 0
+    for n in range(games):
+        channel = 10_000 + n
+        guild = rng.randrange(50)
+        await manager.start(
+            guild_id=guild, channel_id=channel, owner_id=guild * 1000 + rng.randrange(60), game=Game.new()
+        )
+        live = await manager.live(channel)
+        while live is not None and live.stored < 150 and live.game.outcome is None:
+            move = rng.choice(live.game.legal_moves())
+            await manager.act(channel, lambda g, m=move: g.play(m))
+            live = await manager.live(channel)
+        if live is not None:
+            actions += live.stored
+            await manager.end(channel)
+    return actions
+
+
+def report_size(name: str, games: int, actions: int, used: int, extra: str = "") -> None:
+    print(
+        f"{name}: {games:,} real games finished ({actions / games:.0f} actions each on average): "
+        f"{used / games:.0f} bytes per finished game; {used / games * 1_000_000 / 2**30:.2f} GiB per million games"
+        + extra
+    )
+
+
+async def bytes_per_game(games: int = 2000) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "size.db"
         store = SQLiteStorage(path, synchronous="OFF")
         await store.open()
         empty = file_bytes(path)
-        manager = GameManager(store)
-        actions = 0
-        for n in range(games):
-            channel = 10_000 + n
-            guild = rng.randrange(50)
-            await manager.start(
-                guild_id=guild, channel_id=channel, owner_id=guild * 1000 + rng.randrange(60), game=Game.new()
-            )
-            live = await manager.live(channel)
-            while live is not None and live.stored < 150 and live.game.outcome is None:
-                move = rng.choice(live.game.legal_moves())
-                await manager.act(channel, lambda g, m=move: g.play(m))
-                live = await manager.live(channel)
-            if live is not None:
-                actions += live.stored
-                await manager.end(channel)
+        actions = await play_and_finish(store, games)
         await store.compact(1_000_000)
         await store.close()
-        used = file_bytes(path) - empty
-    print(
-        f"{games:,} real games finished ({actions / games:.0f} actions each on average): "
-        f"{used / games:.0f} bytes per finished game; {used / games * 1_000_000 / 2**30:.2f} GiB per million games"
-    )
+        report_size("SQLite", games, actions, file_bytes(path) - empty)
+
+
+TABLE_BYTES = (
+    "SELECT SUM(pg_total_relation_size(oid)) FROM pg_class"
+    " WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace"
+)
+
+
+async def sizes_with_postgres(given: list[str]) -> None:
+    from tests.postgres import ThrowawayPostgres
+
+    server = None
+    url = given[0] if given and "://" in given[0] else ""
+    if not url:
+        server = ThrowawayPostgres(durable=True)
+        url = server.start()
+    try:
+        await bytes_per_game()
+        await bytes_per_game_postgres(url)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+async def bytes_per_game_postgres(server_url: str, games: int = 2000) -> None:
+    """The same games on PostgreSQL: the tables' size (with indexes) after a VACUUM FULL, and the WAL
+    written per stored action (what one press costs the database's disk and its replicas)."""
+    import asyncpg
+
+    from pyramide.storage.postgres import PostgresStorage
+    from tests.postgres import create_database, drop_database
+
+    url = await create_database(server_url)
+    try:
+        store = PostgresStorage(url)
+        await store.open()
+        admin = await asyncpg.connect(url)
+        try:
+            empty = int(await admin.fetchval(TABLE_BYTES) or 0)
+            wal = await admin.fetchval("SELECT pg_current_wal_lsn()")
+            actions = await play_and_finish(store, games)
+            written = int(await admin.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)", wal))
+            await admin.execute("VACUUM FULL")
+            used = int(await admin.fetchval(TABLE_BYTES) or 0) - empty
+        finally:
+            await admin.close()
+            await store.close()
+        report_size("PostgreSQL", games, actions, used, f"; WAL {written / actions:.0f} bytes per stored action")
+    finally:
+        await drop_database(server_url, url)
 
 
 async def main() -> None:
+    if "--database" in sys.argv:
+        await sizes_with_postgres(sys.argv[sys.argv.index("--database") + 1 :][:1])
+        return
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     servers = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
     await bytes_per_game()

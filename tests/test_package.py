@@ -112,3 +112,35 @@ def test_the_systemd_template_gives_each_instance_its_shard_range():
     command = command.replace("exec /opt/pyramide/.venv/bin/python /opt/pyramide/bot.py", 'echo "$SHARD_IDS"')
     result = subprocess.run(shlex.split(command), capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "2,3"
+
+
+def test_the_postgresql_compose_file_runs_processes_that_share_every_shard_once_on_its_database():
+    import re
+    from urllib.parse import urlsplit
+
+    import yaml
+
+    from bot import Deployment, database_url
+
+    compose = yaml.safe_load((ROOT / "compose.postgres.yaml").read_text())
+    db = compose["services"]["db"]
+    assert "pgdata:/var/lib/postgresql/data" in db["volumes"] and "pgdata" in compose["volumes"]
+    assert "pg_isready" in db["healthcheck"]["test"]
+    assert db["environment"]["POSTGRES_PASSWORD"].startswith("${POSTGRES_PASSWORD")  # from .env, not written here
+    bots = {name: service for name, service in compose["services"].items() if name != "db"}
+    assert len(bots) >= 2
+    shards: list[int] = []
+    for service in bots.values():
+        assert service["depends_on"]["db"]["condition"] == "service_healthy"
+        assert service["env_file"] == ".env" and service["stop_signal"] == "SIGTERM"
+        environment = {
+            key: re.sub(r"\$\{POSTGRES_PASSWORD[^}]*\}", "secret", value)
+            for key, value in service["environment"].items()
+        }
+        url = urlsplit(database_url(environment))  # what bot.py makes of it
+        assert (url.scheme, url.hostname, url.port, url.path) == ("postgresql", "db", 5432, "/pyramide")
+        assert url.username == db["environment"]["POSTGRES_USER"] and url.password == "secret"
+        deployment = Deployment.from_environment(environment)
+        assert deployment.shard_count == 4
+        shards += list(deployment.shard_ids or ())
+    assert sorted(shards) == [0, 1, 2, 3]  # every shard held by exactly one process
