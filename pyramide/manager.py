@@ -443,8 +443,9 @@ class GameManager:
         self.forget(record.channel_id)
 
     # ------------------------------------------------------------------ solver
-    async def hint(self, live: Live, game: Game) -> Hint:
-        """A hint for ``game`` (a snapshot of ``live``'s position), counted for the game.
+    async def hint(self, live: Live, game: Game, *, request: int | None = None) -> Hint:
+        """A hint for ``game`` (a snapshot of ``live``'s position), counted for the game, once per
+        interaction ``request`` (a press delivered to two processes counts once).
 
         At most one hint per game is worked out at a time; the answer for a position is kept, so
         asking again costs nothing. Raises ``SolverBusy`` when too many hints wait overall."""
@@ -464,8 +465,8 @@ class GameManager:
                 finally:
                     self._waiting_hints -= 1
                 _remember(self._hints, key, known)
-        live.record.hints += 1
-        await self.storage.add_hint(game_id)
+        if await self.storage.add_hint(game_id, request):
+            live.record.hints += 1
         return known
 
     def known_verdict(self, code: str) -> tuple[Verdict, int | None] | None:

@@ -593,3 +593,24 @@ async def test_processes_opening_a_new_database_together_all_start(database_url)
     finally:
         for storage in storages:
             await storage.close()
+
+
+async def test_a_hint_asked_by_one_interaction_is_counted_once_even_when_two_processes_answer_it(storage):
+    """A hint press delivered to two processes (a rolling restart) is worked out by both; it counts once."""
+    manager = GameManager(storage)
+    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    other = twin(storage)
+    await other.open()
+    try:
+        second = await GameManager(other).live(5)
+        assert second is not None
+        await asyncio.gather(
+            manager.hint(live, live.game.copy(), request=7001),
+            GameManager(other).hint(second, second.game.copy(), request=7001),
+        )
+        assert (await storage.game(live.record.id)).hints == 1
+        await manager.hint(live, live.game.copy(), request=7002)  # the player asks again: a new interaction
+        await manager.hint(live, live.game.copy())  # (no interaction known: always counted)
+        assert (await storage.game(live.record.id)).hints == 3 == live.record.hints
+    finally:
+        await other.close()

@@ -221,7 +221,7 @@ async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, ve
     answer.private = False
     await answer.defer()
     try:
-        suggestion = await bot.manager.hint(live, snapshot)
+        suggestion = await bot.manager.hint(live, snapshot, request=answer.interaction.id)
     except SolverBusy:
         await answer.say(t(lang, "error.solver_busy"))
         return

@@ -49,6 +49,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("daily", "t"),
         ("counted", "b"),
         ("log", "y"),
+        ("hint_request", "i"),
     ),
     "actions": (("game_id", "i"), ("seq", "i"), ("action", "t"), ("at", "f"), ("request", "i")),
     "settings": (

@@ -173,6 +173,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE actions ADD COLUMN request BIGINT;
     CREATE UNIQUE INDEX actions_once_per_request ON actions(request) WHERE request IS NOT NULL;
     """,
+    # 11: the interaction of a game's last hint: a hint press delivered to two processes is counted once
+    """
+    ALTER TABLE games ADD COLUMN hint_request BIGINT;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -467,8 +471,17 @@ class PostgresStorage:
     async def set_message(self, game_id: int, message_id: int) -> None:
         await self._execute("UPDATE games SET message_id = $1 WHERE id = $2", message_id, game_id)
 
-    async def add_hint(self, game_id: int) -> None:
-        await self._execute("UPDATE games SET hints = hints + 1 WHERE id = $1", game_id, retry=False)  # not idempotent
+    async def add_hint(self, game_id: int, request: int | None = None) -> bool:
+        """Count a hint; one asked by interaction ``request`` counts once (so it is also tried again on a
+        cut connection). Returns whether it was counted."""
+        changed = await self._execute(
+            "UPDATE games SET hints = hints + 1, hint_request = $2 WHERE id = $1 "
+            "AND ($2::bigint IS NULL OR hint_request IS DISTINCT FROM $2)",
+            game_id,
+            request,
+            retry=request is not None,
+        )
+        return changed == 1
 
     async def finish_game(self, record: GameRecord) -> GameRecord:
         """Close a game, its actions packed into one value; its daily attempt gets the result."""

@@ -169,6 +169,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE actions ADD COLUMN request INTEGER;
     CREATE UNIQUE INDEX actions_once_per_request ON actions(request) WHERE request IS NOT NULL;
     """,
+    # 11: the interaction of a game's last hint: a hint press delivered to two processes is counted once
+    """
+    ALTER TABLE games ADD COLUMN hint_request INTEGER;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -565,8 +569,15 @@ class SQLiteStorage:
     async def set_message(self, game_id: int, message_id: int) -> None:
         await self._commit("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
 
-    async def add_hint(self, game_id: int) -> None:
-        await self._commit("UPDATE games SET hints = hints + 1 WHERE id = ?", (game_id,))
+    async def add_hint(self, game_id: int, request: int | None = None) -> bool:
+        """Count a hint; one asked by interaction ``request`` counts once (a press delivered to two
+        processes). Returns whether it was counted."""
+        changed = await self._commit(
+            "UPDATE games SET hints = hints + 1, hint_request = ? WHERE id = ? "
+            "AND (? IS NULL OR hint_request IS NULL OR hint_request != ?)",
+            (request, game_id, request, request),
+        )
+        return changed == 1
 
     async def _commit(self, statement: str, args: tuple) -> int:
         """One statement in its own transaction; returns the rows it changed."""
