@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
+import asyncpg
 import discord
 
 from pyramide.i18n import t
@@ -173,7 +174,7 @@ async def answering(
         # is stored, and the next press on the board brings it up to date.
         log.warning("answer to interaction %s lost: %s", interaction.id, _reason(error))
     except Exception as error:
-        database_error = isinstance(error, sqlite3.Error)
+        database_error = isinstance(error, sqlite3.Error | asyncpg.PostgresError)
         log.error("interaction failed", exc_info=error)
         with contextlib.suppress(*LOST):
             await answer.say(t(language(interaction), "error.generic"))

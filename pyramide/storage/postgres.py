@@ -317,13 +317,17 @@ class PostgresStorage:
     async def _run(
         self, work: Callable[[asyncpg.Connection], Awaitable[T]], *, timeout: float = PRESS_TIMEOUT, retry: bool = True
     ) -> T:
-        """Run ``work`` on a pooled connection. A connection the server cut (a restart, a failover, an
-        administrator) is thrown away and ``work`` runs once more on a fresh one, when ``retry`` says that
-        is safe (every write here is idempotent or guarded by a key, except the few that pass False) or
-        when nothing was sent yet. A database that stays gone, or is too slow, is ``StorageUnavailable``."""
+        """Run ``work`` on a pooled connection, all of it (waiting for a connection, the statements, a
+        second try) within ``timeout`` seconds. A connection the server cut (a restart, a failover, an
+        administrator) is thrown away with its pool-mates and ``work`` runs once more on a fresh one, when
+        ``retry`` says that is safe (every write here is idempotent or guarded by a key, except the few
+        that pass False) or when nothing was sent yet. A database that stays gone, or is too slow, is
+        ``StorageUnavailable``: the player is told to try again, and nothing half-done is kept."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         for attempt in (1, 2):
             try:
-                async with self.pool.acquire(timeout=timeout) as connection:
+                async with asyncio.timeout_at(deadline), self.pool.acquire() as connection:
                     try:
                         return await work(connection)
                     except _SLOW:
@@ -343,18 +347,17 @@ class PostgresStorage:
         raise AssertionError("unreachable")
 
     async def _fetch(self, query: str, *args: Any, timeout: float = PRESS_TIMEOUT) -> list[asyncpg.Record]:
-        return await self._run(lambda c: c.fetch(query, *args, timeout=timeout), timeout=timeout)
+        return await self._run(lambda c: c.fetch(query, *args), timeout=timeout)
 
     async def _fetchrow(self, query: str, *args: Any, timeout: float = PRESS_TIMEOUT) -> asyncpg.Record | None:
-        return await self._run(lambda c: c.fetchrow(query, *args, timeout=timeout), timeout=timeout)
+        return await self._run(lambda c: c.fetchrow(query, *args), timeout=timeout)
 
     async def _fetchval(self, query: str, *args: Any, timeout: float = PRESS_TIMEOUT, retry: bool = True) -> Any:
-        return await self._run(lambda c: c.fetchval(query, *args, timeout=timeout), timeout=timeout, retry=retry)
+        return await self._run(lambda c: c.fetchval(query, *args), timeout=timeout, retry=retry)
 
     async def _execute(self, query: str, *args: Any, timeout: float = PRESS_TIMEOUT, retry: bool = True) -> int:
         """One statement in its own transaction; returns the rows it changed."""
-        status = await self._run(lambda c: c.execute(query, *args, timeout=timeout), timeout=timeout, retry=retry)
-        return _changed(status)
+        return _changed(await self._run(lambda c: c.execute(query, *args), timeout=timeout, retry=retry))
 
     # ------------------------------------------------------------------ games
     async def create_game(self, record: GameRecord) -> GameRecord:
