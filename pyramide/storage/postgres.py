@@ -242,6 +242,7 @@ class PostgresStorage:
         """Connect, check and migrate. Raises ``StorageError`` naming the problem and the database (never
         its password). A server still starting (refusing connections) is waited for, up to ``OPEN_WAIT``."""
         deadline = time.monotonic() + OPEN_WAIT
+        waiting = False
         while True:
             try:
                 self._pool = await asyncpg.create_pool(
@@ -250,7 +251,12 @@ class PostgresStorage:
                 break
             except (OSError, asyncpg.CannotConnectNowError, TimeoutError) as error:
                 if time.monotonic() > deadline:
-                    raise StorageError(f"cannot reach the database {self.where}: {error}") from None
+                    raise StorageError(
+                        f"cannot reach the database {self.where} (waited {OPEN_WAIT:.0f} s): {error}"
+                    ) from None
+                if not waiting:
+                    log.warning("waiting for the database %s to accept connections: %s", self.where, error)
+                    waiting = True
             except asyncpg.InvalidPasswordError:
                 raise StorageError(f"the database {self.where} refused the user or password") from None
             except asyncpg.InvalidCatalogNameError:
