@@ -115,3 +115,33 @@ async def test_a_sqlite_database_moves_to_postgresql_with_everything_and_verifie
 def test_a_copy_to_a_database_that_cannot_be_used_fails_with_the_reason(tmp_path):
     result = run_copy(f"sqlite:///{tmp_path / 'a.db'}", "mysql://root:hunter2@host/db")
     assert result.returncode == 1 and "must look like" in result.stderr and "hunter2" not in result.stderr
+
+
+async def test_a_copy_that_loses_a_row_is_refused_and_leaves_the_target_empty(tmp_path, postgres_url, monkeypatch):
+    """The counts are checked for real: a copy that wrote one action too few is rolled back whole."""
+    from pyramide.storage import copy as moving
+
+    path = tmp_path / "pyramide.db"
+    sqlite = SQLiteStorage(path)
+    await sqlite.open()
+    await fill(sqlite)
+    await sqlite.close()
+    write = moving._write
+
+    async def lossy(writer, table, columns, rows):
+        await write(writer, table, columns, rows[:-1] if table == "players" else rows)
+
+    monkeypatch.setattr(moving, "_write", lossy)
+    try:
+        await moving.copy(f"sqlite:///{path}", postgres_url, say=lambda line: None)
+    except moving.CopyError as error:
+        assert "players 2 in the source, 1 copied" in str(error)
+    else:
+        raise AssertionError("a short copy was accepted")
+    postgres = PostgresStorage(postgres_url)
+    await postgres.open()
+    try:
+        assert await raw(postgres, "SELECT COUNT(*) FROM games") == [(0,)]
+        assert await raw(postgres, "SELECT COUNT(*) FROM meta") == [(0,)]
+    finally:
+        await postgres.close()

@@ -180,7 +180,10 @@ async def _copy(source: Storage, target: Storage, say: Callable[[str], None]) ->
                 copied[table] = 0
                 async for batch in _read(source, snapshot, table):
                     rows = _convert(batch, converters)
-                    await _write(writer, table, columns, rows)
+                    try:
+                        await _write(writer, table, columns, rows)
+                    except (sqlite3.Error, asyncpg.PostgresError) as error:
+                        raise CopyError(f"the target refused the rows of {table}, nothing was kept: {error}") from None
                     copied[table] += len(rows)
             if isinstance(target, PostgresStorage):  # new games and races are numbered after the copied ones
                 for table in ("games", "races"):
