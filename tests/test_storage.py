@@ -206,6 +206,25 @@ async def test_postgresql_connections_cut_by_the_server_are_replaced_without_los
         await h.stop()
 
 
+async def test_a_read_only_postgresql_database_is_refused_at_start_not_at_the_first_move(postgres_url):
+    """A standby, or a user without write rights: the write probe at start names it."""
+    from pyramide.storage.postgres import PostgresStorage
+
+    first = PostgresStorage(postgres_url)
+    await first.open()  # the tables exist
+    await first.close()
+    admin = await asyncpg.connect(postgres_url)
+    try:
+        name = postgres_url.rpartition("/")[2]
+        await admin.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+    finally:
+        await admin.close()
+    store = PostgresStorage(postgres_url)
+    with pytest.raises(StorageError, match="read-only"):
+        await store.open()
+    await store.close()
+
+
 def test_the_bot_names_a_missing_postgresql_database_and_never_its_password(postgres_server, tmp_path):
     missing = postgres_server.rpartition("/")[0].replace("postgres@", "postgres:hunter2@") + "/no_such_db"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DISCORD_TOKEN": "x.y.z", "DATABASE_URL": missing}

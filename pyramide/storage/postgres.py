@@ -2,13 +2,14 @@
 
 The schema has the same versions as SQLite's (``MIGRATIONS`` here mirrors ``sqlite.MIGRATIONS`` step by
 step), kept in ``pyramide_schema``; processes starting together migrate one at a time under an advisory
-lock. Every method answers exactly as ``SQLiteStorage`` does (the storage, manager, statistics, daily
-and bot tests run against both).
+lock. Every method answers exactly as ``SQLiteStorage`` does (the storage, manager, statistics, daily,
+bot, race and whole-process tests run against both).
 
 Each move is one statement in its own transaction on a pooled connection: concurrent commits of many
-channels share PostgreSQL's WAL flushes (its own group commit), so no grouping is done here. A
-statement on a press's path waits at most ``PRESS_TIMEOUT``; a database that does not answer in time,
-or a lost connection, is ``StorageUnavailable`` (the player is told to try again, nothing is lost).
+channels share PostgreSQL's WAL flushes (its own group commit), so no grouping is done here. A storage
+call on a player's path takes at most ``PRESS_TIMEOUT``, everything included; a database that does not
+answer in time, or stays unreachable, is ``StorageUnavailable`` (the player is told to try again,
+nothing is lost). A connection the server cut is replaced and the call tried again where that is safe.
 """
 
 from __future__ import annotations
