@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from pyramide.storage import Storage
+from pyramide.storage import Storage, from_url
 from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.sqlite import SQLiteStorage
-
-
-def open_storage(where: str) -> Storage:
-    """A storage (not yet open) on a SQLite file or a PostgreSQL URL."""
-    if where.startswith("postgresql://"):
-        return PostgresStorage(where)
-    return SQLiteStorage(where)
 
 
 def twin(storage: Storage) -> Storage:
     """A second storage on the same database, as another process would open it (not yet open)."""
     if isinstance(storage, PostgresStorage):
-        return PostgresStorage(storage.url)
+        return from_url(storage.url)
     assert isinstance(storage, SQLiteStorage)
-    return SQLiteStorage(storage.path)
+    return from_url(storage.path)
 
 
 async def raw(storage: Storage, statement: str, *args: object) -> list[tuple]:

@@ -1,22 +1,17 @@
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import AsyncIterator, Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 from pyramide import Card, Game, Rules
 from pyramide.cards import full_deck
-from pyramide.storage import Storage
-from tests.backends import open_storage
-from tests.postgres import PostgresMissing, ThrowawayPostgres, create_database, drop_database
+from pyramide.storage import Storage, from_url
+from tests.postgres import PostgresMissing, ThrowawayPostgres, create_database, drop_database, run_to_end
 
 # The test modules whose ``storage`` and ``harness`` run against both backends; elsewhere SQLite only.
 # A test bound to SQLite itself (its file, its locks, its pragmas) is marked ``sqlite_only``.
-T = TypeVar("T")
 BOTH_BACKENDS = {"test_storage", "test_manager", "test_stats", "test_daily", "test_bot", "test_race", "test_process"}
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,
@@ -87,18 +82,12 @@ def postgres_server() -> Iterator[str]:
         server.stop()
 
 
-def _in_a_thread(work: Coroutine[object, object, T]) -> T:
-    """Run a coroutine to its end from synchronous code, even while an event loop runs in this thread."""
-    with ThreadPoolExecutor(1) as thread:
-        return thread.submit(asyncio.run, work).result()
-
-
 @pytest.fixture
 def postgres_url(postgres_server: str) -> Iterator[str]:
     """A new, empty PostgreSQL database of the test's own (a plain fixture, so that async ones can ask for it)."""
-    url = _in_a_thread(create_database(postgres_server))
+    url = run_to_end(create_database(postgres_server))
     yield url
-    _in_a_thread(drop_database(postgres_server, url))
+    run_to_end(drop_database(postgres_server, url))
 
 
 @pytest.fixture
@@ -113,17 +102,17 @@ def database_url(request: pytest.FixtureRequest, backend: str, tmp_path) -> str:
 async def storage(database_url: str) -> AsyncIterator[Storage]:
     """An open storage on a real database of the test's own: a SQLite file (``storage.path``), or in the
     modules of ``BOTH_BACKENDS`` also a PostgreSQL database."""
-    store = open_storage(database_url)
+    store = from_url(database_url)
     await store.open()
     yield store
     await store.close()
 
 
 @pytest.fixture
-async def harness(tmp_path, database_url: str):
+async def harness(database_url: str):
     """The real bot on a real database, with only Discord's HTTP edge replaced (tests/harness.py)."""
     from tests.harness import Harness
 
-    h = await Harness(database_url if database_url.startswith("postgresql://") else str(tmp_path / "bot.db")).start()
+    h = await Harness(database_url).start()
     yield h
     await h.stop()

@@ -21,10 +21,14 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import asyncpg
+
+T = TypeVar("T")
 
 
 class PostgresMissing(RuntimeError):
@@ -165,6 +169,12 @@ async def drop_database(server_url: str, url: str) -> None:
         await connection.close()
 
 
+def run_to_end(work: Coroutine[object, object, T]) -> T:
+    """Run a coroutine to its end from synchronous code, even while an event loop runs in this thread."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, work).result()
+
+
 def fetch(url: str, query: str) -> list[tuple]:
     """The rows of a query, from synchronous code (even while an event loop runs in this thread)."""
 
@@ -175,5 +185,4 @@ def fetch(url: str, query: str) -> list[tuple]:
         finally:
             await connection.close()
 
-    with ThreadPoolExecutor(1) as thread:
-        return thread.submit(asyncio.run, run()).result()
+    return run_to_end(run())

@@ -143,12 +143,6 @@ def stored(db: Path | str) -> list[tuple[str, int, int]]:
     return [(str(s), int(m), int(n)) for s, m, n in rows]
 
 
-@pytest.fixture
-def db(database_url: str, tmp_path: Path) -> Path | str:
-    """The test's database: a SQLite file, or (the same test again) a PostgreSQL database."""
-    return database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
-
-
 async def test_a_game_is_played_to_its_end_against_the_process(fake, tmp_path):
     db = tmp_path / "pyramide.db"
     bot = launch(fake, db, folder=tmp_path)
@@ -169,7 +163,8 @@ async def test_a_game_is_played_to_its_end_against_the_process(fake, tmp_path):
     assert stored(db)[0][0] == "won"
 
 
-async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_path, db):
+async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_path, database_url):
+    db = database_url  # a SQLite file, or (the same test again) a PostgreSQL database
     labels = plan()
     bot = launch(fake, db, folder=tmp_path)
     try:
@@ -192,7 +187,8 @@ async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_pat
     assert [row[:2] for row in stored(db)] == [("won", moves_after(len(labels)))]  # (its actions now packed)
 
 
-async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(fake, tmp_path, db):
+async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(fake, tmp_path, database_url):
+    db = database_url  # a SQLite file, or (the same test again) a PostgreSQL database
     first, second = launch(fake, db, "2", "0", folder=tmp_path), launch(fake, db, "2", "1", folder=tmp_path)
     try:
         await connected(fake, 2)
@@ -213,7 +209,8 @@ async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(f
     assert sorted(stored(db)) == [("playing", moves_after(1), 1), ("playing", moves_after(4), 4)]
 
 
-async def test_two_processes_holding_one_shard_apply_a_doubly_delivered_press_once(fake, tmp_path, db):
+async def test_two_processes_holding_one_shard_apply_a_doubly_delivered_press_once(fake, tmp_path, database_url):
+    db = database_url  # a SQLite file, or (the same test again) a PostgreSQL database
     first = launch(fake, db, folder=tmp_path)
     second = None
     try:

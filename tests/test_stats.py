@@ -12,9 +12,8 @@ from pyramide import Game
 from pyramide.daily import daily_deal_number, daily_number, daily_start, time_to_next
 from pyramide.solver import solve
 from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage
+from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage, from_url
 from pyramide.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStorage
-from tests.backends import open_storage
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
 
@@ -110,7 +109,7 @@ def test_daily_deals_of_fixed_dates_are_pinned_and_winnable():
 
 
 async def test_one_counted_daily_per_player_even_when_two_processes_open_it_at_once(database_url):
-    first, second = open_storage(database_url), open_storage(database_url)
+    first, second = from_url(database_url), from_url(database_url)
     await first.open()
     await second.open()
     try:

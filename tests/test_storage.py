@@ -15,9 +15,9 @@ import pytest
 
 from pyramide import STOCK, Game
 from pyramide.manager import GameManager, StaleBoard
-from pyramide.storage import BROKEN, WON, MoveConflict, StorageError, StorageUnavailable
+from pyramide.storage import BROKEN, WON, MoveConflict, StorageError, StorageUnavailable, from_url
 from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
-from tests.backends import open_storage, raw, twin
+from tests.backends import raw, twin
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, labels, start
 
@@ -532,7 +532,7 @@ async def test_a_stop_finishes_the_presses_in_flight_first(harness):
 # ---------------------------------------------------------------- group commit
 async def test_moves_of_many_channels_pressed_together_are_all_stored(database_url):
     """Presses arriving together share one commit; every one of them is stored and survives a reopen."""
-    storage = open_storage(database_url)
+    storage = from_url(database_url)
     await storage.open()
     manager = GameManager(storage)
     for channel in range(1, 13):
@@ -554,7 +554,7 @@ async def test_moves_of_many_channels_pressed_together_are_all_stored(database_u
 async def test_a_move_refused_by_the_database_fails_alone(database_url):
     """A move whose sequence number is already stored (another process got there first) is refused;
     the moves committed with it in the same transaction are stored all the same."""
-    storage = open_storage(database_url)
+    storage = from_url(database_url)
     await storage.open()
     try:
         manager = GameManager(storage)
@@ -581,7 +581,7 @@ async def test_a_move_refused_by_the_database_fails_alone(database_url):
 async def test_two_processes_on_one_game_apply_a_move_once(database_url):
     """During a rolling restart two processes can hold the same shard: both have the game in memory and
     get the same press. The second to store it is refused (a stale board) and reloads; one move is kept."""
-    first, second = open_storage(database_url), open_storage(database_url)
+    first, second = from_url(database_url), from_url(database_url)
     await first.open()
     await second.open()
     try:
@@ -604,7 +604,7 @@ async def test_processes_opening_a_new_database_together_all_start(database_url)
     """A cluster's processes start at once on a database none has created the tables of: one creates and
     migrates them, the others wait for it instead of stopping with "database is locked" (or a duplicate
     table)."""
-    storages = [open_storage(database_url) for _ in range(4)]
+    storages = [from_url(database_url) for _ in range(4)]
     try:
         await asyncio.gather(*(storage.open() for storage in storages))
         for storage in storages:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Protocol
+from urllib.parse import urlsplit
 
 PLAYING, WON, STUCK, ENDED = "playing", "won", "stuck", "ended"
 BROKEN = "broken"  # a stored game that could not be replayed: closed, played but never won
@@ -232,7 +233,19 @@ def from_url(url: str) -> Storage:
         from .postgres import PostgresStorage
 
         return PostgresStorage(url)
-    shown = url if "@" not in url else url.split("://", 1)[0] + "://…@" + url.rsplit("@", 1)[1]
     raise ValueError(
-        f"must look like sqlite:///ABSOLUTE/PATH or postgresql://USER@HOST:PORT/DBNAME, not {shown[:60]!r}"
+        f"must look like sqlite:///ABSOLUTE/PATH or postgresql://USER@HOST:PORT/DBNAME, not {redact(url)[:60]!r}"
     )
+
+
+def redact(url: str) -> str:
+    """A database URL as it may be printed and logged: without its password."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url.split("://", 1)[0] + "://…"  # unreadable: nothing of it but its kind
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return parts._replace(netloc=f"{user}:***@{netloc}").geturl()

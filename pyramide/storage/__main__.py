@@ -7,9 +7,8 @@ import argparse
 import asyncio
 import sys
 
-from . import StorageError
+from . import StorageError, redact
 from .copy import CopyError, copy
-from .postgres import redact
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,7 @@ from . import (
     ResultRow,
     StorageError,
     StorageUnavailable,
+    redact,
 )
 from .codec import COLUMNS, FIELDS, decode_action, encode_action, pack_log, unpack_log
 
@@ -198,19 +199,6 @@ _SLOW: tuple[type[BaseException], ...] = (
     asyncpg.DeadlockDetectedError,
     asyncpg.SerializationError,
 )
-
-
-def redact(url: str) -> str:
-    """A database URL as it may be printed and logged: without its password."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "postgresql://…"
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = parts.username or ""
-    return parts._replace(netloc=f"{user}:***@{netloc}").geturl()
 
 
 def _statements(script: str) -> list[str]:
