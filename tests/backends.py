@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyramide.storage import Storage, from_url
 from pyramide.storage.postgres import PostgresStorage
+from pyramide.storage.queries import postgres_sql
 from pyramide.storage.sqlite import SQLiteStorage
 
 
@@ -19,10 +20,8 @@ async def raw(storage: Storage, statement: str, *args: object) -> list[tuple]:
     """Run SQL straight on a storage's database (``?`` placeholders on both backends), committed; the rows
     it returns. For tests that damage or inspect what is stored."""
     if isinstance(storage, PostgresStorage):
-        parts = statement.split("?")
-        numbered = parts[0] + "".join(f"${i}{part}" for i, part in enumerate(parts[1:], start=1))
         async with storage.pool.acquire() as connection:
-            return [tuple(row) for row in await connection.fetch(numbered, *args)]
+            return [tuple(row) for row in await connection.fetch(postgres_sql(statement), *args)]
     assert isinstance(storage, SQLiteStorage)
     async with storage.db.execute(statement, args) as cursor:
         rows = [tuple(row) for row in await cursor.fetchall()]

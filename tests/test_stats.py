@@ -12,8 +12,8 @@ from pyramide import Game
 from pyramide.daily import daily_deal_number, daily_number, daily_start, time_to_next
 from pyramide.solver import solve
 from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage, from_url
-from pyramide.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStorage
+from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage, from_url, schema
+from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
 
@@ -151,7 +151,7 @@ async def test_migrations_from_an_empty_file_and_from_the_previous_version(tmp_p
     # a database left by the previous release (schema 1) with a game in it
     old = tmp_path / "old.db"
     with sqlite3.connect(old) as db:
-        db.executescript(MIGRATIONS[0] + "\nPRAGMA user_version = 1;")
+        db.executescript(";\n".join(schema.migration(1, "sqlite")) + ";\nPRAGMA user_version = 1;")
         db.execute(
             "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, score, moves, created_at,"
             " finished_at, seconds) VALUES (?, 5, ?, 'PY1-N-AAAAAAS', 'N', 'won', 280, 90, 1, 2, 1)",
@@ -201,7 +201,7 @@ async def test_postgresql_has_the_same_schema_versions_and_migrates_a_previous_o
     connection = await asyncpg.connect(postgres_url)
     try:
         await connection.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
-        await connection.execute(postgres.MIGRATIONS[0])
+        await connection.execute(";\n".join(schema.migration(1, "postgresql")))
         await connection.execute("CREATE TABLE pyramide_schema (version INTEGER NOT NULL)")
         await connection.execute("INSERT INTO pyramide_schema VALUES (1)")
         await connection.execute(

@@ -328,7 +328,7 @@ def test_packed_logs_round_trip_every_action():
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from pyramide.storage.sqlite import pack_log, unpack_log
+    from pyramide.storage.codec import pack_log, unpack_log
 
     action = st.one_of(st.integers(0, 27), st.sampled_from(["waste", "under", "stock", "undo"]))
 
@@ -441,11 +441,11 @@ async def test_a_backup_taken_while_the_bot_writes_restores_every_finished_game(
 
 
 async def test_a_migration_makes_a_backup_first(tmp_path):
-    from pyramide.storage.sqlite import MIGRATIONS
+    from pyramide.storage import schema
 
     old = tmp_path / "pyramide.db"
     with sqlite3.connect(old) as db:
-        db.executescript(MIGRATIONS[0] + "\nPRAGMA user_version = 1;")
+        db.executescript(";\n".join(schema.migration(1, "sqlite")) + ";\nPRAGMA user_version = 1;")
         db.execute(
             "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, created_at) "
             "VALUES (1, 5, 9, 'PY1-N-AAAAAAS', 'N', 'won', 1)"

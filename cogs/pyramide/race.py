@@ -155,10 +155,9 @@ async def progress(answer: Answer, record: GameRecord, lang: str) -> None:
 
 
 async def settle(bot: Any, race_id: int, record: GameRecord) -> None:
-    """A race game finished: a clear wins (if it is the first); the race is over when nobody plays on."""
+    """A race game finished: the race is over when nobody plays on. (Its winner, the first clear, was set
+    by the database in the transaction that closed the clearing game.)"""
     now = bot.clock()
-    if record.status == WON:
-        await bot.storage.win_race(race_id, record.owner_id, now)
     race = await bot.storage.race(race_id)
     if race is None or race.finished_at is not None:
         return

@@ -4,29 +4,15 @@ game's actions packed into one value."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import Any
 
-# The stored columns of a game, in the order of the backends' SELECTs; each is a GameRecord field.
-FIELDS = (
-    "id",
-    "guild_id",
-    "channel_id",
-    "owner_id",
-    "code",
-    "rules",
-    "status",
-    "score",
-    "moves",
-    "removed",
-    "hints",
-    "message_id",
-    "daily",
-    "counted",
-    "created_at",
-    "started_at",
-    "finished_at",
-    "seconds",
-    "locale",
-)
+from . import GameRecord
+from .schema import BOOL, TABLE, columns
+
+# The stored columns of a game that are GameRecord fields, in the order of the SELECTs.
+FIELDS = tuple(name for name in columns("games") if name not in ("log", "hint_request"))
+_FLAGS = frozenset(column.name for column in TABLE["games"].columns if column.kind == BOOL)
 COLUMNS = ", ".join(FIELDS)
 
 
@@ -41,17 +27,25 @@ MAX_LOG = 0xFFFF
 
 
 def pack_log(actions: list[int | str]) -> bytes | None:
-    """A game's actions in 5 bits each; ``None`` if one of them is not an action (or too many)."""
+    """A game's actions in 5 bits each; ``None`` if one of them is not an action (or too many).
+
+    Eight actions fill five bytes exactly, so the bits are built eight actions at a time (linear in the
+    number of actions, where one growing integer would be quadratic)."""
     if len(actions) > MAX_LOG:
         return None
-    bits = 0
     try:
-        for action in actions:
-            bits = bits << 5 | _LOG_CODES[action]
+        codes = [_LOG_CODES[action] for action in actions]
     except (KeyError, TypeError):
         return None
-    size = (len(actions) * 5 + 7) // 8
-    return len(actions).to_bytes(2, "big") + (bits << (size * 8 - len(actions) * 5)).to_bytes(size, "big")
+    count = len(codes)
+    codes += [0] * (-count % 8)
+    packed = bytearray()
+    for i in range(0, len(codes), 8):
+        chunk = 0
+        for code in codes[i : i + 8]:
+            chunk = chunk << 5 | code
+        packed += chunk.to_bytes(5, "big")
+    return count.to_bytes(2, "big") + bytes(packed[: (count * 5 + 7) // 8])
 
 
 def unpack_log(log: bytes) -> list[int | str]:
@@ -59,8 +53,20 @@ def unpack_log(log: bytes) -> list[int | str]:
     size = (count * 5 + 7) // 8
     if len(log) != 2 + size:
         raise ValueError(f"packed log of {len(log)} bytes for {count} actions")
-    bits = int.from_bytes(log[2:], "big") >> (size * 8 - count * 5)
-    return [_LOG_ACTIONS[bits >> (5 * (count - 1 - i)) & 31] for i in range(count)]
+    body = bytes(log[2:]) + bytes(-size % 5)
+    actions: list[int | str] = []
+    for i in range(0, len(body), 5):
+        chunk = int.from_bytes(body[i : i + 5], "big")
+        actions += [_LOG_ACTIONS[chunk >> shift & 31] for shift in range(35, -1, -5)]
+    return actions[:count]
+
+
+def game_record(row: tuple[Any, ...] | Sequence[Any]) -> GameRecord:
+    """A game as stored, from a row of ``SELECT {COLUMNS}`` (either backend)."""
+    data = dict(zip(FIELDS, row, strict=True))
+    for name in _FLAGS:
+        data[name] = bool(data[name])
+    return GameRecord(**data)
 
 
 def decode_action(text: str) -> int | str:

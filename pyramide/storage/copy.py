@@ -19,75 +19,18 @@ from typing import Any
 
 import asyncpg
 
-from . import Storage, from_url
+from . import Storage, from_url, schema
 from .postgres import PostgresStorage
+from .schema import BOOL, BYTES, INT, REAL, SERIAL, SNOWFLAKE, TEXT
 from .sqlite import SQLiteStorage
 
 BATCH = 5_000
 
-# Every table and column, in an order that satisfies the foreign keys. Kinds: i(nt), f(loat), t(ext),
-# b(oolean: 0/1 in SQLite), y (bytes).
+# Every table and column, in an order that satisfies the foreign keys (the schema's). Kinds: i(nt),
+# f(loat), t(ext), b(oolean: 0/1 in SQLite), y (bytes).
+_KINDS = {SERIAL: "i", SNOWFLAKE: "i", INT: "i", REAL: "f", TEXT: "t", BOOL: "b", BYTES: "y"}
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
-    "games": (
-        ("id", "i"),
-        ("guild_id", "i"),
-        ("channel_id", "i"),
-        ("owner_id", "i"),
-        ("code", "t"),
-        ("rules", "t"),
-        ("status", "t"),
-        ("score", "i"),
-        ("moves", "i"),
-        ("removed", "i"),
-        ("message_id", "i"),
-        ("created_at", "f"),
-        ("started_at", "f"),
-        ("finished_at", "f"),
-        ("seconds", "f"),
-        ("locale", "t"),
-        ("hints", "i"),
-        ("daily", "t"),
-        ("counted", "b"),
-        ("log", "y"),
-        ("hint_request", "i"),
-    ),
-    "actions": (("game_id", "i"), ("seq", "i"), ("action", "t"), ("at", "f"), ("request", "i")),
-    "settings": (
-        ("guild_id", "i"),
-        ("error_help", "b"),
-        ("anyone_can_play", "b"),
-        ("idle_minutes", "i"),
-        ("new_in_thread", "b"),
-    ),
-    "daily_attempts": (
-        ("day", "t"),
-        ("player_id", "i"),
-        ("guild_id", "i"),
-        ("channel_id", "i"),
-        ("game_id", "i"),
-        ("opened_at", "f"),
-        ("status", "t"),
-        ("seconds", "f"),
-        ("moves", "i"),
-        ("hints", "i"),
-        ("removed", "i"),
-        ("picture", "t"),
-        ("finished_at", "f"),
-    ),
-    "meta": (("key", "t"), ("value", "t")),
-    "departures": (("guild_id", "i"), ("left_at", "f")),
-    "players": (("player_id", "i"), ("name", "t")),
-    "races": (
-        ("id", "i"),
-        ("guild_id", "i"),
-        ("channel_id", "i"),
-        ("message_id", "i"),
-        ("code", "t"),
-        ("created_at", "f"),
-        ("winner_id", "i"),
-        ("finished_at", "f"),
-    ),
-    "race_players": (("race_id", "i"), ("player_id", "i"), ("game_id", "i"), ("position", "i")),
+    table.name: tuple((column.name, _KINDS[column.kind]) for column in table.columns) for table in schema.TABLES
 }
 
 

@@ -1,0 +1,579 @@
+"""Every query of Pyramide's storage, written once (``?`` placeholders, SQL that SQLite and PostgreSQL
+both read), and every storage call as one unit of work over them.
+
+A unit is either one ``Step`` (a statement, its arguments and what to return) or a program: a generator
+that yields steps and receives their results, so that a unit of several statements (a game and its daily
+attempt, a finished game and its race) is written once and run by either backend in one transaction:
+SQLite drives it synchronously in its writer's thread (no other coroutine's statement can come between
+its statements), PostgreSQL on one pooled connection. ``SQLStorage`` implements the ``Storage``
+interface on top; a backend only says how to run a read and a write (``_read``, ``_write``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from . import (
+    BROKEN,
+    FINISHED,
+    PLAYING,
+    WON,
+    DailyAttempt,
+    DailyRow,
+    DailyTaken,
+    GameRecord,
+    GuildSettings,
+    LeaderRow,
+    MoveConflict,
+    RaceRecord,
+    RaceStats,
+    ResultRow,
+)
+from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
+
+T = TypeVar("T")
+Mode = Literal["all", "one", "value", "changed", "many"]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One statement: ``all`` rows, ``one`` row (or None), the first ``value`` of the first row (or None),
+    the number of rows ``changed``, or ``many`` (the statement run once per tuple of ``args``)."""
+
+    sql: str
+    args: Sequence[Any]
+    mode: Mode
+
+
+Program = Generator[Step, Any, T]
+Unit = Step | Callable[[], Program[Any]]
+
+
+def rows(sql: str, *args: Any) -> Step:
+    return Step(sql, args, "all")
+
+
+def row(sql: str, *args: Any) -> Step:
+    return Step(sql, args, "one")
+
+
+def scalar(sql: str, *args: Any) -> Step:
+    return Step(sql, args, "value")
+
+
+def changed(sql: str, *args: Any) -> Step:
+    return Step(sql, args, "changed")
+
+
+def many(sql: str, args: Sequence[Sequence[Any]]) -> Step:
+    return Step(sql, args, "many")
+
+
+def postgres_sql(sql: str) -> str:
+    """The statement with PostgreSQL's numbered placeholders (no statement here holds a literal ``?``)."""
+    parts = sql.split("?")
+    return parts[0] + "".join(f"${number}{part}" for number, part in enumerate(parts[1:], start=1))
+
+
+# ------------------------------------------------------------------------------------------ games
+INSERT_GAME = (
+    "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, daily, counted, created_at,"
+    " started_at, locale) VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?, ?, ?) RETURNING id"
+)
+OPEN_ATTEMPT = (
+    "INSERT INTO daily_attempts (day, player_id, guild_id, channel_id, game_id, opened_at)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+)
+ATTEMPT = (
+    "SELECT day, player_id, guild_id, channel_id, game_id, opened_at, status, seconds, moves, hints, removed,"
+    " picture FROM daily_attempts WHERE day = ? AND player_id = ?"
+)
+LOAD_LIVE = f"SELECT {COLUMNS}, log FROM games WHERE channel_id = ? AND status = 'playing'"
+LOAD_GAME = f"SELECT {COLUMNS}, log FROM games WHERE id = ?"
+GAME_ACTIONS = "SELECT action FROM actions WHERE game_id = ? ORDER BY seq"
+INSERT_ACTION = "INSERT INTO actions (game_id, seq, action, at, request) VALUES (?, ?, ?, ?, ?)"
+UPDATE_TOTALS = "UPDATE games SET score = ?, moves = ?, removed = ?, started_at = ? WHERE id = ?"
+# PostgreSQL stores a move in one statement (one round trip): the action, unless its place or its
+# interaction is stored already (then nothing is returned), and the totals.
+STORE_MOVE_IN_ONE = (
+    "WITH stored AS (INSERT INTO actions (game_id, seq, action, at, request) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT DO NOTHING RETURNING game_id)"
+    " UPDATE games SET score = ?, moves = ?, removed = ?, started_at = ? WHERE id = (SELECT game_id FROM stored)"
+    " RETURNING id"
+)
+LAST_ACTION_AT = "SELECT MAX(at) FROM actions WHERE game_id = ?"
+SET_MESSAGE = "UPDATE games SET message_id = ? WHERE id = ?"
+ADD_HINT = (
+    "UPDATE games SET hints = hints + 1, hint_request = ? WHERE id = ?"
+    " AND (CAST(? AS BIGINT) IS NULL OR hint_request IS DISTINCT FROM ?)"
+)
+CLOSE_GAME = (
+    "UPDATE games SET status = ?, score = ?, moves = ?, removed = ?, finished_at = ?, seconds = ?, started_at = ?,"
+    " log = ? WHERE id = ? AND status = 'playing'"
+)
+DROP_ACTIONS = "DELETE FROM actions WHERE game_id = ?"
+CLOSE_ATTEMPT = (
+    "UPDATE daily_attempts SET status = ?, seconds = ?, moves = ?, hints = ?, removed = ?, picture = ?,"
+    " finished_at = ? WHERE game_id = ? AND status IS NULL"
+)
+GAME_COUNTED = "SELECT counted FROM games WHERE id = ?"
+# The first clear of a race's game wins it, in the transaction that closes the game.
+WIN_RACE_OF_GAME = (
+    "UPDATE races SET winner_id = ?, finished_at = ? WHERE winner_id IS NULL"
+    " AND id = (SELECT race_id FROM race_players WHERE game_id = ?)"
+)
+DISCARD_ATTEMPT = "DELETE FROM daily_attempts WHERE game_id = ?"
+DISCARD_GAME = "DELETE FROM games WHERE id = ?"
+STALE_DAILIES = "SELECT channel_id FROM games WHERE status = 'playing' AND counted AND daily < ?"
+
+# --------------------------------------------------------------------------------------- settings
+SETTINGS = "SELECT error_help, anyone_can_play, idle_minutes, new_in_thread FROM settings WHERE guild_id = ?"
+SAVE_SETTINGS = (
+    "INSERT INTO settings (guild_id, error_help, anyone_can_play, idle_minutes, new_in_thread)"
+    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET error_help = excluded.error_help,"
+    " anyone_can_play = excluded.anyone_can_play, idle_minutes = excluded.idle_minutes,"
+    " new_in_thread = excluded.new_in_thread"
+)
+
+# ------------------------------------------------------------------------------------- statistics
+RESULTS = (
+    "SELECT status, score, moves, seconds, finished_at, daily, counted, hints FROM games"
+    " WHERE guild_id = ? AND owner_id = ? AND status != 'playing' ORDER BY finished_at, id"
+)
+_STANDINGS = (
+    "SELECT owner_id, COUNT(*) AS played, COUNT(*) FILTER (WHERE status = 'won') AS wins,"
+    " MIN(seconds) FILTER (WHERE status = 'won') AS best, MIN(moves) FILTER (WHERE status = 'won') AS fewest,"
+    " SUM(hints) AS hints FROM games WHERE guild_id = ? AND status != 'playing' AND finished_at >= ?"
+    " AND (CAST(? AS TEXT) IS NULL OR rules = ?) GROUP BY owner_id"
+)
+_ORDER = "wins DESC, best IS NULL, best, fewest IS NULL, fewest, owner_id"
+LEADERBOARD = (
+    f"SELECT s.owner_id, played, wins, best, fewest, hints, p.name FROM ({_STANDINGS}) AS s"
+    f" LEFT JOIN players AS p ON p.player_id = s.owner_id ORDER BY {_ORDER} LIMIT ? OFFSET ?"
+)
+LEADERBOARD_SIZE = (
+    "SELECT COUNT(DISTINCT owner_id) FROM games WHERE guild_id = ? AND status != 'playing' AND finished_at >= ?"
+    " AND (CAST(? AS TEXT) IS NULL OR rules = ?)"
+)
+LEADERBOARD_RANK = (
+    f"SELECT place FROM (SELECT owner_id, ROW_NUMBER() OVER (ORDER BY {_ORDER}) AS place"
+    f" FROM ({_STANDINGS}) AS s) AS ranked WHERE owner_id = ?"
+)
+REMEMBER_NAME = (
+    "INSERT INTO players (player_id, name) VALUES (?, ?)"
+    " ON CONFLICT (player_id) DO UPDATE SET name = excluded.name WHERE players.name != excluded.name"
+)
+# Wins without hints, then wins with the fewest hints, then the others; each by time, then moves.
+DAILY_ROWS = (
+    "SELECT player_id, status, seconds, moves, hints FROM daily_attempts"
+    " WHERE day = ? AND guild_id = ? AND status IS NOT NULL"
+    " ORDER BY status = 'won' DESC, CASE WHEN status = 'won' THEN hints END NULLS FIRST, seconds IS NULL,"
+    " seconds, moves, finished_at NULLS FIRST, player_id"
+)
+DAILY_TOTALS = (
+    "SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'won') FROM daily_attempts WHERE day = ? AND status IS NOT NULL"
+)
+DAILY_DAYS = "SELECT day FROM daily_attempts WHERE player_id = ? AND status IS NOT NULL ORDER BY day"
+RESET_GUILD = "DELETE FROM games WHERE guild_id = ? AND status != 'playing'"
+RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND owner_id = ?"
+
+# ------------------------------------------------------------------------------------ data rights
+GUILD_LEFT = "INSERT INTO departures (guild_id, left_at) VALUES (?, ?) ON CONFLICT (guild_id) DO NOTHING"
+GUILD_JOINED = "DELETE FROM departures WHERE guild_id = ?"
+DEPARTED = "SELECT guild_id FROM departures WHERE left_at < ?"
+_GUILD_TABLES = ("games", "settings", "daily_attempts", "departures", "races")
+PURGES = tuple(f"DELETE FROM {table} WHERE guild_id = ?" for table in _GUILD_TABLES)
+PLAYING_CHANNELS_OF = "SELECT channel_id FROM games WHERE owner_id = ? AND status = 'playing'"
+DELETE_PLAYER_GAMES = "DELETE FROM games WHERE owner_id = ?"
+DELETE_PLAYER_NAME = "DELETE FROM players WHERE player_id = ?"
+ANONYMISE_ATTEMPTS = "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?"
+META = "SELECT value FROM meta WHERE key = ?"
+SET_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+KEEP_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"
+
+# ----------------------------------------------------------------------------------------- races
+INSERT_RACE = "INSERT INTO races (guild_id, channel_id, code, created_at) VALUES (?, ?, ?, ?) RETURNING id"
+INSERT_RACER = "INSERT INTO race_players (race_id, player_id, game_id, position) VALUES (?, ?, ?, ?)"
+SET_RACE_MESSAGE = "UPDATE races SET message_id = ? WHERE id = ?"
+RACE_OF_GAME = "SELECT race_id FROM race_players WHERE game_id = ?"
+RACE = "SELECT id, guild_id, channel_id, message_id, code, created_at, winner_id, finished_at FROM races WHERE id = ?"
+RACERS = "SELECT player_id, game_id FROM race_players WHERE race_id = ? ORDER BY position"
+WIN_RACE = "UPDATE races SET winner_id = ?, finished_at = ? WHERE id = ? AND winner_id IS NULL"
+CLOSE_RACE = "UPDATE races SET finished_at = ? WHERE id = ? AND finished_at IS NULL"
+RACE_STATS = (
+    "SELECT COUNT(*), COUNT(*) FILTER (WHERE r.winner_id = p.player_id),"
+    " MIN(g.seconds) FILTER (WHERE r.winner_id = p.player_id)"
+    " FROM race_players p JOIN races r ON r.id = p.race_id JOIN games g ON g.id = p.game_id"
+    " WHERE r.guild_id = ? AND p.player_id = ? AND r.finished_at IS NOT NULL"
+)
+
+PROBE = "UPDATE settings SET guild_id = guild_id WHERE 1 = 0"
+
+
+# ---------------------------------------------------------------------------------------- programs
+def _attempt(found: Sequence[Any]) -> DailyAttempt:
+    return DailyAttempt(*found)
+
+
+def create_game(record: GameRecord) -> Program[int]:
+    game_id = yield scalar(
+        INSERT_GAME,
+        record.guild_id,
+        record.channel_id,
+        record.owner_id,
+        record.code,
+        record.rules,
+        record.daily,
+        record.counted,
+        record.created_at,
+        record.started_at,
+        record.locale,
+    )
+    if record.daily is not None and record.counted:
+        opened = yield changed(
+            OPEN_ATTEMPT, record.daily, record.owner_id, record.guild_id, record.channel_id, game_id, record.created_at
+        )
+        if opened == 0:  # the player's attempt at that day is taken: nothing of this unit is kept
+            raise DailyTaken(_attempt((yield row(ATTEMPT, record.daily, record.owner_id))))
+    return int(game_id)
+
+
+def load_game(sql: str, key: int) -> Program[GameRecord | None]:
+    found = yield row(sql, key)
+    if found is None:
+        return None
+    record = game_record(tuple(found)[:-1])
+    log = found[-1]
+    try:
+        if log is not None:
+            record.actions = unpack_log(bytes(log))
+        else:
+            record.actions = [decode_action(r[0]) for r in (yield rows(GAME_ACTIONS, record.id))]
+    except (ValueError, TypeError) as error:
+        record.damage = f"stored actions unreadable: {error}"
+    return record
+
+
+def store_move(
+    game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None
+) -> Program[None]:
+    """SQLite: the action (its place and its interaction are unique keys: another process's move there
+    raises an integrity error, turned into ``MoveConflict`` by the backend), then the totals."""
+    yield changed(INSERT_ACTION, game_id, seq, encode_action(action), at, request)
+    yield changed(UPDATE_TOTALS, record.score, record.moves, record.removed, record.started_at, game_id)
+
+
+def store_move_in_one(
+    game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None
+) -> Program[None]:
+    stored = yield scalar(
+        STORE_MOVE_IN_ONE,
+        game_id,
+        seq,
+        encode_action(action),
+        at,
+        request,
+        record.score,
+        record.moves,
+        record.removed,
+        record.started_at,
+    )
+    if stored is None:
+        raise MoveConflict(f"game {game_id}: move {seq} was stored by another process")
+
+
+def finish_game(record: GameRecord) -> Program[bool]:
+    """Close a game (its actions packed into one value), its daily attempt and, for a clear, its race, in
+    one transaction; returns whether the game is its player's counted daily attempt."""
+    log = pack_log(record.actions) if record.status != BROKEN else None  # a broken log stays as found
+    closed = yield changed(
+        CLOSE_GAME,
+        record.status,
+        record.score,
+        record.moves,
+        record.removed,
+        record.finished_at,
+        record.seconds,
+        record.started_at,
+        log,
+        record.id,
+    )
+    if log is not None:
+        yield changed(DROP_ACTIONS, record.id)
+    if record.daily is not None and record.counted:
+        yield changed(
+            CLOSE_ATTEMPT,
+            record.status,
+            record.seconds,
+            record.moves,
+            record.hints,
+            record.removed,
+            record.picture,
+            record.finished_at,
+            record.id,
+        )
+    if closed and record.status == WON:
+        yield changed(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
+    return bool((yield scalar(GAME_COUNTED, record.id)))
+
+
+def discard_game(game_id: int) -> Program[None]:
+    yield changed(DISCARD_ATTEMPT, game_id)
+    yield changed(DISCARD_GAME, game_id)
+
+
+def purge_departed(before: float) -> Program[list[int]]:
+    guilds = [int(r[0]) for r in (yield rows(DEPARTED, before))]
+    for guild_id in guilds:
+        for statement in PURGES:
+            yield changed(statement, guild_id)
+    return guilds
+
+
+def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
+    channels = [int(r[0]) for r in (yield rows(PLAYING_CHANNELS_OF, player_id))]
+    deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
+    yield changed(DELETE_PLAYER_NAME, player_id)
+    yield changed(ANONYMISE_ATTEMPTS, player_id)
+    return int(deleted), channels
+
+
+def daily_secret(fresh: str) -> Program[str]:
+    yield changed(KEEP_META, "daily_secret", fresh)
+    return str((yield scalar(META, "daily_secret")))
+
+
+def create_race(guild_id: int, channel_id: int, code: str, at: float, players: list[tuple[int, int]]) -> Program[int]:
+    race_id = int((yield scalar(INSERT_RACE, guild_id, channel_id, code, at)))
+    yield many(INSERT_RACER, [(race_id, player, game, position) for position, (player, game) in enumerate(players)])
+    return race_id
+
+
+def race(race_id: int) -> Program[RaceRecord | None]:
+    found = yield row(RACE, race_id)
+    if found is None:
+        return None
+    players = tuple((int(p), int(g)) for p, g in (yield rows(RACERS, race_id)))
+    return RaceRecord(
+        id=int(found[0]),
+        guild_id=int(found[1]),
+        channel_id=int(found[2]),
+        message_id=int(found[3]) if found[3] is not None else None,
+        code=str(found[4]),
+        created_at=float(found[5]),
+        players=players,
+        winner_id=int(found[6]) if found[6] is not None else None,
+        finished_at=float(found[7]) if found[7] is not None else None,
+    )
+
+
+def race_of_game(game_id: int) -> Program[RaceRecord | None]:
+    race_id = yield scalar(RACE_OF_GAME, game_id)
+    if race_id is None:
+        return None
+    return (yield from race(int(race_id)))
+
+
+def _standing(guild_id: int, since: float | None, rules: str | None) -> tuple[Any, ...]:
+    return (guild_id, since if since is not None else float("-inf"), rules, rules)
+
+
+class SQLStorage:
+    """The ``Storage`` interface over the queries above. A backend runs units: ``_read`` (one consistent
+    snapshot, never older than the last acknowledged write) and ``_write`` (one transaction: all of the
+    unit or, on any error, none of it, and nothing of any other unit). ``long`` marks maintenance that
+    may take longer than a press may wait; ``retry`` whether a unit may run again after a cut connection
+    (every write here is idempotent or guarded by a key, except those that pass False)."""
+
+    STORE_MOVE: Callable[..., Program[None]] = staticmethod(store_move)
+
+    async def _read(self, unit: Unit, *, long: bool = False) -> Any:
+        raise NotImplementedError
+
+    async def _write(self, unit: Unit, *, long: bool = False, retry: bool = True) -> Any:
+        raise NotImplementedError
+
+    async def ping(self) -> None:
+        await self._read(scalar("SELECT 1"))
+
+    # ---------------------------------------------------------------------------------- games
+    async def create_game(self, record: GameRecord) -> GameRecord:
+        """Store a new game. A counted daily (``daily`` and ``counted`` set) opens the player's attempt at
+        that day in the same transaction: its key makes it the only one, across processes; a second
+        raises ``DailyTaken`` and stores nothing."""
+        record.id = await self._write(lambda: create_game(record), retry=False)  # a retry could store it twice
+        return record
+
+    async def live_game(self, channel_id: int) -> GameRecord | None:
+        return await self._read(lambda: load_game(LOAD_LIVE, channel_id))
+
+    async def game(self, game_id: int) -> GameRecord | None:
+        return await self._read(lambda: load_game(LOAD_GAME, game_id))
+
+    async def append_action(
+        self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None = None
+    ) -> None:
+        """Store one action and the running totals in one transaction, committed before returning. If its
+        place (game, seq) or its interaction is stored already, another process was first: nothing is
+        written and ``MoveConflict`` is raised."""
+        await self._write(lambda: self.STORE_MOVE(game_id, seq, action, at, record, request))
+
+    async def last_action_at(self, game_id: int) -> float | None:
+        """When the game's last action was stored (``None``: no action yet)."""
+        found = await self._read(scalar(LAST_ACTION_AT, game_id))
+        return float(found) if found is not None else None
+
+    async def set_message(self, game_id: int, message_id: int) -> None:
+        await self._write(changed(SET_MESSAGE, message_id, game_id))
+
+    async def discard_game(self, game_id: int) -> None:
+        """Delete a game nobody saw (its board could not be posted), with its actions and daily attempt."""
+        await self._write(lambda: discard_game(game_id))
+
+    async def add_hint(self, game_id: int, request: int | None = None) -> bool:
+        """Count a hint; one asked by interaction ``request`` counts once (a press delivered to two
+        processes). Returns whether it was counted."""
+        counted = await self._write(changed(ADD_HINT, request, game_id, request, request), retry=request is not None)
+        return bool(counted == 1)
+
+    async def finish_game(self, record: GameRecord) -> GameRecord:
+        """Close a game, its actions packed into one value. A daily attempt is counted only if it is the
+        player's first finished one that day, and a race is won by the first of its games to be cleared:
+        each decided by the database in the transaction that closes the game."""
+        assert record.status in FINISHED
+        record.counted = await self._write(lambda: finish_game(record))  # every step of it is idempotent
+        return record
+
+    async def stale_dailies(self, day: str) -> list[int]:
+        """Channels whose counted daily of a day before ``day`` is still played (it ends at midnight UTC)."""
+        return [int(r[0]) for r in await self._read(rows(STALE_DAILIES, day))]
+
+    # ------------------------------------------------------------------------------- settings
+    async def settings(self, guild_id: int) -> GuildSettings:
+        found = await self._read(row(SETTINGS, guild_id))
+        if found is None:
+            return GuildSettings()
+        return GuildSettings(bool(found[0]), bool(found[1]), int(found[2]), bool(found[3]))
+
+    async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        await self._write(
+            changed(
+                SAVE_SETTINGS,
+                guild_id,
+                settings.error_help,
+                settings.anyone_can_play,
+                settings.idle_minutes,
+                settings.new_in_thread,
+            )
+        )
+
+    # ----------------------------------------------------------------------------- statistics
+    async def results(self, guild_id: int, player_id: int) -> list[ResultRow]:
+        found = await self._read(rows(RESULTS, guild_id, player_id))
+        return [ResultRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7]) for r in found]
+
+    async def leaderboard(
+        self, guild_id: int, since: float | None, limit: int, offset: int, rules: str | None = None
+    ) -> list[LeaderRow]:
+        """A page of a server's players by wins, best time, fewest moves (``rules``: one rule set only)."""
+        found = await self._read(rows(LEADERBOARD, *_standing(guild_id, since, rules), limit, offset))
+        return [LeaderRow(r[0], r[1], r[2] or 0, r[3], r[4], int(r[5] or 0), r[6]) for r in found]
+
+    async def leaderboard_size(self, guild_id: int, since: float | None, rules: str | None = None) -> int:
+        return int(await self._read(scalar(LEADERBOARD_SIZE, *_standing(guild_id, since, rules))) or 0)
+
+    async def leaderboard_rank(
+        self, guild_id: int, since: float | None, player_id: int, rules: str | None = None
+    ) -> int | None:
+        """A player's place on that leaderboard (1 is first), or ``None`` when they are not on it."""
+        place = await self._read(scalar(LEADERBOARD_RANK, *_standing(guild_id, since, rules), player_id))
+        return int(place) if place is not None else None
+
+    async def remember_name(self, player_id: int, name: str) -> None:
+        """The name a player goes by (their display name), shown on leaderboards; kept up to date."""
+        await self._write(changed(REMEMBER_NAME, player_id, name[:64]))
+
+    async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]:
+        """The day's finished counted attempts of a server, best first."""
+        return [DailyRow(*r) for r in await self._read(rows(DAILY_ROWS, day, guild_id))]
+
+    async def daily_totals(self, day: str) -> tuple[int, int]:
+        found = await self._read(row(DAILY_TOTALS, day))
+        return (int(found[0]), int(found[1] or 0)) if found else (0, 0)
+
+    async def daily_days(self, player_id: int) -> list[str]:
+        return [str(r[0]) for r in await self._read(rows(DAILY_DAYS, player_id))]
+
+    async def daily_attempt(self, day: str, player_id: int) -> DailyAttempt | None:
+        found = await self._read(row(ATTEMPT, day, player_id))
+        return _attempt(found) if found else None
+
+    async def reset_stats(self, guild_id: int, player_id: int | None) -> int:
+        """Delete the finished games of a server (or of one player there); returns how many."""
+        if player_id is None:
+            return int(await self._write(changed(RESET_GUILD, guild_id), long=True))
+        return int(await self._write(changed(RESET_PLAYER, guild_id, player_id), long=True))
+
+    # ---------------------------------------------------------------------------- data rights
+    async def guild_left(self, guild_id: int, at: float) -> None:
+        await self._write(changed(GUILD_LEFT, guild_id, at))
+
+    async def guild_joined(self, guild_id: int) -> None:
+        await self._write(changed(GUILD_JOINED, guild_id))
+
+    async def purge_departed(self, before: float) -> list[int]:
+        """Delete every game, setting and daily attempt of the servers left before ``before``."""
+        guilds: list[int] = await self._write(lambda: purge_departed(before), long=True)
+        return guilds
+
+    async def forget_player(self, player_id: int) -> tuple[int, list[int]]:
+        """Delete a player's games on every server; their daily attempts stay in the day's totals but no
+        longer name them. Returns how many games went, and the channels of those still in play."""
+        forgotten: tuple[int, list[int]] = await self._write(lambda: forget_player(player_id), long=True)
+        return forgotten
+
+    async def meta(self, key: str) -> str | None:
+        found = await self._read(scalar(META, key))
+        return str(found) if found is not None else None
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._write(changed(SET_META, key, value))
+
+    async def daily_secret(self, fresh: str) -> str:
+        """The deployment's daily secret: ``fresh`` is kept if none was stored yet."""
+        return str(await self._write(lambda: daily_secret(fresh)))
+
+    # ---------------------------------------------------------------------------------- races
+    async def create_race(
+        self, guild_id: int, channel_id: int, code: str, at: float, players: list[tuple[int, int]]
+    ) -> int:
+        return int(await self._write(lambda: create_race(guild_id, channel_id, code, at, players), retry=False))
+
+    async def set_race_message(self, race_id: int, message_id: int) -> None:
+        await self._write(changed(SET_RACE_MESSAGE, message_id, race_id))
+
+    async def race_of_game(self, game_id: int) -> RaceRecord | None:
+        return await self._read(lambda: race_of_game(game_id))
+
+    async def race(self, race_id: int) -> RaceRecord | None:
+        return await self._read(lambda: race(race_id))
+
+    async def win_race(self, race_id: int, player_id: int, at: float) -> bool:
+        """Record ``player_id`` as the winner unless someone won first (one statement: across processes
+        too, only the first clear wins). Returns whether this player is the winner."""
+        return bool(await self._write(changed(WIN_RACE, player_id, at, race_id)) == 1)
+
+    async def close_race(self, race_id: int, at: float) -> None:
+        """Every player finished and nobody cleared the pyramid."""
+        await self._write(changed(CLOSE_RACE, at, race_id))
+
+    async def race_stats(self, guild_id: int, player_id: int) -> RaceStats:
+        """Races on a server: played (finished), won, and the best winning time."""
+        found = await self._read(row(RACE_STATS, guild_id, player_id))
+        played, won, best = found if found else (0, 0, None)
+        return RaceStats(int(played or 0), int(won or 0), float(best) if best is not None else None)
+
+
+__all__ = ["PLAYING", "SQLStorage", "Step", "postgres_sql"]

@@ -1,0 +1,284 @@
+"""Concurrent writes through the real GameManager on one real database (a SQLite file, a PostgreSQL
+database): forty players at once dealing, drawing, hinting, finishing, racing and opening the same
+daily twice at once, a few thousand writes in all. Then the database is reopened, as after a restart,
+and every write that was acknowledged must be there whole, and every refused one must have left
+nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from pyramide import STOCK, Game
+from pyramide.manager import GameManager
+from pyramide.storage import (
+    ENDED,
+    PLAYING,
+    WON,
+    DailyTaken,
+    GameRecord,
+    GuildSettings,
+    MoveConflict,
+    Storage,
+    copy,
+    from_url,
+    schema,
+)
+from pyramide.storage.postgres import PostgresStorage
+from pyramide.storage.schema import columns
+from tests.backends import raw, twin
+
+TASKS = 40
+ROUNDS = 6  # each round of a task: a game dealt, drawn on, hinted, finished (a few dozen writes)
+DAY = "2026-12-01"
+
+
+@dataclass
+class Ledger:
+    """What the database acknowledged, and what it refused."""
+
+    games: dict[int, tuple[int, int, str, int]] = field(default_factory=dict)  # id -> channel, owner, status, moves
+    hints: dict[int, int] = field(default_factory=dict)
+    messages: dict[int, int] = field(default_factory=dict)
+    settings: dict[int, GuildSettings] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)
+    dailies: dict[int, int] = field(default_factory=dict)  # player -> the game of their one attempt
+    refused_daily_channels: set[int] = field(default_factory=set)
+    races: dict[int, tuple[int, int]] = field(default_factory=dict)  # race -> the two players' games
+    writes: int = 0
+    refusals: int = 0
+
+
+async def one_task(index: int, manager: GameManager, storage: Storage, ledger: Ledger) -> None:
+    rng = random.Random(index)
+    guild = 1000 + index % 7
+    owner = 500 + index
+    for round_ in range(ROUNDS):
+        channel = index * 100 + round_
+        async with manager.turn(channel) as turn:
+            live = await turn.start(guild_id=guild, owner_id=owner, game=Game.from_number(index * 31 + round_))
+        game_id = live.record.id
+        ledger.games[game_id] = (channel, owner, PLAYING, 0)
+        ledger.writes += 1
+        draws = rng.randrange(3, 15)
+        for _ in range(draws):
+            async with manager.turn(channel) as turn:
+                await turn.apply(lambda g: g.tap(STOCK), request=rng.getrandbits(60))
+            ledger.games[game_id] = (channel, owner, PLAYING, ledger.games[game_id][3] + 1)
+            ledger.writes += 1
+            if rng.random() < 0.3:
+                if await storage.add_hint(game_id, rng.getrandbits(60)):
+                    ledger.hints[game_id] = ledger.hints.get(game_id, 0) + 1
+                ledger.writes += 1
+            if rng.random() < 0.15:  # a stale board: a move at a place already stored is refused whole
+                stale = replace(live.record, score=999, moves=999)
+                with pytest.raises(MoveConflict):
+                    await storage.append_action(game_id, 0, "stock", 1.0, stale)
+                ledger.refusals += 1
+        message = rng.getrandbits(50)
+        await storage.set_message(game_id, message)
+        ledger.messages[game_id] = message
+        settings = GuildSettings(rng.random() < 0.5, rng.random() < 0.5, rng.randrange(1, 60), rng.random() < 0.5)
+        if index < 7:  # one writer per server, so its last acknowledged settings are known
+            await storage.save_settings(guild, settings)
+            ledger.settings[guild] = settings
+        name = f"player {owner} r{round_}"
+        await storage.remember_name(owner, name)
+        ledger.names[owner] = name
+        ledger.writes += 3
+        if round_ < ROUNDS - 1:  # the last game of each task stays in play
+            async with manager.turn(channel) as turn:
+                await turn.end(ENDED)
+            ledger.games[game_id] = (channel, owner, ENDED, ledger.games[game_id][3])
+            ledger.writes += 1
+        await asyncio.sleep(0)
+
+
+async def one_daily(index: int, manager: GameManager, ledger: Ledger) -> None:
+    """A player opens the day's daily in two channels at the same moment: one attempt counts."""
+    owner = 500 + index
+    channels = (90_000 + index * 2, 90_001 + index * 2)
+
+    async def open_in(channel: int) -> int | None:
+        async with manager.turn(channel) as turn:
+            try:
+                live = await turn.start(guild_id=1000, owner_id=owner, game=Game.from_number(77), daily=DAY)
+            except DailyTaken:
+                ledger.refused_daily_channels.add(channel)
+                ledger.refusals += 1
+                return None
+        ledger.games[live.record.id] = (channel, owner, PLAYING, 0)
+        ledger.writes += 1
+        return live.record.id
+
+    opened = [game for game in await asyncio.gather(*(open_in(c) for c in channels)) if game is not None]
+    assert len(opened) == 1, opened
+    ledger.dailies[owner] = opened[0]
+
+
+async def one_race(index: int, storage: Storage, ledger: Ledger) -> None:
+    """Two players of a race clear their games at the same moment: the database picks one winner."""
+    players = (700 + index * 2, 701 + index * 2)
+    records = []
+    for offset, player in enumerate(players):
+        record = GameRecord(0, 1000, 80_000 + index * 2 + offset, player, "PY1-N-AAAAAAS", "N", created_at=1.0)
+        records.append(await storage.create_game(record))
+    racers = [(player, record.id) for player, record in zip(players, records, strict=True)]
+    race_id = await storage.create_race(1000, 70_000 + index, "PY1-N-AAAAAAS", 1.0, racers)
+    ledger.races[race_id] = (records[0].id, records[1].id)
+    for record in records:
+        record.status, record.finished_at, record.seconds = WON, 2.0, 1.0
+    await asyncio.gather(*(storage.finish_game(record) for record in records))
+    for record in records:
+        ledger.games[record.id] = (record.channel_id, record.owner_id, WON, 0)
+    ledger.writes += 5
+
+
+async def test_concurrent_writes_are_never_lost_nor_half_applied(database_url):
+    storage = from_url(database_url)
+    await storage.open()
+    ledger = Ledger()
+    try:
+        manager = GameManager(storage)
+        await asyncio.gather(
+            *(one_task(i, manager, storage, ledger) for i in range(TASKS)),
+            *(one_daily(i, manager, ledger) for i in range(TASKS // 2)),
+            *(one_race(i, storage, ledger) for i in range(TASKS // 4)),
+        )
+    finally:
+        await storage.close()
+    assert ledger.writes > 2000 and ledger.refusals > 30
+
+    reopened = twin(storage)
+    await reopened.open()
+    try:
+        violations = []
+        for game_id, (channel, owner, status, moves) in ledger.games.items():
+            stored = await reopened.game(game_id)
+            if stored is None:
+                violations.append(f"game {game_id}: acknowledged, then lost")
+                continue
+            if (stored.channel_id, stored.owner_id, stored.status) != (channel, owner, status):
+                violations.append(f"game {game_id}: {stored.channel_id, stored.owner_id, stored.status}")
+            if len(stored.actions) != moves or stored.moves != moves:
+                violations.append(f"game {game_id}: {len(stored.actions)} actions, {stored.moves} moves, not {moves}")
+            if stored.hints != ledger.hints.get(game_id, 0):
+                violations.append(f"game {game_id}: {stored.hints} hints, not {ledger.hints.get(game_id, 0)}")
+            if game_id in ledger.messages and stored.message_id != ledger.messages[game_id]:
+                violations.append(f"game {game_id}: message {stored.message_id}")
+        for guild, settings in ledger.settings.items():
+            if await reopened.settings(guild) != settings:
+                violations.append(f"server {guild}: settings {await reopened.settings(guild)}")
+        for channel in ledger.refused_daily_channels:
+            if await reopened.live_game(channel) is not None:
+                violations.append(f"channel {channel}: a refused daily left a game")
+        for owner, game_id in ledger.dailies.items():
+            attempt = await reopened.daily_attempt(DAY, owner)
+            if attempt is None or attempt.game_id != game_id:
+                violations.append(f"player {owner}: attempt {attempt}")
+        for race_id, (first, second) in ledger.races.items():
+            race = await reopened.race(race_id)
+            owners = {(await reopened.game(first)).owner_id, (await reopened.game(second)).owner_id}
+            if race is None or race.winner_id not in owners or race.finished_at is None:
+                violations.append(f"race {race_id}: {race}")
+        assert violations == []
+    finally:
+        await reopened.close()
+
+
+@pytest.mark.sqlite_only
+async def test_a_read_sees_every_write_acknowledged_before_it(tmp_path):
+    """A read started after a write was acknowledged sees it, even while other reads are under way on the
+    same connection (no read is served from an older snapshot)."""
+    storage = from_url(str(tmp_path / "pyramide.db"))
+    await storage.open()
+    try:
+        manager = GameManager(storage)
+        lives = [await manager.start(guild_id=1, channel_id=c, owner_id=9, game=Game.from_number(c)) for c in range(30)]
+
+        async def finish_then_read(index: int) -> str:
+            live = lives[index]
+            async with manager.turn(live.record.channel_id) as turn:
+                await turn.end(ENDED)
+            stored = await storage.game(live.record.id)
+            return stored.status if stored else "lost"
+
+        async def keep_reading() -> None:
+            for _ in range(200):
+                await storage.leaderboard(1, None, 10, 0)
+                await storage.live_game(1_000)
+
+        statuses, *_ = await asyncio.gather(
+            asyncio.gather(*(finish_then_read(i) for i in range(30))), keep_reading(), keep_reading()
+        )
+        assert statuses == [ENDED] * 30
+    finally:
+        await storage.close()
+
+
+# ------------------------------------------------------------------------------- one schema
+async def described_columns(storage: Storage) -> dict[str, list[str]]:
+    """The tables and columns the database itself holds, in their order."""
+    if isinstance(storage, PostgresStorage):
+        found = await raw(
+            storage,
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'"
+            " AND table_name != 'pyramide_schema' ORDER BY table_name, ordinal_position",
+        )
+        tables: dict[str, list[str]] = {}
+        for table, column in found:
+            tables.setdefault(table, []).append(column)
+        return tables
+    names = [r[0] for r in await raw(storage, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    return {name: [r[1] for r in await raw(storage, f"PRAGMA table_info({name})")] for name in names}
+
+
+async def index_names(storage: Storage) -> set[str]:
+    if isinstance(storage, PostgresStorage):
+        found = await raw(storage, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")
+        return {r[0] for r in found if not r[0].endswith(("_pkey", "_key"))}
+    found = await raw(storage, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+    return {r[0] for r in found}
+
+
+async def test_the_database_holds_exactly_the_described_schema_and_the_copy_knows_every_column(storage):
+    """One description of the schema: what a new database holds is what the schema module says, and the
+    copy command's table list and the game codec are that description."""
+    assert await described_columns(storage) == {table.name: list(columns(table.name)) for table in schema.TABLES}
+    assert await index_names(storage) == {index.name for index in schema.INDEXES if index.until is None}
+    assert {table: [name for name, _ in found] for table, found in copy.TABLES.items()} == {
+        table.name: list(columns(table.name)) for table in schema.TABLES
+    }
+
+
+async def test_a_database_migrated_from_version_1_has_the_schema_of_a_new_one(database_url, storage):
+    """Step by step from the first version, a database ends up with the same tables, columns and indexes
+    as one made new (every step derived from the one description)."""
+    fresh = await described_columns(storage), await index_names(storage)
+    await storage.close()
+    if isinstance(storage, PostgresStorage):
+        connection = await asyncpg.connect(database_url)
+        try:
+            await connection.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+            await connection.execute(";\n".join(schema.migration(1, "postgresql")))
+            await connection.execute(schema.POSTGRES_VERSION_TABLE)
+            await connection.execute("INSERT INTO pyramide_schema VALUES (1)")
+        finally:
+            await connection.close()
+    else:
+        Path(database_url).unlink()
+        with sqlite3.connect(database_url) as db:
+            db.executescript(";\n".join(schema.migration(1, "sqlite")) + ";\nPRAGMA user_version = 1;")
+    old = twin(storage)
+    await old.open()
+    try:
+        assert (await described_columns(old), await index_names(old)) == fresh
+    finally:
+        await old.close()
+    await storage.open()  # (the fixture closes it)
