@@ -266,7 +266,7 @@ class GameManager:
         async with _holding(self._gates, channel_id):
             turn = Turn(self, channel_id)
             try:
-                turn.live = await self.live(channel_id)
+                turn.live = await self._load(channel_id)
             except BrokenGame as broken:
                 turn.broken = broken
             yield turn
@@ -293,7 +293,35 @@ class GameManager:
 
     # ----------------------------------------------------------------- loading
     async def live(self, channel_id: int) -> Live | None:
-        """The game in play in a channel, from memory or rebuilt from storage (without the lock: read only)."""
+        """The game in play in a channel, from memory, or loaded from storage under the channel's lock
+        (after the turn holding it, if any: a load never replaces the engine a turn is using)."""
+        live = self._live.get(channel_id)
+        if live is not None:
+            self._touch(channel_id)
+            return live
+        async with _holding(self._gates, channel_id):
+            return await self._load(channel_id)
+
+    async def snapshot(self, channel_id: int) -> Live | None:
+        """The game in play as it is now, for readers that must not wait for a turn (autocomplete, the
+        deal code): the engine in memory, else a copy rebuilt from storage that is not kept, and whose
+        loading writes nothing (a game that cannot be replayed, or was won by its last stored move, is
+        left for the next turn to close)."""
+        live = self._live.get(channel_id)
+        if live is not None:
+            return Live(live.record, live.game.copy())
+        record = await self.storage.live_game(channel_id)
+        if record is None or record.damage is not None:
+            return None
+        try:
+            game = Game.replay(record.code, record.actions)
+        except (InvalidAction, ValueError, TypeError):
+            return None
+        game.started_at = record.started_at
+        return Live(record, game) if game.outcome is None else None
+
+    async def _load(self, channel_id: int) -> Live | None:
+        """The game in play, from memory or rebuilt from storage; the channel's lock is held."""
         live = self._live.get(channel_id)
         if live is not None:
             self._touch(channel_id)

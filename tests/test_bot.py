@@ -536,3 +536,18 @@ async def test_metrics_and_readiness_are_served_over_loopback(tmp_path):
     finally:
         await h.bot.health.stop()
         await h.stop()
+
+
+async def test_autocomplete_racing_a_press_after_a_restart_never_hides_the_move(harness):
+    """After a restart nothing is in memory: a press and an autocomplete arriving together both need the
+    game. The press's move is stored, shown and kept; the next press plays on from it."""
+    await start(harness, "PY1-N-AAAAAAS")
+    for played in range(1, 9):
+        await harness.restart()
+        draw = next(label for label in labels(harness.board()) if label and label.startswith("Draw"))
+        await asyncio.gather(harness.press(harness.board_button(draw)), harness.autocomplete("tap", "card", ""))
+        stored = await harness.storage.live_game(CHANNEL_ID)
+        assert len(stored.actions) == played
+        assert f"Draw ({23 - played})" in labels(harness.board())
+        live = await harness.bot.manager.live(CHANNEL_ID)
+        assert live is not None and live.game.moves == played

@@ -435,7 +435,7 @@ async def new_game(
         place = _place(answer)
         manager = bot_of(interaction).manager
         if place is not None and room is None:
-            running = await manager.live(place[1])
+            running = await manager.snapshot(place[1])
             if running is not None:
                 # Ask before any public deferral: the prompt is the player's alone.
                 await ask_replace(answer, running, Game.new(chosen), lang, winnable=True)
@@ -548,7 +548,7 @@ async def command_hint(interaction: discord.Interaction) -> None:
 async def command_code(interaction: discord.Interaction) -> None:
     lang = language(interaction)
     async with answering(interaction) as answer:
-        live = await bot_of(interaction).manager.live(interaction.channel_id or 0)
+        live = await bot_of(interaction).manager.snapshot(interaction.channel_id or 0)
         if live is None:
             await answer.say(t(lang, "error.no_game"))
             return
@@ -563,7 +563,7 @@ async def card_choices(interaction: discord.Interaction, current: str) -> list[t
     """Autocomplete for /pyramide tap: the playable cards, in the player's way of naming them."""
     lang = language(interaction)
     with contextlib.suppress(Exception):
-        live = await bot_of(interaction).manager.live(interaction.channel_id or 0)
+        live = await bot_of(interaction).manager.snapshot(interaction.channel_id or 0)
         if live is None:
             return []
         game = live.game
