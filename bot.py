@@ -1,5 +1,6 @@
-"""The Pyramide bot: the bot object, and the entry point that reads .env, configures logging, opens
-storage, loads the cogs and runs. Storage and the game manager are made before the bot and handed to it."""
+"""The Pyramide bot: the bot object, and the entry point that reads .env, checks every setting once
+(``pyramide_bot.settings``: a bad one stops it with exit 2), configures logging, opens storage, loads the
+cogs and runs. Storage and the game manager are made before the bot and handed to it."""
 
 from __future__ import annotations
 
@@ -13,8 +14,7 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.storage import GuildSettings, Storage
+from pyramide_bot.settings import DEFAULT_GRACE_DAYS, Deployment, Settings, SettingsError
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("pyramide.bot")
@@ -65,6 +66,8 @@ class PyramideBot(commands.Bot):
         sync_on_start: bool = False,
         metrics_port: int | None = None,
         metrics_host: str = "127.0.0.1",
+        data_grace_days: int = DEFAULT_GRACE_DAYS,
+        daily_secret: str | None = None,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -84,12 +87,12 @@ class PyramideBot(commands.Bot):
         self.failed_extensions: dict[str, str] = {}
         self.in_flight = 0  # interactions being answered (cogs.answer.answering counts them)
         self.health = Health(self)
-        grace = os.environ.get("GUILD_DATA_GRACE_DAYS", "").strip()
-        self.data_grace_days = int(grace) if grace.isdigit() else 30  # kept after the bot leaves a server
+        self.data_grace_days = data_grace_days  # a server's data is kept this long after the bot leaves it
         self.metrics_port, self.metrics_host = metrics_port, metrics_host
         self._idle = asyncio.Event()
         self._idle.set()
         self._settings: dict[int, GuildSettings] = {}
+        self._configured_secret = daily_secret
         self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
         self.daily_codes: dict[date, str] = {}
 
@@ -120,7 +123,7 @@ class PyramideBot(commands.Bot):
             log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
         await self.tree.set_translator(CatalogueTranslator())
         fresh = secrets.token_hex(32)
-        chosen = os.environ.get("DAILY_SECRET", "").strip() or await self.storage.daily_secret(fresh)
+        chosen = self._configured_secret or await self.storage.daily_secret(fresh)
         self.daily_secret = chosen.encode()
         for name in EXTENSIONS:
             try:
@@ -215,49 +218,15 @@ class ShardedPyramideBot(PyramideBot, commands.AutoShardedBot):
     """The bot running the gateway shards ``shard_ids`` of ``shard_count`` (one process of a cluster)."""
 
 
-@dataclass(frozen=True)
-class Deployment:
-    """Where this process connects and which shards it runs (environment variables, see README)."""
-
-    api_base: str | None = None  # DISCORD_API_BASE: a REST base (a rate-limit proxy, or a test server)
-    shard_count: int | None = None  # SHARD_COUNT
-    shard_ids: tuple[int, ...] | None = None  # SHARD_IDS: those of this process
-
-    @classmethod
-    def from_environment(cls, environ: Mapping[str, str]) -> Deployment:
-        """Read and check the variables; raises ``ValueError`` with a sentence for the operator."""
-        base = environ.get("DISCORD_API_BASE", "").strip().rstrip("/") or None
-        if base is not None and not base.startswith(("http://", "https://")):
-            raise ValueError(f"DISCORD_API_BASE must be an http(s) URL, not {base!r}")
-        count_text = environ.get("SHARD_COUNT", "").strip()
-        ids_text = environ.get("SHARD_IDS", "").strip()
-        if not count_text:
-            if ids_text:
-                raise ValueError("SHARD_IDS needs SHARD_COUNT (the number of shards of the whole bot)")
-            return cls(base)
-        if not count_text.isdigit() or int(count_text) < 1:
-            raise ValueError(f"SHARD_COUNT must be a whole number of at least 1, not {count_text!r}")
-        count = int(count_text)
-        if not ids_text:
-            return cls(base, count, tuple(range(count)))
-        try:
-            ids = tuple(int(part) for part in ids_text.split(","))
-        except ValueError:
-            raise ValueError(f"SHARD_IDS must be shard numbers separated by commas, not {ids_text!r}") from None
-        if not ids or len(set(ids)) != len(ids) or any(not 0 <= shard < count for shard in ids):
-            raise ValueError(f"SHARD_IDS must be distinct numbers from 0 to {count - 1}, not {ids_text!r}")
-        return cls(base, count, ids)
-
-    def client_options(self) -> dict[str, Any]:
-        if self.shard_count is None:
-            return {}
-        return {"shard_count": self.shard_count, "shard_ids": list(self.shard_ids or range(self.shard_count))}
-
-    def make_bot(self, storage: Storage, **options: Any) -> PyramideBot:
-        if self.api_base is not None:  # every REST call, interaction answers and webhooks included
-            discord.http.Route.BASE = self.api_base
-        kind = PyramideBot if self.shard_count is None else ShardedPyramideBot
-        return kind(storage, **options, **self.client_options())
+def make_bot(deployment: Deployment, storage: Storage, **options: Any) -> PyramideBot:
+    """The bot for this process: every shard, or those of ``deployment``; with ``api_base`` every REST call
+    (interaction answers and webhooks included) goes there."""
+    if deployment.api_base is not None:
+        discord.http.Route.BASE = deployment.api_base
+    if deployment.shard_count is None:
+        return PyramideBot(storage, **options)
+    shard_ids = list(deployment.shard_ids or range(deployment.shard_count))
+    return ShardedPyramideBot(storage, **options, shard_count=deployment.shard_count, shard_ids=shard_ids)
 
 
 def shard_of(guild_id: int, shard_count: int) -> int:
@@ -277,53 +246,24 @@ async def connect(bot: PyramideBot, token: str, deployment: Deployment) -> None:
     await bot.connect()
 
 
-def database_url(environ: Mapping[str, str]) -> str:
-    """The database, as ``pyramide.storage.from_url`` takes it: ``DATABASE_URL`` (``sqlite:///ABSOLUTE/PATH``
-    or ``postgresql://…``), else the SQLite file ``PYRAMIDE_DB``, else ``pyramide.db`` next to bot.py.
-    Raises ``ValueError`` for a URL that names neither (without repeating a password)."""
-    from pyramide.storage import from_url
-
-    url = environ.get("DATABASE_URL", "").strip()
-    if not url:
-        return environ.get("PYRAMIDE_DB", "").strip() or str(HERE / "pyramide.db")
-    try:
-        from_url(url)  # raises for a URL that names no database this bot can use
-    except ValueError as error:
-        raise ValueError(f"DATABASE_URL {error}") from None
-    return url
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the Pyramide Discord bot")
     parser.add_argument("--sync", action="store_true", help="push the slash commands to Discord once at start")
     args = parser.parse_args(argv)
 
     load_dotenv(HERE / ".env")
-    token = os.environ.get("DISCORD_TOKEN", "").strip()
-    if not token:
-        print(
-            "DISCORD_TOKEN is not set: copy .env.example to .env and put your bot token in DISCORD_TOKEN=",
-            file=sys.stderr,
-        )
+    try:
+        settings = Settings.from_environment(os.environ, default_database=HERE / "pyramide.db")
+    except SettingsError as error:
+        print(f"Cannot start: {error}", file=sys.stderr)
         return 2
     from cogs.logs import configure
 
-    configure(os.environ.get("LOG_LEVEL", "INFO"), os.environ.get("LOG_FILE", "").strip() or None)
-    try:
-        db_url = database_url(os.environ)
-    except ValueError as error:
-        print(f"Cannot start: {error}", file=sys.stderr)
-        return 2
-    dev_guild = os.environ.get("DEV_GUILD_ID", "").strip()
+    configure(settings.log_level, str(settings.log_file) if settings.log_file else None)
     from pyramide.storage import StorageError
 
     try:
-        deployment = Deployment.from_environment(os.environ)
-    except ValueError as error:
-        print(f"Cannot start: {error}", file=sys.stderr)
-        return 2
-    try:
-        asyncio.run(run(token, db_url, int(dev_guild) if dev_guild.isdigit() else None, args.sync, deployment))
+        asyncio.run(run(settings, args.sync))
     except KeyboardInterrupt:
         return 0
     except StorageError as error:
@@ -338,23 +278,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-async def run(
-    token: str, db_url: str, dev_guild_id: int | None, sync: bool, deployment: Deployment = Deployment()
-) -> None:
-    port = os.environ.get("METRICS_PORT", "").strip()
-    metrics_port = int(port) if port.isdigit() else None
-    metrics_host = os.environ.get("METRICS_HOST", "").strip() or "127.0.0.1"
+async def run(settings: Settings, sync: bool = False) -> None:
     from pyramide.storage import from_url
 
-    storage = from_url(db_url)
+    deployment = settings.deployment
+    storage = from_url(settings.database_url)
     try:
         await storage.open()
-        bot = deployment.make_bot(
+        bot = make_bot(
+            deployment,
             storage,
-            dev_guild_id=dev_guild_id,
+            dev_guild_id=settings.dev_guild_id,
             sync_on_start=sync,
-            metrics_port=metrics_port,
-            metrics_host=metrics_host,
+            metrics_port=settings.metrics_port,
+            metrics_host=settings.metrics_host,
+            data_grace_days=settings.guild_data_grace_days,
+            daily_secret=settings.daily_secret,
         )
         if deployment.shard_count is not None:
             log.info("shards %s of %d", ",".join(map(str, deployment.shard_ids or ())), deployment.shard_count)
@@ -369,7 +308,7 @@ async def run(
             for signal_number in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(signal_number, stop)
             try:
-                await connect(bot, token, deployment)
+                await connect(bot, settings.token, deployment)
             except (discord.HTTPException, aiohttp.ClientError, OSError):
                 if not stopping:
                     raise  # a failure, not a stop

@@ -60,6 +60,11 @@ def test_the_container_image_builds_from_files_that_exist_and_runs_the_bot_as_a_
             *sources, _ = line.split()[1:]
             for source in sources:
                 assert (ROOT / source).exists(), f"{source} is not in the build context"
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    copied = {line.split()[1] for line in lines if line.startswith("COPY ") and "--from=" not in line}
+    assert {package.split(".")[0] for package in declared} <= copied  # every package of the wheel is built in
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert ".venv" in ignored and ".env" in ignored and "*.db" in ignored  # no secrets, no databases
     final = lines[max(i for i, line in enumerate(lines) if line.startswith("FROM ")) :]
@@ -120,7 +125,7 @@ def test_the_postgresql_compose_file_runs_processes_that_share_every_shard_once_
 
     import yaml
 
-    from bot import Deployment, database_url
+    from pyramide_bot.settings import Deployment, database_url
 
     compose = yaml.safe_load((ROOT / "compose.postgres.yaml").read_text())
     db = compose["services"]["db"]
@@ -137,7 +142,7 @@ def test_the_postgresql_compose_file_runs_processes_that_share_every_shard_once_
             key: re.sub(r"\$\{POSTGRES_PASSWORD[^}]*\}", "secret", value)
             for key, value in service["environment"].items()
         }
-        url = urlsplit(database_url(environment))  # what bot.py makes of it
+        url = urlsplit(database_url(environment, ROOT / "pyramide.db"))  # what bot.py makes of it
         assert (url.scheme, url.hostname, url.port, url.path) == ("postgresql", "db", 5432, "/pyramide")
         assert url.username == db["environment"]["POSTGRES_USER"] and url.password == "secret"
         deployment = Deployment.from_environment(environment)

@@ -275,9 +275,18 @@ async def test_the_cluster_script_starts_a_process_per_shard_range_and_stops_the
         ({"DISCORD_API_BASE": "127.0.0.1:9"}, "DISCORD_API_BASE must be an http(s) URL"),
         ({"DATABASE_URL": "mysql://x/y"}, "DATABASE_URL must look like sqlite:///ABSOLUTE/PATH or postgresql://"),
         ({"DATABASE_URL": "postgresql://bot:hunter2@127.0.0.1:port/db"}, "not a valid PostgreSQL URL"),
+        ({"METRICS_PORT": "abc"}, "METRICS_PORT must be a port number from 1 to 65535"),
+        ({"METRICS_PORT": "70000"}, "METRICS_PORT must be a port number from 1 to 65535"),
+        ({"METRICS_HOST": "not a host"}, "METRICS_HOST must be a host name or an IP address"),
+        ({"DEV_GUILD_ID": "my-server"}, "DEV_GUILD_ID must be a Discord server id"),
+        ({"GUILD_DATA_GRACE_DAYS": "-3"}, "GUILD_DATA_GRACE_DAYS must be a whole number of days from 0 to 3650"),
+        ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR"),
+        ({"LOG_FILE": "/no/such/folder/pyramide.log"}, "LOG_FILE must be a file in a folder that exists"),
+        ({"DAILY_SECRET": "short"}, "DAILY_SECRET must be at least 16 characters"),
+        ({"PYRAMIDE_PURE_SOLVER": "yes"}, "PYRAMIDE_PURE_SOLVER must be 1"),
     ],
 )
-def test_a_wrong_shard_setting_stops_the_bot_with_the_reason(tmp_path, variables, says):
+def test_a_wrong_setting_stops_the_bot_with_one_line_naming_it(tmp_path, variables, says):
     env = {
         **os.environ,
         "DISCORD_TOKEN": "fake",
@@ -286,10 +295,33 @@ def test_a_wrong_shard_setting_stops_the_bot_with_the_reason(tmp_path, variables
         "SHARD_COUNT": "",
         "SHARD_IDS": "",
         "DISCORD_API_BASE": "",
+        "METRICS_PORT": "",
+        "METRICS_HOST": "",
+        "DEV_GUILD_ID": "",
+        "GUILD_DATA_GRACE_DAYS": "",
+        "LOG_LEVEL": "",
+        "LOG_FILE": "",
+        "DAILY_SECRET": "",
+        "PYRAMIDE_PURE_SOLVER": "",
         **variables,
     }
     result = subprocess.run(
         [sys.executable, str(ROOT / "bot.py")], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 2 and says in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr  # one line
     assert "hunter2" not in result.stderr  # a password is never repeated
+
+
+def test_the_start_script_refuses_a_bad_metrics_port_naming_it(tmp_path):
+    """``METRICS_PORT=abc bash scripts/bot.sh`` with a token set: exit 2 and one line naming the variable,
+    before anything is opened or connected."""
+    env = {**os.environ, "DISCORD_TOKEN": "fake", "PYRAMIDE_DB": str(tmp_path / "p.db"), "METRICS_PORT": "abc"}
+    result = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "bot.sh")], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "Cannot start: METRICS_PORT must be a port number from 1 to 65535 (or empty), not 'abc'"
+    ]
+    assert not (tmp_path / "p.db").exists()  # nothing was opened

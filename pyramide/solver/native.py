@@ -12,7 +12,7 @@ from ..rules import Rules
 
 
 def _load() -> ModuleType | None:
-    if os.environ.get("PYRAMIDE_PURE_SOLVER"):
+    if os.environ.get("PYRAMIDE_PURE_SOLVER", "").strip() == "1":
         return None
     try:  # built from _fastsolve.c when a C compiler is there
         return importlib.import_module("pyramide._fastsolve")

@@ -1,0 +1,42 @@
+"""The bot's settings: every variable read once, with its default, and a good value of each taken as is.
+(A bad value of each stopping the real process is tested in test_process.py.)"""
+
+from pathlib import Path
+
+import pytest
+
+from pyramide_bot.settings import Deployment, Settings, SettingsError
+
+
+def test_with_only_a_token_every_setting_has_its_documented_default(tmp_path):
+    settings = Settings.from_environment({"DISCORD_TOKEN": " x.y.z "}, default_database=tmp_path / "pyramide.db")
+    assert settings == Settings(token="x.y.z", database_url=str(tmp_path / "pyramide.db"))
+    assert (settings.metrics_port, settings.metrics_host, settings.guild_data_grace_days) == (None, "127.0.0.1", 30)
+    assert settings.log_level == "INFO" and settings.daily_secret is None and settings.deployment == Deployment()
+
+
+def test_good_values_are_taken(tmp_path):
+    environ = {
+        "DISCORD_TOKEN": "x.y.z",
+        "DATABASE_URL": f"sqlite:///{tmp_path}/p.db",
+        "DEV_GUILD_ID": "123456789012345678",
+        "LOG_LEVEL": "debug",
+        "LOG_FILE": str(tmp_path / "bot.log"),
+        "DAILY_SECRET": "a" * 16,
+        "METRICS_PORT": "9108",
+        "METRICS_HOST": "::",
+        "GUILD_DATA_GRACE_DAYS": "0",
+        "PYRAMIDE_PURE_SOLVER": "1",
+        "SHARD_COUNT": "4",
+        "SHARD_IDS": "2,3",
+    }
+    settings = Settings.from_environment(environ, default_database=Path("unused.db"))
+    assert settings.database_url == f"sqlite:///{tmp_path}/p.db" and settings.dev_guild_id == 123456789012345678
+    assert settings.log_level == "DEBUG" and settings.log_file == tmp_path / "bot.log"
+    assert (settings.metrics_port, settings.metrics_host, settings.guild_data_grace_days) == (9108, "::", 0)
+    assert settings.pure_solver and settings.deployment == Deployment(None, 4, (2, 3))
+
+
+def test_a_missing_token_names_the_variable_and_the_file_to_put_it_in():
+    with pytest.raises(SettingsError, match=r"DISCORD_TOKEN is not set: copy \.env\.example to \.env"):
+        Settings.from_environment({"METRICS_PORT": "abc"}, default_database=Path("p.db"))
