@@ -151,7 +151,7 @@ async def test_the_share_line_gives_nothing_away_and_the_share_button_posts_it(h
     sent = await harness.press(share)
     posted = next(s for s in sent if s.path == "/channels/{channel_id}/messages")
     assert f"/channels/{CHANNEL_ID}/messages" in posted.url  # in the channel the thread belongs to
-    assert "Pyramide daily #334 · gave up" in posted.content and not CARD_NAME.search(posted.content)
+    assert "Pyramide daily #334 · easy · gave up" in posted.content and not CARD_NAME.search(posted.content)
     assert "Shared in" in sent[-1].content and sent[-1].ephemeral
     sent = await harness.press(share, user=STRANGER)
     assert "This is <@" in sent[-1].content  # only the player shares their result

@@ -638,6 +638,17 @@ class PostgresStorage:
         )
         return DailyAttempt(*row) if row else None
 
+    async def daily_month(self, player_id: int, first_day: str, last_day: str) -> list[DailyAttempt]:
+        """A player's daily attempts from ``first_day`` to ``last_day`` (both included), by day."""
+        rows = await self._fetch(
+            "SELECT day, player_id, guild_id, channel_id, game_id, opened_at, status, seconds, moves, hints, "
+            "removed, picture FROM daily_attempts WHERE player_id = $1 AND day >= $2 AND day <= $3 ORDER BY day",
+            player_id,
+            first_day,
+            last_day,
+        )
+        return [DailyAttempt(*row) for row in rows]
+
     async def stale_dailies(self, day: str) -> list[int]:
         rows = await self._fetch(
             "SELECT channel_id FROM games WHERE status = 'playing' AND counted AND daily < $1", day

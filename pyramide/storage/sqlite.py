@@ -763,6 +763,15 @@ class SQLiteStorage:
             row = await cursor.fetchone()
         return DailyAttempt(*row) if row else None
 
+    async def daily_month(self, player_id: int, first_day: str, last_day: str) -> list[DailyAttempt]:
+        """A player's daily attempts from ``first_day`` to ``last_day`` (both included), by day."""
+        async with self.reader.execute(
+            "SELECT day, player_id, guild_id, channel_id, game_id, opened_at, status, seconds, moves, hints, "
+            "removed, picture FROM daily_attempts WHERE player_id = ? AND day >= ? AND day <= ? ORDER BY day",
+            (player_id, first_day, last_day),
+        ) as cursor:
+            return [DailyAttempt(*row) for row in await cursor.fetchall()]
+
     async def stale_dailies(self, day: str) -> list[int]:
         """Channels whose counted daily of a day before ``day`` is still played (it ends at midnight UTC)."""
         async with self.reader.execute(
