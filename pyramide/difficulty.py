@@ -259,9 +259,37 @@ class Rating:
     tier: Tier | None  # None for rules without thresholds
 
 
-def score_of(game: Game) -> float:
-    fails = len(POPULATION_PLAYERS) - human_wins(game)
+def _score(fails: int) -> float:
     return round(100.0 * fails / len(POPULATION_PLAYERS), 1)
+
+
+def score_of(game: Game) -> float:
+    return _score(len(POPULATION_PLAYERS) - human_wins(game))
+
+
+def _fails_of(tier: Tier, rules: Rules) -> range:
+    """The numbers of failing players that give a deal ``tier`` (an interval: the score grows with them)."""
+    allowed = [fails for fails in range(len(POPULATION_PLAYERS) + 1) if tier_of(_score(fails), rules) is tier]
+    return range(allowed[0], allowed[-1] + 1) if allowed else range(0)
+
+
+def is_of_tier(game: Game, tier: Tier) -> bool:
+    """Whether the deal of ``game`` is of ``tier``: the same answer as ``rate``, but the players stop as
+    soon as the answer is known (a deal far from the tier is told after a few games, not 64)."""
+    fails_allowed = _fails_of(tier, game.rules)
+    if not fails_allowed:
+        return False
+    start = Game(game.deal, game.rules)
+    code, total = start.code, len(POPULATION_PLAYERS)
+    wins = fails = 0
+    for n, player in enumerate(POPULATION_PLAYERS):
+        if play_human(start, player, deal_seed(code, n))[0]:
+            wins += 1
+        else:
+            fails += 1
+        if fails > fails_allowed[-1] or total - wins < fails_allowed[0]:
+            return False
+    return True
 
 
 def tier_of(score: float, rules: Rules) -> Tier | None:
@@ -308,9 +336,8 @@ def find_rated(
         game = Game.from_number(deal, rules)
         if not solve(game, node_limit, deadline).won:
             continue
-        rating = rate(game)
-        if tier is None or rating.tier is tier:
-            return deal, rating
+        if tier is None or is_of_tier(game, tier):
+            return deal, rate(game)
     return None
 
 
@@ -340,6 +367,7 @@ __all__ = [
     "Tier",
     "find_rated",
     "human_wins",
+    "is_of_tier",
     "known",
     "play_human",
     "play_random",

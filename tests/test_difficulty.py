@@ -123,3 +123,13 @@ async def test_the_board_speaks_the_players_language(harness):
     harness.locale = "ru"
     sent = await harness.command("new", difficulty="easy")
     assert "Сложность: лёгкая" in next(s for s in sent if s.png).content
+
+
+async def test_a_difficulty_in_a_busy_channel_asks_first_and_deals_that_tier(harness):
+    await harness.command("new", code="PY1-N-AAAAAAS")
+    prompt = (await harness.command("new", difficulty="expert"))[-1]
+    assert prompt.ephemeral and "already running" in prompt.content
+    await harness.press(prompt.button("End it and deal a new one"))
+    record = await harness.storage.live_game(CHANNEL_ID)
+    assert record.code != "PY1-N-AAAAAAS" and rate(Game.from_code(record.code)).tier is Tier.EXPERT
+    assert "Difficulty: expert" in harness.board()["content"]
