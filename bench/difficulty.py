@@ -11,6 +11,9 @@ Usage:
       saw, play GAMES (default 200) games a deal by a second human-like population (other tastes,
       other seeds) and by a random-legal-move player, and print the Spearman rank correlation between
       the difficulty score and each one's win rate
+  nice -n 10 .venv/bin/python bench/difficulty.py search [COUNT]
+      how long finding a winnable deal of each tier takes from COUNT (default 40) random start numbers
+      (what /pyramide new difficulty:<tier> and the daily wait for, in the worker)
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pyramide import Game, Rules
 from pyramide.difficulty import (
     THRESHOLDS,
+    TIERS,
     deal_seed,
+    find_rated,
     human_wins,
     play_random,
     population,
@@ -133,10 +138,31 @@ def validate(count: int, games_per_deal: int) -> None:
             )
 
 
+def search(count: int) -> None:
+    import random
+
+    starts = random.Random(29).sample(range(10**9), count)
+    print(f"finding a winnable deal of a tier from {count} random start numbers (default rules)")
+    print(f"{'tier':8} {'median ms':>9} {'p95 ms':>8} {'max ms':>8} {'numbers tried (median)':>23}")
+    for tier in TIERS:
+        times, tried = [], []
+        for start in starts:
+            began = time.perf_counter()
+            found = find_rated(start, Rules(), tier)
+            times.append((time.perf_counter() - began) * 1000)
+            assert found is not None
+            tried.append(found[0] - start + 1)
+        times.sort()
+        p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
+        print(f"{tier:8} {statistics.median(times):9.0f} {p95:8.0f} {times[-1]:8.0f} {statistics.median(tried):23.0f}")
+
+
 def main() -> None:
     command = sys.argv[1] if len(sys.argv) > 1 else "validate"
     if command == "thresholds":
         thresholds(int(sys.argv[2]) if len(sys.argv) > 2 else 10_000, sys.argv[3] if len(sys.argv) > 3 else "N")
+    elif command == "search":
+        search(int(sys.argv[2]) if len(sys.argv) > 2 else 40)
     elif command == "validate":
         validate(int(sys.argv[2]) if len(sys.argv) > 2 else 300, int(sys.argv[3]) if len(sys.argv) > 3 else 200)
     else:

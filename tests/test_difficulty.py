@@ -9,7 +9,7 @@ import pytest
 from pyramide import Game, Rules
 from pyramide.__main__ import rate_command
 from pyramide.daily import WEEK_TIERS, daily_deal_number, daily_rating, daily_tier
-from pyramide.difficulty import Tier, human_wins, play_random, population, rate, tier_of
+from pyramide.difficulty import Tier, human_wins, is_of_tier, play_random, population, rate, tier_of
 from pyramide.solver import solve
 from tests.harness import CHANNEL_ID
 
@@ -133,3 +133,11 @@ async def test_a_difficulty_in_a_busy_channel_asks_first_and_deals_that_tier(har
     record = await harness.storage.live_game(CHANNEL_ID)
     assert record.code != "PY1-N-AAAAAAS" and rate(Game.from_code(record.code)).tier is Tier.EXPERT
     assert "Difficulty: expert" in harness.board()["content"]
+
+
+def test_the_quick_tier_check_agrees_with_the_full_rating():
+    for number in range(40):
+        game = Game.from_number(number)
+        if solve(game).won:
+            tier = rate(game).tier
+            assert [is_of_tier(game, other) for other in Tier] == [other is tier for other in Tier], number
