@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from dotenv import load_dotenv
 
 from cogs.common import CatalogueTranslator
 from cogs.health import Health
+from pyramide.daily import daily_rating
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
 from pyramide.render import faces_for
@@ -113,6 +114,17 @@ class PyramideBot(commands.Bot):
         await self.storage.save_settings(guild_id, settings)
         self._settings[guild_id] = settings
 
+    def prepare_dailies(self) -> None:
+        """Find and rate today's daily deal in the verdict worker, in the background (it keeps it), and in
+        the last hour of the day tomorrow's: the first player of a day never waits for the search by
+        difficulty (a few hundred ms)."""
+        now = datetime.fromtimestamp(self.clock(), UTC)
+        days = [now.date()]
+        if now.hour == 23:
+            days.append(now.date() + timedelta(days=1))
+        for day in days:
+            VERDICT_POOL.executor().submit(daily_rating, day, self.daily_secret)
+
     async def setup_hook(self) -> None:
         # Card faces of every language are drawn once, and the solver's worker processes started, before
         # the first press: boards are then drawn on the event loop in a fraction of a millisecond.
@@ -125,6 +137,7 @@ class PyramideBot(commands.Bot):
         fresh = secrets.token_hex(32)
         chosen = self._configured_secret or await self.storage.daily_secret(fresh)
         self.daily_secret = chosen.encode()
+        self.prepare_dailies()
         for name in EXTENSIONS:
             try:
                 await self.load_extension(name)

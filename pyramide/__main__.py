@@ -1,4 +1,5 @@
-"""``python -m pyramide play [CODE]`` and ``python -m pyramide show CODE [--png FILE]``."""
+"""``python -m pyramide play [CODE]``, ``python -m pyramide show CODE [--png FILE]`` and
+``python -m pyramide rate CODE``."""
 
 from __future__ import annotations
 
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     show_parser = sub.add_parser("show", help="print the deal of CODE")
     show_parser.add_argument("code")
     show_parser.add_argument("--png", metavar="FILE", help="also write the board picture to FILE")
+    rate_parser = sub.add_parser("rate", help="solve the deal of CODE and, when it can be won, rate its difficulty")
+    rate_parser.add_argument("code")
     backup_parser = sub.add_parser(
         "backup", help="copy the bot's SQLite database to PATH, consistently, even while the bot runs"
     )
@@ -76,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command == "play":
         return play(game)
+    if args.command == "rate":
+        return rate_command(game)
     print(board_text(game))
     print("stock (draw order): " + " ".join(map(str, game.stock)))
     if args.png:
@@ -84,6 +89,20 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.png, "wb") as out:
             out.write(render_board(game))
         print(f"wrote {args.png}")
+    return 0
+
+
+def rate_command(game: Game, stdout=sys.stdout) -> int:  # noqa: ANN001
+    """The verdict on a line of its own, then, for a winnable deal, ``difficulty <tier> <score>`` (the
+    score, 0-100, grows with difficulty; "unrated" stands for the tier under rules without thresholds)."""
+    from .difficulty import rate
+    from .solver import solve
+
+    verdict = solve(game).verdict
+    print(f"verdict {verdict}", file=stdout)
+    if verdict.value == "won":
+        rating = rate(game)
+        print(f"difficulty {rating.tier or 'unrated'} {rating.score:g}", file=stdout)
     return 0
 
 

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from calendar import monthrange
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from enum import StrEnum
 from functools import lru_cache
 
 from .codes import MAX_DEAL_NUMBER
+from .difficulty import Rating, Tier, find_rated, rate
 from .game import Game
 from .rules import Rules
 from .solver import first_winnable
+from .storage import WON, DailyAttempt
 
 EPOCH = date(2026, 1, 1)  # daily #1
 STRIDE = 7919
@@ -39,12 +45,39 @@ def daily_start(day: date, secret: bytes | None = None) -> int:
     return int.from_bytes(digest[:8], "big") % (MAX_DEAL_NUMBER + 1)
 
 
+# The week gets harder from Monday to Sunday (date.weekday(): Monday is 0), as crosswords do.
+WEEK_TIERS = (Tier.EASY, Tier.EASY, Tier.MEDIUM, Tier.MEDIUM, Tier.HARD, Tier.HARD, Tier.EXPERT)
+# The first day chosen by the week's schedule, a Monday. The days before keep the deal they had (the
+# first winnable deal from the day's start): an upgrade never changes a day that players may have played.
+RATED_FROM = date(2026, 12, 7)
+
+
+def daily_tier(day: date) -> Tier | None:
+    """The tier the week's schedule gives ``day`` (``None`` before the schedule began)."""
+    return WEEK_TIERS[day.weekday()] if day >= RATED_FROM else None
+
+
 @lru_cache(maxsize=64)
+def _daily_pick(day: date, secret: bytes | None) -> tuple[int, Rating]:
+    tier = daily_tier(day)
+    if tier is None:
+        pick = first_winnable(daily_start(day, secret), Rules())
+        assert pick is not None  # without max_tries the search only ends on a winnable deal
+        return pick.number, rate(Game.from_number(pick.number))
+    found = find_rated(daily_start(day, secret), Rules(), tier)
+    assert found is not None  # without max_tries the search only ends on a deal of the tier
+    return found
+
+
 def daily_deal_number(day: date, secret: bytes | None = None) -> int:
-    """The first deal from the day's start number that the solver proves winnable under the default rules."""
-    pick = first_winnable(daily_start(day, secret), Rules())
-    assert pick is not None  # without max_tries the search only ends on a winnable deal
-    return pick.number
+    """The first deal from the day's start number that the solver proves winnable under the default
+    rules and, from ``RATED_FROM`` on, is of the day's tier (docs/deal-codes.md)."""
+    return _daily_pick(day, secret)[0]
+
+
+def daily_rating(day: date, secret: bytes | None = None) -> Rating:
+    """The day's deal (its code) and its rating: what the bot's worker hands back once a day."""
+    return _daily_pick(day, secret)[1]
 
 
 def daily_game(day: date, secret: bytes | None = None) -> Game:
@@ -85,3 +118,64 @@ def time_to_next(now: datetime | None = None) -> timedelta:
 
 def day_key(day: date) -> str:
     return day.isoformat()
+
+
+class DayKind(StrEnum):
+    """How a day of a player's month went, for the calendar."""
+
+    CLEAN = "clean"  # won without hints
+    HINTED = "hinted"  # won with hints
+    GAVE_UP = "gave_up"  # finished without clearing the pyramid (ended, stuck, or left at midnight)
+    MISSED = "missed"  # a past day without an attempt
+    OPEN = "open"  # today's attempt, still played
+    NONE = "none"  # today not opened yet, a day to come, or a day before the first daily
+
+
+@dataclass(frozen=True, slots=True)
+class MonthCalendar:
+    year: int
+    month: int
+    days: tuple[DayKind, ...]  # one a day of the month, the 1st first
+    today: int | None  # the day of the month that is today, when it is this month
+    current_streak: int
+    best_streak: int
+
+    @property
+    def badge(self) -> bool:
+        """The month's badge: every day of the month won (with or without hints)."""
+        return all(kind in (DayKind.CLEAN, DayKind.HINTED) for kind in self.days)
+
+    @property
+    def won(self) -> int:
+        return sum(kind in (DayKind.CLEAN, DayKind.HINTED) for kind in self.days)
+
+    @property
+    def first_weekday(self) -> int:
+        """The weekday of the 1st (Monday is 0)."""
+        return date(self.year, self.month, 1).weekday()
+
+
+def month_bounds(year: int, month: int) -> tuple[date, date]:
+    return date(year, month, 1), date(year, month, monthrange(year, month)[1])
+
+
+def month_calendar(
+    year: int, month: int, attempts: Sequence[DailyAttempt], now: date, streaks: tuple[int, int]
+) -> MonthCalendar:
+    """The calendar of ``year``-``month`` from a player's daily attempts of that month, seen on ``now``."""
+    by_day = {attempt.day: attempt for attempt in attempts}
+    first, last = month_bounds(year, month)
+    kinds = []
+    for offset in range((last - first).days + 1):
+        day = first + timedelta(days=offset)
+        attempt = by_day.get(day_key(day))
+        if attempt is None:
+            kinds.append(DayKind.MISSED if EPOCH <= day < now else DayKind.NONE)
+        elif attempt.status is None:
+            kinds.append(DayKind.OPEN if day >= now else DayKind.GAVE_UP)  # left at midnight: given up
+        elif attempt.status == WON:
+            kinds.append(DayKind.HINTED if attempt.hints else DayKind.CLEAN)
+        else:
+            kinds.append(DayKind.GAVE_UP)
+    today_in_month = now.day if (now.year, now.month) == (year, month) else None
+    return MonthCalendar(year, month, tuple(kinds), today_in_month, *streaks)

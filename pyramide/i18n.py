@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import date
 from functools import cache
 from pathlib import Path
 
 from babel import Locale
+from babel.dates import format_date
 
 from . import events as ev
 from .cards import RANK_NAMES, Card, InvalidCard
@@ -127,6 +129,18 @@ def parse_card(text: str, language: str) -> Card:
             except InvalidCard:
                 break
     return Card.parse(cleaned)
+
+
+def month_name(language: str, year: int, month: int) -> str:
+    """ "November 2026" in the player's language (the stand-alone month name, capitalised)."""
+    text = format_date(date(year, month, 1), "LLLL y", locale=_locale(language))
+    return text[:1].upper() + text[1:]
+
+
+def weekday_names(language: str) -> tuple[str, ...]:
+    """The days of the week from Monday, abbreviated as a calendar heads them ("Mo", "пн")."""
+    names = _locale(language).days["stand-alone"]["short"]
+    return tuple(str(names[day])[:1].upper() + str(names[day])[1:] for day in range(7))
 
 
 def describe(event: ev.Event, lang: str, error_help: bool) -> str:

@@ -1,10 +1,12 @@
 """The daily challenge as players meet it, through the real discord.py objects and an injected clock:
 one counted attempt, no peeking, hints in the result, a spoiler-free share line, threads done right."""
 
+import io
 import re
 from datetime import date
 
 import pytest
+from PIL import Image
 
 from pyramide import Game, Rules
 from pyramide.daily import daily_game
@@ -151,7 +153,7 @@ async def test_the_share_line_gives_nothing_away_and_the_share_button_posts_it(h
     sent = await harness.press(share)
     posted = next(s for s in sent if s.path == "/channels/{channel_id}/messages")
     assert f"/channels/{CHANNEL_ID}/messages" in posted.url  # in the channel the thread belongs to
-    assert "Pyramide daily #334 · gave up" in posted.content and not CARD_NAME.search(posted.content)
+    assert "Pyramide daily #334 · easy · gave up" in posted.content and not CARD_NAME.search(posted.content)
     assert "Shared in" in sent[-1].content and sent[-1].ephemeral
     sent = await harness.press(share, user=STRANGER)
     assert "This is <@" in sent[-1].content  # only the player shares their result
@@ -194,3 +196,42 @@ async def test_in_a_thread_the_daily_is_played_in_place(harness):
     assert (await harness.storage.daily_attempt("2026-11-30", OWNER)).status == WON
     await harness.press(harness.board_button("Hint"))  # the board's message catches up with the won game
     assert labels(harness.board())[0] == "Share"
+
+
+async def test_the_daily_board_names_the_days_tier(harness):
+    harness.now[0] += 7 * DAY  # Monday 7 December 2026, the first day of the week's schedule: easy
+    sent, _ = await open_daily(harness)
+    board = next(s for s in sent if s.path == "/channels/{channel_id}/messages")
+    assert "Daily #341" in board.content and "Difficulty: easy" in board.content.splitlines()[0]
+    harness.now[0] += 4 * DAY  # Friday: hard
+    sent, _ = await open_daily(harness, user=STRANGER)
+    board = next(s for s in sent if s.path == "/channels/{channel_id}/messages")
+    assert "Daily #345" in board.content and "Difficulty: hard" in board.content
+
+
+async def test_the_month_calendar_counts_the_players_days(harness):
+    _, thread_id = await open_daily(harness)  # 30 November, won with a hint
+    await win(harness, thread_id, hints=1)
+    sent = await harness.command("daily month")
+    picture = next(s for s in sent if s.png)
+    alt = picture.body["attachments"][0]["description"]
+    assert alt.startswith("Calendar of November 2026: 0 won without hints, 1 won with hints, 0 given up, 29 missed")
+    assert "Streak: 1 day · best: 1 day" in alt and not picture.ephemeral
+    image = Image.open(io.BytesIO(picture.png))
+    assert image.width == 690
+    harness.now[0] += DAY  # 1 December: last month is November, this one is empty so far
+    sent = await harness.command("daily month", month="last")
+    assert "1 won with hints" in next(s for s in sent if s.png).body["attachments"][0]["description"]
+    sent = await harness.command("daily month")
+    alt = next(s for s in sent if s.png).body["attachments"][0]["description"]
+    assert alt.startswith("Calendar of December 2026: 0 won without hints, 0 won with hints, 0 given up, 0 missed")
+
+
+async def test_daily_month_reads_one_players_attempts_of_the_month(harness):
+    _, thread_id = await open_daily(harness)
+    await harness.command("end", channel_id=thread_id)
+    await open_daily(harness, user=STRANGER)
+    got = await harness.storage.daily_month(OWNER, "2026-11-01", "2026-11-30")
+    assert [(a.day, a.player_id, a.status) for a in got] == [("2026-11-30", OWNER, ENDED)]
+    assert await harness.storage.daily_month(OWNER, "2026-12-01", "2026-12-31") == []
+    assert [a.status for a in await harness.storage.daily_month(STRANGER, "2026-11-30", "2026-11-30")] == [None]

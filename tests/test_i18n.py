@@ -194,7 +194,7 @@ async def test_commands_are_synced_with_localised_descriptions_and_option_names(
         passes = next(o for o in new["options"] if o["name"] == "passes")
         assert passes["choices"][1]["name_localizations"]["ru"] == "1 проход"
         daily = next(o for o in group["options"] if o["name"] == "daily")
-        assert {o["name"] for o in daily["options"]} == {"play", "leaderboard"}
+        assert {o["name"] for o in daily["options"]} == {"play", "leaderboard", "month"}
     finally:
         await h.stop()
 

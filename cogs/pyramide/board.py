@@ -20,6 +20,7 @@ from pyramide.storage import ENDED, PLAYING, WON, GameRecord
 from ..answer import Answer
 from ..common import board_labels, bot_of, mention
 from . import buttons
+from .words import tier_words
 
 
 def daily_name(record: GameRecord, lang: str) -> str:
@@ -160,7 +161,8 @@ async def board_message(
     # less than handing it to a thread, where waiting for the GIL made it cost four times as much CPU.
     # The processes of a cluster (one per core) are how a bot uses more than one core.
     png = render_board(snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code)
-    lines = [t(lang, "board.title", player=mention(record.owner_id), code=code)]
+    title = t(lang, "board.title", player=mention(record.owner_id), code=code)
+    lines = [" · ".join(filter(None, (title, tier_words(record, lang))))]
     lines.extend(line for line in status if line)
     return {
         "content": "\n".join(lines)[:2000],

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
+import time
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
@@ -12,8 +15,11 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from pyramide import STOCK
+from pyramide import STOCK, Game, Rules
+from pyramide.codes import MAX_DEAL_NUMBER
+from pyramide.difficulty import TIERS, Tier, find_rated, remember
 from pyramide.i18n import t
+from pyramide.manager import VERDICT_POOL, wait_nodes
 from pyramide.storage import GuildSettings
 
 from ..answer import LOST
@@ -48,6 +54,12 @@ DYNAMIC_ITEMS = (
     buttons.ForgetChoice,
 )
 RULES_CHOICES = [Choice(name=text(f"choice.rules.{token}"), value=token) for token in ("N", "P0", "P2", "S", "W", "C")]
+TIER_CHOICES = [Choice(name=text(f"choice.tier.{tier}"), value=str(tier)) for tier in TIERS]
+MONTH_CHOICES = [
+    Choice(name=text("choice.month.this"), value="this"),
+    Choice(name=text("choice.month.last"), value="last"),
+]
+RATED_SECONDS = 2.5  # the longest a player waits for a deal of a difficulty (the answer is deferred)
 WHO_CHOICES = [
     Choice(name=text("choice.who.owner"), value="owner"),
     Choice(name=text("choice.who.anyone"), value="anyone"),
@@ -82,8 +94,11 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     # ------------------------------------------------------------------ playing
     @app_commands.command(name="new", description=text("cmd.new"))
     @deal_options
-    @app_commands.rename(winnable=text("opt.winnable"), thread=text("opt.thread"))
-    @app_commands.describe(winnable=text("cmd.new.winnable"), thread=text("cmd.new.thread"))
+    @app_commands.rename(winnable=text("opt.winnable"), thread=text("opt.thread"), difficulty=text("opt.difficulty"))
+    @app_commands.describe(
+        winnable=text("cmd.new.winnable"), thread=text("cmd.new.thread"), difficulty=text("cmd.new.difficulty")
+    )
+    @app_commands.choices(difficulty=TIER_CHOICES)
     async def new(
         self,
         interaction: discord.Interaction,
@@ -94,18 +109,26 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         card_with_cover: bool | None = None,
         winnable: bool = False,
         thread: bool | None = None,
+        difficulty: str | None = None,
     ) -> None:
+        rules = {
+            "strict_win": strict,
+            "pass_limit": passes,
+            "draw_with_waste": draw_with_waste,
+            "pair_with_cover": card_with_cover,
+        }
+        finder = None
+        if difficulty is not None:
+            lang = language(interaction)
+            if code:
+                await flows.reply(interaction, t(lang, "error.difficulty_code"))
+                return
+            if not Rules().with_options(**flows.options(rules)).is_default:
+                await flows.reply(interaction, t(lang, "error.difficulty_rules"))
+                return
+            finder = rated_finder(Tier(difficulty))
         await flows.new_game(
-            interaction,
-            code=code,
-            rules={
-                "strict_win": strict,
-                "pass_limit": passes,
-                "draw_with_waste": draw_with_waste,
-                "pair_with_cover": card_with_cover,
-            },
-            winnable=winnable,
-            thread=thread,
+            interaction, code=code, rules=rules, winnable=winnable or finder is not None, thread=thread, finder=finder
         )
 
     @app_commands.command(name="race", description=text("cmd.race"))
@@ -189,6 +212,13 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     async def daily_play(self, interaction: discord.Interaction) -> None:
         await daily.play_daily(interaction)
 
+    @daily.command(name="month", description=text("cmd.daily.month"))
+    @app_commands.rename(month=text("opt.month"))
+    @app_commands.describe(month=text("cmd.daily.month.month"))
+    @app_commands.choices(month=MONTH_CHOICES)
+    async def daily_month(self, interaction: discord.Interaction, month: str = "this") -> None:
+        await daily.show_month(interaction, last=month == "last")
+
     @daily.command(name="leaderboard", description=text("cmd.daily.leaderboard"))
     async def daily_leaderboard(self, interaction: discord.Interaction) -> None:
         await daily.show_daily_leaderboard(interaction)
@@ -218,6 +248,27 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
         await report_error(interaction, error)
+
+
+def rated_finder(tier: Tier) -> Callable[[Rules, str], Any]:
+    """How /pyramide new finds a winnable deal of ``tier``: from a random number, in the solver's worker
+    (solving and rating there, never on the event loop), for a few seconds at most."""
+
+    async def find(rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
+        deadline = time.monotonic() + RATED_SECONDS
+        start = secrets.randbelow(MAX_DEAL_NUMBER + 1)
+        try:
+            found = await VERDICT_POOL.run(find_rated, start, rules, tier, wait_nodes(rules), None, deadline)
+        except BrokenProcessPool:
+            found = None
+        if found is None:
+            game, notes = await flows.winnable_game(rules, lang)
+            return game, (t(lang, "error.difficulty_not_found"), *notes)
+        number, rating = found
+        remember(rating)  # the worker's answer, kept here for the board's status line
+        return Game.from_number(number, rules), ()
+
+    return find
 
 
 async def report_error(interaction: discord.Interaction, error: Exception) -> None:

@@ -5,14 +5,28 @@ and a spoiler-free result to share."""
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 from datetime import UTC, date, datetime
 
 import discord
 
 from pyramide import Game
-from pyramide.daily import daily_game, daily_number, day_key, time_to_next, today
-from pyramide.i18n import t
+from pyramide.daily import (
+    DayKind,
+    MonthCalendar,
+    daily_number,
+    daily_rating,
+    day_key,
+    month_bounds,
+    month_calendar,
+    time_to_next,
+    today,
+)
+from pyramide.difficulty import remember
+from pyramide.i18n import month_name, t, weekday_names
+from pyramide.render import MonthPicture, render_month
+from pyramide.stats import day_streaks
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
 from ..answer import Answer, answering
@@ -44,8 +58,9 @@ async def todays_game(interaction: discord.Interaction, day: date) -> Game:
     if code is None:
         from pyramide.manager import VERDICT_POOL
 
-        game = await VERDICT_POOL.run(daily_game, day, bot.daily_secret)
-        code = bot.daily_codes[day] = game.code
+        rating = await VERDICT_POOL.run(daily_rating, day, bot.daily_secret)
+        remember(rating)  # "Same deal again" after the day names its tier too
+        code = bot.daily_codes[day] = rating.code
     return Game.from_code(code)
 
 
@@ -232,3 +247,49 @@ async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
         embed.set_footer(text=next_daily(lang, now))
         answer.private = False
         await answer.announce(embed=embed)
+
+
+def month_picture(calendar: MonthCalendar, lang: str) -> tuple[MonthPicture, str]:
+    """What the calendar picture shows in the player's language, and its alt text."""
+    name = month_name(lang, calendar.year, calendar.month)
+
+    def days(count: int) -> str:
+        return t(lang, "month.days", count=count)
+
+    streak = t(lang, "month.streak", current=days(calendar.current_streak), best=days(calendar.best_streak))
+    badge = (
+        t(lang, "month.badge.won")
+        if calendar.badge
+        else t(lang, "month.badge.open", won=calendar.won, days=len(calendar.days))
+    )
+    kinds = (DayKind.CLEAN, DayKind.HINTED, DayKind.GAVE_UP, DayKind.MISSED)
+    picture = MonthPicture(
+        title=t(lang, "month.title", month=name),
+        weekdays=weekday_names(lang),
+        days=tuple(str(kind) for kind in calendar.days),
+        first_weekday=calendar.first_weekday,
+        today=calendar.today,
+        legend=tuple((str(kind), t(lang, f"month.{kind}")) for kind in kinds),
+        streak=streak,
+        badge=badge,
+        badge_won=calendar.badge,
+    )
+    counts = {str(kind): calendar.days.count(kind) for kind in kinds}
+    return picture, t(lang, "month.alt", month=name, streak=streak, **counts)[:1000]
+
+
+async def show_month(interaction: discord.Interaction, *, last: bool = False) -> None:
+    """/pyramide daily month: the player's calendar of this month (or the last), drawn as a picture."""
+    lang = language(interaction)
+    bot = bot_of(interaction)
+    async with answering(interaction) as answer:
+        now = today(now_of(interaction))
+        year, month = (now.year, now.month) if not last else (now.year - (now.month == 1), (now.month - 2) % 12 + 1)
+        first, final = month_bounds(year, month)
+        player = interaction.user.id
+        attempts = await bot.storage.daily_month(player, day_key(first), day_key(final))
+        streaks = day_streaks(await bot.storage.daily_days(player), now)
+        picture, alt = month_picture(month_calendar(year, month, attempts, now, streaks), lang)
+        png = render_month(picture)  # a few milliseconds, once per command: no worker needed
+        answer.private = False  # shown in the channel, as the daily ranking is: a badge is worth showing
+        await answer.announce(file=discord.File(io.BytesIO(png), filename="month.png", description=alt))

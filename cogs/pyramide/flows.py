@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -411,9 +411,11 @@ async def new_game(
     rules: dict[str, Any],
     winnable: bool,
     thread: bool | None = None,
+    finder: Callable[[Rules, str], Awaitable[tuple[Game, tuple[str, ...]]]] | None = None,
 ) -> None:
-    """/pyramide new: a random deal, the deal of a code, or a winnable deal; in a thread of its own with
-    ``thread`` (or the server's setting), so a busy channel stays free."""
+    """/pyramide new: a random deal, the deal of a code, or a winnable deal (found by ``finder`` when
+    given, e.g. one of a difficulty); in a thread of its own with ``thread`` (or the server's setting),
+    so a busy channel stays free."""
     lang = language(interaction)
     async with answering(interaction) as answer:
         game: Game | None = None
@@ -438,11 +440,14 @@ async def new_game(
             running = await manager.snapshot(place[1])
             if running is not None:
                 # Ask before any public deferral: the prompt is the player's alone.
+                if finder is not None:  # a deal of its own kind is found first, then named by its code
+                    await ask_replace(answer, running, (await finder(chosen, lang))[0], lang)
+                    return
                 await ask_replace(answer, running, Game.new(chosen), lang, winnable=True)
                 return
         answer.private = False
         await answer.defer()
-        found, notes = await winnable_game(chosen, lang)
+        found, notes = await (finder or winnable_game)(chosen, lang)
         await start_game(answer, found, notes=notes, thread=room)
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from datetime import date
 
 from pyramide import InvalidCode, Rules
-from pyramide.daily import daily_number
+from pyramide.daily import daily_number, daily_tier
+from pyramide.difficulty import Tier, known
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.manager import Live
@@ -29,6 +30,23 @@ def rules_words(rules: Rules, lang: str) -> str:
     if rules.pair_with_cover:
         parts.append(t(lang, "rules.name.C"))
     return ", ".join(parts) or t(lang, "rules.name.N")
+
+
+def deal_tier(record: GameRecord) -> Tier | None:
+    """The difficulty of a game's deal when it is known without rating it now: a daily's from its day
+    (the week's schedule), another's when this process rated it (a deal chosen by difficulty)."""
+    rating = known(record.code)
+    if record.daily is not None:
+        scheduled = daily_tier(date.fromisoformat(record.daily))
+        if scheduled is not None:
+            return scheduled
+    return rating.tier if rating is not None else None
+
+
+def tier_words(record: GameRecord, lang: str) -> str:
+    """ "Difficulty: hard" for the board's status line, or nothing for a deal not rated."""
+    tier = deal_tier(record)
+    return t(lang, "board.tier", tier=t(lang, f"tier.{tier}")) if tier is not None else ""
 
 
 def code_problem(error: InvalidCode, lang: str) -> str:
@@ -76,6 +94,7 @@ def share_text(record: GameRecord, picture: str | None, lang: str) -> str:
         lang,
         "daily.share",
         number=daily_number(date.fromisoformat(record.daily)),
+        tier=t(lang, f"tier.{deal_tier(record) or 'unrated'}"),
         result=t(lang, f"daily.result.{record.status}"),
         removed=record.removed,
         time=format_duration(record.seconds or 0),

@@ -176,6 +176,10 @@ DAILY_TOTALS = (
     "SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'won') FROM daily_attempts WHERE day = ? AND status IS NOT NULL"
 )
 DAILY_DAYS = "SELECT day FROM daily_attempts WHERE player_id = ? AND status IS NOT NULL ORDER BY day"
+DAILY_MONTH = (
+    "SELECT day, player_id, guild_id, channel_id, game_id, opened_at, status, seconds, moves, hints, removed,"
+    " picture FROM daily_attempts WHERE player_id = ? AND day >= ? AND day <= ? ORDER BY day"
+)
 RESET_GUILD = "DELETE FROM games WHERE guild_id = ? AND status != 'playing'"
 RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND owner_id = ?"
 
@@ -505,6 +509,10 @@ class SQLStorage:
 
     async def daily_days(self, player_id: int) -> list[str]:
         return [str(r[0]) for r in await self._read(rows(DAILY_DAYS, player_id))]
+
+    async def daily_month(self, player_id: int, first_day: str, last_day: str) -> list[DailyAttempt]:
+        """A player's daily attempts from ``first_day`` to ``last_day`` (both included), by day."""
+        return [_attempt(found) for found in await self._read(rows(DAILY_MONTH, player_id, first_day, last_day))]
 
     async def daily_attempt(self, day: str, player_id: int) -> DailyAttempt | None:
         found = await self._read(row(ATTEMPT, day, player_id))

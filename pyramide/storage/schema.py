@@ -229,6 +229,7 @@ INDEXES: tuple[Index, ...] = (
     Index("games_by_owner", "games", "owner_id", since=5),
     Index("races_by_guild", "races", "guild_id", since=9),
     Index("actions_once_per_request", "actions", "request", "request IS NOT NULL", unique=True, since=10),
+    Index("daily_attempts_by_player", "daily_attempts", "player_id, day", since=12),  # a player's month, streaks
 )
 
 # Statements that move rows, run by a step after its tables, columns and indexes are made.

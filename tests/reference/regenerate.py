@@ -14,7 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from cogs.pyramide.daily import month_picture  # noqa: E402
 from pyramide import render  # noqa: E402
+from tests.reference.months import MONTHS  # noqa: E402
 from tests.reference.positions import OPTIONS, POSITIONS  # noqa: E402
 
 
@@ -24,6 +26,10 @@ def main() -> None:
     for name, build in POSITIONS.items():
         path = Path(__file__).with_name(f"{name}.png")
         path.write_bytes(render.render_board(build(), now=1000.0, **OPTIONS.get(name, {})))
+        print(f"wrote {path.relative_to(ROOT)}")
+    for name, (month, lang) in MONTHS.items():
+        path = Path(__file__).with_name(f"{name}.png")
+        path.write_bytes(render.render_month(month_picture(month(), lang)[0]))
         print(f"wrote {path.relative_to(ROOT)}")
 
 
