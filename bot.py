@@ -28,10 +28,12 @@ from dotenv import load_dotenv
 from cogs.common import CatalogueTranslator
 from cogs.health import Health
 from pyramide.i18n import LANGUAGES, rank_letters
-from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
+from pyramide.manager import GameManager
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
+from pyramide.solving import SolverService
 from pyramide.storage import GuildSettings, Storage
+from pyramide.workers import Workers
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("pyramide.bot")
@@ -65,6 +67,7 @@ class PyramideBot(commands.Bot):
         sync_on_start: bool = False,
         metrics_port: int | None = None,
         metrics_host: str = "127.0.0.1",
+        workers: Workers | None = None,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -78,7 +81,12 @@ class PyramideBot(commands.Bot):
         )
         self.storage = storage
         self.clock = clock
-        self.manager = GameManager(storage, clock=clock)
+        # The worker processes are the bot's own unless handed in (then their giver closes them): started
+        # in setup_hook, closed in close(). The solver service over them is always this bot's own.
+        self.workers = workers or Workers()
+        self._own_workers = workers is None
+        self.solver = SolverService(self.workers)
+        self.manager = GameManager(storage, clock=clock, solver=self.solver)
         self.dev_guild_id = dev_guild_id
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
@@ -113,8 +121,7 @@ class PyramideBot(commands.Bot):
     async def setup_hook(self) -> None:
         # Card faces of every language are drawn once, and the solver's worker processes started, before
         # the first press: boards are then drawn on the event loop in a fraction of a millisecond.
-        HINT_POOL.warm()
-        VERDICT_POOL.warm()
+        self.workers.start()
         await asyncio.to_thread(warm_faces)
         if not has_compiled_core():
             log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
@@ -193,6 +200,12 @@ class PyramideBot(commands.Bot):
         SCOREBOARDS.cancel()
         await super().close()
         await self.health.stop()
+        self.release_workers()
+
+    def release_workers(self) -> None:
+        """Close the worker processes if they are the bot's own (each ends after its current task)."""
+        if self._own_workers:
+            self.workers.close()
 
     def invite_url(self) -> str:
         """The invite link with the bot's scopes and the exact permissions it needs."""

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 import discord
 
 from pyramide import Game
-from pyramide.daily import daily_game, daily_number, day_key, time_to_next, today
+from pyramide.daily import daily_number, day_key, time_to_next, today
 from pyramide.i18n import t
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
@@ -42,9 +42,7 @@ async def todays_game(interaction: discord.Interaction, day: date) -> Game:
     bot = bot_of(interaction)
     code = bot.daily_codes.get(day)
     if code is None:
-        from pyramide.manager import VERDICT_POOL
-
-        game = await VERDICT_POOL.run(daily_game, day, bot.daily_secret)
+        game = await bot.solver.daily(day, bot.daily_secret)
         code = bot.daily_codes[day] = game.code
     return Game.from_code(code)
 

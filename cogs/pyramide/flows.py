@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-import time
 from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import discord
@@ -17,8 +15,8 @@ from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidCard, InvalidCode, 
 from pyramide import events as ev
 from pyramide.codes import MAX_DEAL_NUMBER
 from pyramide.i18n import card_name, describe, parse_card, t
-from pyramide.manager import VERDICT_POOL, Live, SolverBusy, Turn, wait_nodes
-from pyramide.solver import first_winnable
+from pyramide.manager import Live, Turn
+from pyramide.solving import SolverBusy, SolverService
 from pyramide.storage import ABANDONED, ENDED, PLAYING
 
 from ..answer import Answer, answering
@@ -36,9 +34,6 @@ QUIET_EVENTS = (
     ev.NoPassesLeft,
     ev.GameOver,
 )
-WINNABLE_TRIES = 60
-WINNABLE_BUDGET = 5  # times wait_nodes(rules), over all tries
-WINNABLE_SECONDS = 4.0  # and never longer than this
 
 
 async def reply(interaction: discord.Interaction, content: str) -> None:
@@ -440,9 +435,12 @@ async def new_game(
                 # Ask before any public deferral: the prompt is the player's alone.
                 await ask_replace(answer, running, Game.new(chosen), lang, winnable=True)
                 return
+        solver = bot_of(interaction).solver
+        if not solver.has_room("winnable"):
+            raise SolverBusy()  # said privately, before the public deferral
         answer.private = False
         await answer.defer()
-        found, notes = await winnable_game(chosen, lang)
+        found, notes = await winnable_game(solver, chosen, lang)
         await start_game(answer, found, notes=notes, thread=room)
 
 
@@ -465,17 +463,10 @@ def options(given: dict[str, Any]) -> dict[str, Any]:
     return chosen
 
 
-async def winnable_game(rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
-    """The first deal from a random number that the solver proves winnable (a few seconds at most)."""
-    start = secrets.randbelow(MAX_DEAL_NUMBER + 1)
-    limit = wait_nodes(rules)
-    deadline = time.monotonic() + WINNABLE_SECONDS
-    try:
-        pick = await VERDICT_POOL.run(
-            first_winnable, start, rules, limit, WINNABLE_TRIES, WINNABLE_BUDGET * limit, deadline
-        )
-    except BrokenProcessPool:
-        pick = None
+async def winnable_game(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
+    """The first deal from a random number that the solver proves winnable (a few seconds at most).
+    Raises ``SolverBusy`` when too many searches wait."""
+    pick = await solver.winnable(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules)
     if pick is None:
         return Game.new(rules), (t(lang, "error.winnable_not_found"),)
     return Game.from_number(pick.number, rules), ()
