@@ -112,7 +112,8 @@ class Workers:
     hints (a player asked), end-of-game verdicts (answered inside a channel's lock, so never behind
     anything else), deals (winnable deals and the daily's), animations (solved, drawn and encoded).
 
-    ``start`` starts the two that players meet on ordinary turns; the others start on first use."""
+    ``start`` starts the three that ordinary play meets (every new game asks whether it deals today's
+    daily cards, answered by the deals worker); the animations' starts on first use. About 26 MB each."""
 
     def __init__(self) -> None:
         self.hints = WorkerPool("hints")
@@ -123,6 +124,7 @@ class Workers:
     def start(self) -> None:
         self.hints.start()
         self.verdicts.start()
+        self.deals.start()
 
     def close(self) -> None:
         for pool in (self.hints, self.verdicts, self.deals, self.animations):
