@@ -228,7 +228,8 @@ class SolverService:
 
     async def _solve_daily(self, day: date, secret: bytes | None) -> Game:
         try:
-            return await self.workers.deals.run(daily_game, day, secret)
+            # On the verdicts' worker, whose every task ends by its deadline: never behind winnable searches.
+            return await self.workers.verdicts.run(daily_game, day, secret)
         except (BrokenProcessPool, PoolClosed) as error:
             raise SolverBusy() from error
 

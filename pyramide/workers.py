@@ -109,11 +109,11 @@ class WorkerPool:
 
 class Workers:
     """The engine's worker processes, one per kind of work, so that no kind waits behind another:
-    hints (a player asked), end-of-game verdicts (answered inside a channel's lock, so never behind
-    anything else), deals (winnable deals and the daily's), animations (solved, drawn and encoded).
+    hints (a player asked); end-of-game verdicts (awaited inside a channel's lock, so behind nothing
+    unbounded) and the day's daily deal (once a day, asked by every new game); winnable deals (seconds
+    each, as many as players ask); animations (solved, drawn and encoded).
 
-    ``start`` starts the three that ordinary play meets (every new game asks whether it deals today's
-    daily cards, answered by the deals worker); the animations' starts on first use. About 26 MB each."""
+    ``start`` starts the two that ordinary play meets; the others start on first use. About 26 MB each."""
 
     def __init__(self) -> None:
         self.hints = WorkerPool("hints")
@@ -124,7 +124,6 @@ class Workers:
     def start(self) -> None:
         self.hints.start()
         self.verdicts.start()
-        self.deals.start()
 
     def close(self) -> None:
         for pool in (self.hints, self.verdicts, self.deals, self.animations):

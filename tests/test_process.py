@@ -231,8 +231,8 @@ async def test_after_kill_9_no_worker_of_the_bot_is_left_and_its_output_ends(fak
         hint = next(b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == "Hint")
         await fake.answered_after(fake.press(GUILD_A, PLAYER, board, hint))
         await fake.answered_after(fake.command(GUILD_B, CHANNEL_B, PLAYER, "new", winnable=True))
-        for _ in range(100):  # the hint, verdict and deals workers, and the resource tracker
-            if len(alive_in_session(bot.pid)) >= 4:
+        for _ in range(100):  # the bot, the resource tracker, the hint, verdict and deals workers
+            if len(alive_in_session(bot.pid)) >= 5:
                 break
             await asyncio.sleep(0.1)
         started = alive_in_session(bot.pid)
