@@ -253,6 +253,28 @@ async def test_after_kill_9_no_worker_of_the_bot_is_left_and_its_output_ends(fak
         bot.wait(timeout=10)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+async def test_a_clean_stop_closes_the_workers_of_the_bot(fake, tmp_path):
+    bot = launch(fake, tmp_path / "pyramide.db", folder=tmp_path)
+    try:
+        await connected(fake, 1)
+        board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
+        hint = next(b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == "Hint")
+        await fake.answered_after(fake.press(GUILD_A, PLAYER, board, hint))
+        assert len(alive_in_session(bot.pid)) >= 4  # the bot, the resource tracker, two workers at least
+        bot.send_signal(signal.SIGTERM)
+        assert bot.wait(timeout=20) == 0
+        left: list[str] = []
+        for _ in range(50):  # the tracker ends once the workers have
+            left = alive_in_session(bot.pid)
+            if not left:
+                break
+            await asyncio.sleep(0.1)
+        assert left == [], left
+    finally:
+        stop(bot)
+
+
 async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(fake, tmp_path, database_url):
     db = database_url  # a SQLite file, or (the same test again) a PostgreSQL database
     first, second = launch(fake, db, "2", "0", folder=tmp_path), launch(fake, db, "2", "1", folder=tmp_path)

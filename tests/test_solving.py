@@ -5,9 +5,12 @@ channel's lock only for a bounded time, and work beyond its cap is answered "bus
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import os
 import time
 
 from pyramide import Rules
+from pyramide.workers import die_with_parent
 from tests.deals import stuck_game
 from tests.harness import OTHER_CHANNEL_ID, start
 from tests.holding import hold_until
@@ -85,3 +88,15 @@ async def test_animations_beyond_their_cap_are_answered_busy_try_again(harness):
     harness.bot.solver.limits["animation"] = 3
     sent = await harness.press(replay)  # trying again, once there is room, works
     assert any(name.endswith(".gif") for s in sent for name, _ in s.files)
+
+
+def test_a_worker_whose_parent_died_while_it_started_ends_at_once():
+    """The parent may die between the worker's fork and its death-signal request: the worker's first step
+    sees that its parent is not the process that started it, and ends instead of waiting for work."""
+    context = multiprocessing.get_context("spawn")
+    orphan = context.Process(target=die_with_parent, args=(os.getpid() + 1_000_000,))  # not its parent
+    child = context.Process(target=die_with_parent, args=(os.getpid(),))
+    for process in (orphan, child):
+        process.start()
+        process.join(30)
+    assert orphan.exitcode == 1 and child.exitcode == 0
