@@ -27,12 +27,13 @@ from dotenv import load_dotenv
 
 from cogs.common import CatalogueTranslator
 from cogs.health import Health
-from pyramide.daily import daily_rating
 from pyramide.i18n import LANGUAGES, rank_letters
-from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
+from pyramide.manager import GameManager
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
+from pyramide.solving import SolverBusy, SolverService
 from pyramide.storage import GuildSettings, Storage
+from pyramide.workers import Workers
 from pyramide_bot.settings import DEFAULT_GRACE_DAYS, Deployment, Settings, SettingsError
 
 HERE = Path(__file__).resolve().parent
@@ -69,6 +70,7 @@ class PyramideBot(commands.Bot):
         metrics_host: str = "127.0.0.1",
         data_grace_days: int = DEFAULT_GRACE_DAYS,
         daily_secret: str | None = None,
+        workers: Workers | None = None,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -82,7 +84,12 @@ class PyramideBot(commands.Bot):
         )
         self.storage = storage
         self.clock = clock
-        self.manager = GameManager(storage, clock=clock)
+        # The worker processes are the bot's own unless handed in (then their giver closes them): started
+        # in setup_hook, closed in close(). The solver service over them is always this bot's own.
+        self.workers = workers or Workers()
+        self._own_workers = workers is None
+        self.solver = SolverService(self.workers)
+        self.manager = GameManager(storage, clock=clock, solver=self.solver)
         self.dev_guild_id = dev_guild_id
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
@@ -96,6 +103,7 @@ class PyramideBot(commands.Bot):
         self._configured_secret = daily_secret
         self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
         self.daily_codes: dict[date, str] = {}
+        self._background: set[asyncio.Future[None]] = set()
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """A server's settings, read from storage once and kept (they change only through this bot)."""
@@ -114,22 +122,28 @@ class PyramideBot(commands.Bot):
         await self.storage.save_settings(guild_id, settings)
         self._settings[guild_id] = settings
 
-    def prepare_dailies(self) -> None:
-        """Find and rate today's daily deal in the verdict worker, in the background (it keeps it), and in
-        the last hour of the day tomorrow's: the first player of a day never waits for the search by
-        difficulty (a few hundred ms)."""
+    async def prepare_daily(self, day: date) -> None:
+        """Work out ``day``'s daily deal (found by difficulty and rated, in the solver's worker: up to a
+        second or two) and keep it, so that no player waits for it."""
+        if day in self.daily_codes:
+            return
+        try:
+            self.daily_codes[day] = (await self.solver.daily(day, self.daily_secret)).code
+        except SolverBusy:
+            log.warning("the daily deal of %s could not be worked out in advance; it will be when asked", day)
+
+    def prepare_tomorrow(self) -> None:
+        """In the last hour of a UTC day, tomorrow's daily is worked out in the background."""
         now = datetime.fromtimestamp(self.clock(), UTC)
-        days = [now.date()]
         if now.hour == 23:
-            days.append(now.date() + timedelta(days=1))
-        for day in days:
-            VERDICT_POOL.executor().submit(daily_rating, day, self.daily_secret)
+            task = asyncio.ensure_future(self.prepare_daily(now.date() + timedelta(days=1)))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     async def setup_hook(self) -> None:
         # Card faces of every language are drawn once, and the solver's worker processes started, before
         # the first press: boards are then drawn on the event loop in a fraction of a millisecond.
-        HINT_POOL.warm()
-        VERDICT_POOL.warm()
+        self.workers.start()
         await asyncio.to_thread(warm_faces)
         if not has_compiled_core():
             log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
@@ -137,7 +151,10 @@ class PyramideBot(commands.Bot):
         fresh = secrets.token_hex(32)
         chosen = self._configured_secret or await self.storage.daily_secret(fresh)
         self.daily_secret = chosen.encode()
-        self.prepare_dailies()
+        try:  # today's daily is known before the first interaction arrives
+            await asyncio.wait_for(self.prepare_daily(datetime.fromtimestamp(self.clock(), UTC).date()), 15)
+        except TimeoutError:
+            log.warning("the daily deal took more than 15 s to work out; it will be when asked")
         for name in EXTENSIONS:
             try:
                 await self.load_extension(name)
@@ -209,6 +226,12 @@ class PyramideBot(commands.Bot):
         SCOREBOARDS.cancel()
         await super().close()
         await self.health.stop()
+        self.release_workers()
+
+    def release_workers(self) -> None:
+        """Close the worker processes if they are the bot's own (each ends after its current task)."""
+        if self._own_workers:
+            self.workers.close()
 
     def invite_url(self) -> str:
         """The invite link with the bot's scopes and the exact permissions it needs."""

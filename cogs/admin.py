@@ -33,7 +33,7 @@ class Admin(commands.Cog):
 
     async def housekeeping(self) -> None:
         dropped = self.bot.manager.evict_idle()
-        self.bot.prepare_dailies()  # tomorrow's daily is ready before midnight
+        self.bot.prepare_tomorrow()  # tomorrow's daily is ready before midnight
         if dropped:
             log.info("dropped %d idle games from memory", dropped)
         try:

@@ -60,7 +60,7 @@ class Health:
             lambda: bot.manager.live_count
         )
         Gauge("pyramide_solver_waiting", "Hints queued or being worked out", registry=self.registry).set_function(
-            lambda: bot.manager.waiting_hints
+            lambda: bot.solver.waiting_hints
         )
         Gauge("pyramide_in_flight", "Interactions being answered", registry=self.registry).set_function(
             lambda: bot.in_flight

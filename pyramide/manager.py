@@ -2,87 +2,29 @@
 
 ``GameManager.turn(channel_id)`` is the one way into a channel's game: it takes the channel's lock,
 loads the game (from memory or storage), and hands out a ``Turn`` to check, apply, store and answer
-inside that lock, so answers leave in the order the moves were made. The solver runs in pools of
-its own with a wall-clock deadline, so hints cannot starve the end-of-game verdicts or other channels.
+inside that lock, so answers leave in the order the moves were made. The solver's questions go to the
+solver service (``pyramide.solving``) the manager is given; only the hints' count is kept here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-import os
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
 
 from .daily import clearing_picture
+from .errors import GameError as GameError
 from .events import Event, Outcome
 from .game import Game, InvalidAction
-from .rules import Rules
-from .solver import Hint, Verdict, compiled_for, hint, max_removable, solve
+from .solver import Hint
+from .solving import SolverBusy, SolverService
 from .storage import BROKEN, ENDED, STUCK, WON, GameRecord, MoveConflict, Storage
 
 log = logging.getLogger(__name__)
-R = TypeVar("R")
-
-
-class SolverPool:
-    """One worker process for solver work. A search in pure Python holds the GIL for its whole run; in
-    a thread it would slow every await of the event loop (measured: one hard hint delayed other
-    channels' answers by 1.2 s), in a process of its own it cannot. A crashed worker is replaced."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._pool: Executor | None = None
-
-    def executor(self) -> Executor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        return self._pool
-
-    def warm(self) -> None:
-        """Start the worker now, so the first question does not wait for it."""
-        self.executor().submit(os.getpid)
-
-    async def run(self, function: Callable[..., R], *args: object) -> R:
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self.executor(), function, *args)
-        except BrokenProcessPool:
-            log.error("solver worker %s stopped; starting a new one", self.name)
-            self._pool = None
-            raise
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-
-# The solver's own pools: hints (a player asked) and end-of-game verdicts, so a verdict never queues
-# behind hints, and neither takes the render pool or asyncio's default executor.
-HINT_POOL = SolverPool("hints")
-VERDICT_POOL = SolverPool("verdicts")
-ANIMATION_POOL = SolverPool("animations")  # winning lines and replays: solved, drawn and encoded there
-HINT_SECONDS = 2.0  # wall-clock limit of one hint, from the moment it is asked
-VERDICT_SECONDS = 2.5  # wall-clock limit of the "was this deal winnable" question
-MAX_WAITING_HINTS = 6  # hints queued or running over all games; more are refused as busy
-# Node limits for a question a player waits for (a hint, the end-of-game verdict, a winnable deal):
-# about the same wall time, a few seconds at most, for the Python search and the compiled core.
-PYTHON_WAIT_NODES = 300_000
-COMPILED_WAIT_NODES = 3_000_000
-CACHE_SIZE = 512
-
-
-class GameError(Exception):
-    """A request that cannot be served; ``key`` names the message shown to the player."""
-
-    key = "error"
 
 
 class NoGame(GameError):
@@ -91,10 +33,6 @@ class NoGame(GameError):
 
 class StaleBoard(GameError):
     key = "stale_board"
-
-
-class SolverBusy(GameError):
-    key = "solver_busy"
 
 
 class GameExists(GameError):
@@ -235,7 +173,8 @@ class Turn:
 
 class GameManager:
     """Holds the engines of the channels being played: at most ``max_live`` (least recently used
-    dropped first, reloaded from storage on demand), and those idle for ``idle_seconds``."""
+    dropped first, reloaded from storage on demand), and those idle for ``idle_seconds``. Hints are
+    asked of ``solver`` (without one, every hint is refused as busy)."""
 
     def __init__(
         self,
@@ -245,8 +184,10 @@ class GameManager:
         idle_seconds: float = 1800.0,
         max_live: int = 2000,
         monotonic: Callable[[], float] = time.monotonic,
+        solver: SolverService | None = None,
     ) -> None:
         self.storage = storage
+        self.solver = solver
         self.clock = clock  # wall time, for what is recorded
         self.monotonic = monotonic  # for idleness: immune to clock changes
         self.idle_seconds = idle_seconds
@@ -254,10 +195,6 @@ class GameManager:
         self._live: OrderedDict[int, Live] = OrderedDict()  # least recently used first
         self._used: dict[int, float] = {}
         self._gates: dict[int, _Gate] = {}
-        self._hint_gates: dict[int, _Gate] = {}
-        self._hints: OrderedDict[tuple[int, int], Hint] = OrderedDict()
-        self._verdicts: OrderedDict[str, tuple[Verdict, int | None]] = OrderedDict()
-        self._waiting_hints = 0
 
     # ---------------------------------------------------------------- the way in
     @asynccontextmanager
@@ -282,10 +219,6 @@ class GameManager:
     @property
     def live_count(self) -> int:
         return len(self._live)
-
-    @property
-    def waiting_hints(self) -> int:
-        return self._waiting_hints
 
     @property
     def lock_count(self) -> int:
@@ -472,47 +405,15 @@ class GameManager:
 
     # ------------------------------------------------------------------ solver
     async def hint(self, live: Live, game: Game, *, request: int | None = None) -> Hint:
-        """A hint for ``game`` (a snapshot of ``live``'s position), counted for the game, once per
-        interaction ``request`` (a press delivered to two processes counts once).
-
-        At most one hint per game is worked out at a time; the answer for a position is kept, so
-        asking again costs nothing. Raises ``SolverBusy`` when too many hints wait overall."""
-        game_id = live.record.id
-        key = (game_id, game.version)
-        async with _holding(self._hint_gates, game_id):
-            known = self._hints.get(key)
-            if known is None:
-                if self._waiting_hints >= MAX_WAITING_HINTS:
-                    raise SolverBusy()
-                self._waiting_hints += 1
-                try:
-                    deadline = time.monotonic() + HINT_SECONDS
-                    known = await HINT_POOL.run(hint, game, wait_nodes(game.rules), deadline)
-                except BrokenProcessPool as error:
-                    raise SolverBusy() from error
-                finally:
-                    self._waiting_hints -= 1
-                _remember(self._hints, key, known)
-        if await self.storage.add_hint(game_id, request):
+        """A hint for ``game`` (a snapshot of ``live``'s position) from the solver service, counted for the
+        game once per interaction ``request`` (a press delivered to two processes counts once). Raises
+        ``SolverBusy`` when too many hints wait."""
+        if self.solver is None:
+            raise SolverBusy()
+        known = await self.solver.hint(live.record.id, game)
+        if await self.storage.add_hint(live.record.id, request):
             live.record.hints += 1
         return known
-
-    def known_verdict(self, code: str) -> tuple[Verdict, int | None] | None:
-        return self._verdicts.get(code)
-
-    async def verdict(self, code: str) -> tuple[Verdict, int | None]:
-        """Whether a deal was winnable from its start, and the most cards it allowed (decided answers kept)."""
-        known = self._verdicts.get(code)
-        if known is not None:
-            return known
-        deadline = time.monotonic() + VERDICT_SECONDS
-        try:
-            found = await VERDICT_POOL.run(deal_verdict, code, deadline)
-        except BrokenProcessPool:
-            return Verdict.UNDECIDED, None
-        if found[0] is not Verdict.UNDECIDED:
-            _remember(self._verdicts, code, found)
-        return found
 
     # ---------------------------------------------------------------- memory
     def _keep(self, live: Live) -> Live:
@@ -547,30 +448,3 @@ class GameManager:
         """Drop a channel's engine from memory (as after a restart)."""
         self._live.pop(channel_id, None)
         self._used.pop(channel_id, None)
-
-
-def wait_nodes(rules: Rules) -> int:
-    """The node limit for a question a player waits for under these rules."""
-    return COMPILED_WAIT_NODES if compiled_for(rules) else PYTHON_WAIT_NODES
-
-
-def deal_verdict(code: str, deadline: float | None = None) -> tuple[Verdict, int | None]:
-    """Whether a deal was winnable from the start, and the most cards it allowed (``None`` if unknown)."""
-    game = Game.from_code(code)
-    result = solve(game, wait_nodes(game.rules), deadline)
-    if result.won:
-        return result.verdict, 28
-    if result.verdict is Verdict.IMPOSSIBLE:
-        return result.verdict, max_removable(game, wait_nodes(game.rules), deadline)
-    return result.verdict, None
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-def _remember(cache: OrderedDict[K, V], key: K, value: V) -> None:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > CACHE_SIZE:
-        cache.popitem(last=False)

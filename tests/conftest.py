@@ -8,6 +8,7 @@ import pytest
 from pyramide import Card, Game, Rules
 from pyramide.cards import full_deck
 from pyramide.storage import Storage, from_url
+from pyramide.workers import Workers
 from tests.postgres import PostgresMissing, ThrowawayPostgres, create_database, drop_database, run_to_end
 
 # The test modules whose ``storage`` and ``harness`` run against both backends; elsewhere SQLite only.
@@ -117,11 +118,20 @@ async def storage(database_url: str) -> AsyncIterator[Storage]:
     await store.close()
 
 
+@pytest.fixture(scope="session")
+def workers() -> Iterator[Workers]:
+    """The solver's worker processes, started once for the run (each bot still gets a solver service of
+    its own: its caches and queues are fresh in every test)."""
+    pools = Workers()
+    yield pools
+    pools.close()
+
+
 @pytest.fixture
-async def harness(database_url: str):
+async def harness(database_url: str, workers: Workers):
     """The real bot on a real database, with only Discord's HTTP edge replaced (tests/harness.py)."""
     from tests.harness import Harness
 
-    h = await Harness(database_url).start()
+    h = await Harness(database_url, workers=workers).start()
     yield h
     await h.stop()

@@ -24,6 +24,7 @@ from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 from bot import PyramideBot
 from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.sqlite import SQLiteStorage
+from pyramide.workers import Workers
 
 APP_ID = 900_000_000_000_000_001
 GUILD_ID = 800_000_000_000_000_001
@@ -397,8 +398,11 @@ class RecordingAdapter(AsyncWebhookAdapter):
 class Harness:
     """A bot on a real SQLite file, and helpers to send it interactions as Discord would."""
 
-    def __init__(self, db_path: str, hub: Hub | None = None, clock: list[float] | None = None) -> None:
+    def __init__(
+        self, db_path: str, hub: Hub | None = None, clock: list[float] | None = None, workers: Workers | None = None
+    ) -> None:
         self.db_path = db_path
+        self.workers = workers  # worker processes shared by the tests (their giver closes them); else the bot's own
         self.hub = hub or Hub()
         self.now = clock or [1_764_460_800.0]  # 2025-11-30T00:00:00Z, moved by tests
         self.bot: PyramideBot | None = None
@@ -416,7 +420,7 @@ class Harness:
         else:
             self.storage = SQLiteStorage(self.db_path, synchronous=self.synchronous)
         await self.storage.open()
-        bot = PyramideBot(self.storage, clock=lambda: self.now[0])
+        bot = PyramideBot(self.storage, clock=lambda: self.now[0], workers=self.workers)
         bot._connection.application_id = APP_ID
         bot._connection.user = discord.ClientUser(state=bot._connection, data=BOT_USER)  # as after login
         bot.http.request = self.hub.http_request  # type: ignore[method-assign]
@@ -431,6 +435,7 @@ class Harness:
         if self.bot is not None:
             for cog in list(self.bot.cogs):
                 await self.bot.remove_cog(cog)
+            self.bot.release_workers()
         if self.storage is not None:
             await self.storage.close()
 

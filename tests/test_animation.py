@@ -8,7 +8,6 @@ import pytest
 from PIL import Image, ImageChops
 
 from pyramide import STOCK, Game, Rules
-from pyramide import manager as manager_module
 from pyramide.labels import Labels
 from pyramide.render import render_image
 from pyramide.replay import (
@@ -106,15 +105,15 @@ def gif_of(sent: list) -> tuple[str, bytes, str]:
 
 
 @pytest.fixture
-def counted_pool(monkeypatch):
+def counted_pool(harness, monkeypatch):
     calls: list[str] = []
-    real = manager_module.ANIMATION_POOL.run
+    real = harness.bot.workers.animations.run
 
     async def run(function, *args):
         calls.append(function.__name__)
         return await real(function, *args)
 
-    monkeypatch.setattr(manager_module.ANIMATION_POOL, "run", run)
+    monkeypatch.setattr(harness.bot.workers.animations, "run", run)
     return calls
 
 

@@ -10,6 +10,7 @@ from PIL import Image
 
 from pyramide import Game, Rules
 from pyramide.daily import daily_game
+from pyramide.difficulty import rate
 from pyramide.solver import solve
 from pyramide.storage import ENDED, WON
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, labels
@@ -153,7 +154,8 @@ async def test_the_share_line_gives_nothing_away_and_the_share_button_posts_it(h
     sent = await harness.press(share)
     posted = next(s for s in sent if s.path == "/channels/{channel_id}/messages")
     assert f"/channels/{CHANNEL_ID}/messages" in posted.url  # in the channel the thread belongs to
-    assert "Pyramide daily #334 · easy · gave up" in posted.content and not CARD_NAME.search(posted.content)
+    tier = rate(daily_game(date(2026, 11, 30), harness.bot.daily_secret)).tier  # before the schedule: as measured
+    assert f"Pyramide daily #334 · {tier} · gave up" in posted.content and not CARD_NAME.search(posted.content)
     assert "Shared in" in sent[-1].content and sent[-1].ephemeral
     sent = await harness.press(share, user=STRANGER)
     assert "This is <@" in sent[-1].content  # only the player shares their result

@@ -9,7 +9,6 @@ import logging
 import pytest
 
 from pyramide import STOCK, WASTE, Game
-from pyramide import manager as manager_module
 from tests.deals import kings_and_pairs
 from tests.harness import (
     ADMIN,
@@ -234,13 +233,13 @@ async def test_a_long_card_name_is_answered_within_discords_limits(harness):
 async def test_one_hint_per_game_at_a_time_and_a_repeated_hint_costs_nothing(harness, monkeypatch):
     await start(harness, kings_and_pairs().code)
     calls = []
-    real = manager_module.HINT_POOL.run
+    real = harness.bot.workers.hints.run
 
     async def counted(function, game, *args):
         calls.append(game.version)
         return await real(function, game, *args)
 
-    monkeypatch.setattr(manager_module.HINT_POOL, "run", counted)
+    monkeypatch.setattr(harness.bot.workers.hints, "run", counted)
     board_id = int(harness.board()["id"])
     hint = harness.board_button("Hint")
     known = asyncio.all_tasks()
@@ -253,8 +252,8 @@ async def test_one_hint_per_game_at_a_time_and_a_repeated_hint_costs_nothing(har
     assert record.hints == 4  # every hint shown is counted
 
 
-async def test_too_many_hints_at_once_are_refused_as_busy(harness, monkeypatch):
-    monkeypatch.setattr(manager_module, "MAX_WAITING_HINTS", 0)
+async def test_too_many_hints_at_once_are_refused_as_busy(harness):
+    harness.bot.solver.limits["hint"] = 0
     await start(harness, kings_and_pairs().code)
     sent = await harness.press(harness.board_button("Hint"))
     assert "busy" in sent[-1].content and harness.hub.visible_flags(sent[-1]) & 64
@@ -273,13 +272,14 @@ async def test_a_stuck_ending_move_is_deferred_before_the_verdict_is_worked_out(
         await manager.act(CHANNEL_ID, lambda g, s=spot: g.tap(s))
     assert game.outcome is None and len(game.stock) == 0
     seen = []
-    real = type(manager).verdict
+    solver = harness.bot.solver
+    real = solver.verdict
 
-    async def watched(self, code):
+    async def watched(code):
         seen.append([s.data["type"] for s in harness.hub.sent[-3:] if s.path.endswith("/callback")])
-        return await real(self, code)
+        return await real(code)
 
-    monkeypatch.setattr(type(manager), "verdict", watched)
+    monkeypatch.setattr(solver, "verdict", watched)
     board_id = int(harness.board()["id"])
     await harness.press(harness.board_button("Hint"), board_id)  # bring the message up to date
     top = harness.board_button(str(game.card_at("waste")))

@@ -13,7 +13,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -29,9 +31,12 @@ GUILD_B = (1 << 40) + (1 << 22)  # shard 1 of 2
 CHANNEL_A, CHANNEL_B = 710_000_000_000_000_001, 710_000_000_000_000_002
 
 
-def launch(fake: FakeDiscord, db: Path | str, *shard: str, folder: Path | None = None) -> subprocess.Popen[bytes]:
+def launch(
+    fake: FakeDiscord, db: Path | str, *shard: str, folder: Path | None = None, piped: bool = False
+) -> subprocess.Popen[bytes]:
     """``python bot.py`` with the fake Discord's REST base, on a SQLite file or a PostgreSQL URL (its logs
-    in ``folder``, by default the file's); ``shard``: SHARD_COUNT and SHARD_IDS."""
+    in ``folder``, by default the file's, or with ``piped`` its stdout and stderr as pipes for the test to
+    read); ``shard``: SHARD_COUNT and SHARD_IDS."""
     if isinstance(db, str) and db.startswith("postgresql://"):
         url = db
         assert folder is not None
@@ -57,9 +62,9 @@ def launch(fake: FakeDiscord, db: Path | str, *shard: str, folder: Path | None =
         [sys.executable, str(ROOT / "bot.py")],
         cwd=folder,
         env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group: the solver workers go with it
+        stdout=subprocess.PIPE if piped else log,
+        stderr=subprocess.PIPE if piped else subprocess.STDOUT,
+        start_new_session=True,  # its own session and process group: the solver workers are in it
     )
     process.log_path = Path(log.name)  # type: ignore[attr-defined]
     log.close()
@@ -185,6 +190,89 @@ async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_pat
     finally:
         stop(bot)
     assert [row[:2] for row in stored(db)] == [("won", moves_after(len(labels)))]  # (its actions now packed)
+
+
+def alive_in_session(session: int) -> list[str]:
+    """The processes (not zombies) of a session, as "pid command" lines, read from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (name) ": state, ppid, pgrp, session
+        if fields[0] != "Z" and int(fields[3]) == session:
+            found.append(f"{entry.name} {command[:120]}")
+    return found
+
+
+def read_to_end(stream: IO[bytes], done: threading.Event) -> None:
+    while stream.read(65536):
+        pass
+    done.set()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+async def test_after_kill_9_no_worker_of_the_bot_is_left_and_its_output_ends(fake, tmp_path):
+    """A supervisor that kills the bot (``kill -9``, the bot alone, not its process group) finds none of
+    its processes left 10 s later (solver workers, multiprocessing's resource tracker), and a reader of
+    the bot's stdout and stderr gets to their end instead of hanging."""
+    bot = launch(fake, tmp_path / "pyramide.db", folder=tmp_path, piped=True)
+    ended = [threading.Event(), threading.Event()]
+    assert bot.stdout is not None and bot.stderr is not None
+    for stream, done in zip((bot.stdout, bot.stderr), ended, strict=True):
+        threading.Thread(target=read_to_end, args=(stream, done), daemon=True).start()
+    try:
+        await connected(fake, 1)
+        board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
+        hint = next(b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == "Hint")
+        await fake.answered_after(fake.press(GUILD_A, PLAYER, board, hint))
+        await fake.answered_after(fake.command(GUILD_B, CHANNEL_B, PLAYER, "new", winnable=True))
+        for _ in range(100):  # the bot, the resource tracker, the hint, verdict and deals workers
+            if len(alive_in_session(bot.pid)) >= 5:
+                break
+            await asyncio.sleep(0.1)
+        started = alive_in_session(bot.pid)
+        assert len(started) >= 4, started  # the bot, the tracker and at least two workers
+        os.kill(bot.pid, signal.SIGKILL)
+        bot.wait(timeout=10)
+        left = started
+        for _ in range(100):
+            left = alive_in_session(bot.pid)
+            if not left and all(done.is_set() for done in ended):
+                break
+            await asyncio.sleep(0.1)
+        assert left == [], left
+        assert all(done.is_set() for done in ended)  # stdout and stderr reached their end
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(bot.pid, signal.SIGKILL)  # whatever is left of the group
+        bot.wait(timeout=10)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+async def test_a_clean_stop_closes_the_workers_of_the_bot(fake, tmp_path):
+    bot = launch(fake, tmp_path / "pyramide.db", folder=tmp_path)
+    try:
+        await connected(fake, 1)
+        board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
+        hint = next(b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == "Hint")
+        await fake.answered_after(fake.press(GUILD_A, PLAYER, board, hint))
+        assert len(alive_in_session(bot.pid)) >= 4  # the bot, the resource tracker, two workers at least
+        bot.send_signal(signal.SIGTERM)
+        assert bot.wait(timeout=20) == 0
+        left: list[str] = []
+        for _ in range(50):  # the tracker ends once the workers have
+            left = alive_in_session(bot.pid)
+            if not left:
+                break
+            await asyncio.sleep(0.1)
+        assert left == [], left
+    finally:
+        stop(bot)
 
 
 async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(fake, tmp_path, database_url):

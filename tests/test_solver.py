@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from pyramide import Game, Outcome, Rules, manager, solver
+from pyramide import Game, Outcome, Rules, solver, solving
 from pyramide.solver import Verdict, first_winnable, hint, max_removable, solve
 from tests.deals import ALL_RULES, kings_and_pairs, queen_over_all_aces, two_pass
 
@@ -245,14 +245,12 @@ def test_compiled_core_refuses_bad_input_instead_of_crashing(position, value, pr
 def test_a_hard_lost_three_pass_deal_still_gets_its_card_count_at_the_end():
     """Deal 159 under three passes needs more nodes than the Python search is given while a player
     waits; the compiled core gets ten times as many, so the end message can name the count."""
-    from pyramide.manager import deal_verdict
-
     rules = Rules(pass_limit=2)
     code = Game.from_number(159, rules).code
-    assert max_removable(Game.from_code(code), manager.PYTHON_WAIT_NODES) is None
-    assert manager.wait_nodes(rules) > manager.PYTHON_WAIT_NODES
-    assert manager.wait_nodes(Rules()) == manager.PYTHON_WAIT_NODES
-    assert deal_verdict(code) == (Verdict.IMPOSSIBLE, 27)
+    assert max_removable(Game.from_code(code), solving.PYTHON_WAIT_NODES) is None
+    assert solving.wait_nodes(rules) > solving.PYTHON_WAIT_NODES
+    assert solving.wait_nodes(Rules()) == solving.PYTHON_WAIT_NODES
+    assert solving.deal_verdict(code) == (Verdict.IMPOSSIBLE, 27)
 
 
 def test_a_deadline_stops_the_python_search_as_undecided():

@@ -9,7 +9,8 @@ import discord
 import pytest
 
 from pyramide import Game
-from pyramide.daily import daily_deal_number, daily_number, daily_start, time_to_next
+from pyramide.daily import daily_deal_number, daily_game, daily_number, daily_start, time_to_next
+from pyramide.difficulty import rate
 from pyramide.solver import solve
 from pyramide.stats import day_streaks, player_stats
 from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage, from_url, schema
@@ -286,7 +287,8 @@ async def test_share_line_after_a_counted_daily(harness):
     harness.now[0] += 221  # the clock runs from the opening of the attempt, not from the first move
     sent = await harness.command("end", channel_id=thread_id)
     text = "\n".join(s.content for s in sent)
-    assert "Pyramide daily #334 · gave up\n🃏 0/28 · ⏱️ 3:41 · 👣 1 · 💡 0\n⬛\n⬛⬛\n" in text
+    tier = rate(daily_game(date(2026, 11, 30), harness.bot.daily_secret)).tier  # before the schedule: as measured
+    assert f"Pyramide daily #334 · {tier} · gave up\n🃏 0/28 · ⏱️ 3:41 · 👣 1 · 💡 0\n⬛\n⬛⬛\n" in text
 
 
 async def test_daily_leaderboard_ranks_today_on_this_server(harness):

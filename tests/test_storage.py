@@ -15,6 +15,7 @@ import pytest
 
 from pyramide import STOCK, Game
 from pyramide.manager import GameManager, StaleBoard
+from pyramide.solving import SolverService
 from pyramide.storage import BROKEN, WON, MoveConflict, StorageError, StorageUnavailable, from_url
 from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.backends import raw, twin
@@ -614,9 +615,9 @@ async def test_processes_opening_a_new_database_together_all_start(database_url)
             await storage.close()
 
 
-async def test_a_hint_asked_by_one_interaction_is_counted_once_even_when_two_processes_answer_it(storage):
+async def test_a_hint_asked_by_one_interaction_is_counted_once_even_when_two_processes_answer_it(storage, workers):
     """A hint press delivered to two processes (a rolling restart) is worked out by both; it counts once."""
-    manager = GameManager(storage)
+    manager = GameManager(storage, solver=SolverService(workers))
     live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     other = twin(storage)
     await other.open()
@@ -625,7 +626,7 @@ async def test_a_hint_asked_by_one_interaction_is_counted_once_even_when_two_pro
         assert second is not None
         await asyncio.gather(
             manager.hint(live, live.game.copy(), request=7001),
-            GameManager(other).hint(second, second.game.copy(), request=7001),
+            GameManager(other, solver=SolverService(workers)).hint(second, second.game.copy(), request=7001),
         )
         assert (await storage.game(live.record.id)).hints == 1
         await manager.hint(live, live.game.copy(), request=7002)  # the player asks again: a new interaction

@@ -1,19 +1,19 @@
 """Watch how a deal could have been won, or replay one's own game: an animated picture posted under a
-finished board. The frames are drawn and encoded in a worker process of their own; a second request
-for the same animation is answered from memory."""
+finished board. The frames are drawn and encoded in the solver service's animation worker (at most a
+few waiting; more are "busy, try again"); a second request for the same animation is answered from the
+service's memory."""
 
 from __future__ import annotations
 
 import io
 import time
-from collections import OrderedDict
 
 import discord
 
 from pyramide import Game
 from pyramide.i18n import t
-from pyramide.manager import ANIMATION_POOL, wait_nodes
 from pyramide.replay import MAX_BYTES, Animation, replay_animation, winning_animation
+from pyramide.solving import SolverBusy, wait_nodes
 from pyramide.storage import PLAYING
 
 from ..answer import Answer
@@ -21,33 +21,6 @@ from ..common import board_labels, bot_of, language, mention
 from .daily import is_todays_deal
 
 LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
-CACHE_BYTES = 64 * 1024 * 1024
-
-
-class AnimationCache:
-    """Finished animations by (kind, deal code or game, language), the least recently used dropped
-    beyond ``limit`` bytes."""
-
-    def __init__(self, limit: int = CACHE_BYTES) -> None:
-        self.limit = limit
-        self.size = 0
-        self._items: OrderedDict[tuple[str, str, str], Animation] = OrderedDict()
-
-    def get(self, key: tuple[str, str, str]) -> Animation | None:
-        found = self._items.get(key)
-        if found is not None:
-            self._items.move_to_end(key)
-        return found
-
-    def put(self, key: tuple[str, str, str], animation: Animation) -> None:
-        self._items[key] = animation
-        self.size += len(animation.data)
-        while self.size > self.limit and self._items:
-            _, dropped = self._items.popitem(last=False)
-            self.size -= len(dropped.data)
-
-
-CACHE = AnimationCache()
 
 
 async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
@@ -67,16 +40,18 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
         await answer.say(t(lang, "anim.daily_wait"))
         return
     key = (kind, record.code if kind == "line" else str(record.id), lang)
-    animation = CACHE.get(key)
+    animation: Animation | None = bot.solver.animations.get(key)
     if animation is None:
+        if not bot.solver.has_room("animation"):
+            raise SolverBusy()  # said privately, before any deferral
         await answer.defer()  # drawing and encoding take a second or two
         labels = board_labels(lang)
         if kind == "line":
             deadline = time.monotonic() + LINE_SECONDS
             nodes = wait_nodes(Game.from_code(record.code).rules)
-            found = await ANIMATION_POOL.run(winning_animation, record.code, labels, nodes, deadline)
+            found = await bot.solver.animate(winning_animation, record.code, labels, nodes, deadline)
         else:
-            found = await ANIMATION_POOL.run(replay_animation, record.code, tuple(record.actions), labels)
+            found = await bot.solver.animate(replay_animation, record.code, tuple(record.actions), labels)
         if found is None:
             await answer.say(t(lang, "anim.none"))
             return
@@ -84,7 +59,7 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
             await answer.say(t(lang, "anim.too_big"))
             return
         animation = found
-        CACHE.put(key, animation)
+        bot.solver.animations.put(key, animation)
     name = "winning-line" if kind == "line" else "replay"
     words = (
         t(lang, "anim.line", code=record.code, moves=animation.moves)

@@ -136,7 +136,7 @@ def deal_winnable(answer: Answer, record: GameRecord) -> bool:
     """Whether the deal is known to be winnable from its start: won, or proved by the solver."""
     if record.status == WON:
         return True
-    known = bot_of(answer.interaction).manager.known_verdict(record.code)
+    known = bot_of(answer.interaction).solver.known_verdict(record.code)
     return known is not None and known[0] is Verdict.WON
 
 

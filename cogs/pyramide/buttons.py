@@ -13,7 +13,7 @@ from pyramide.i18n import t
 from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
-from ..common import language
+from ..common import bot_of, language
 from . import animation, daily, flows, race, records
 
 SPOT_CODES = {"waste": "w", "under": "u", "stock": "s"}
@@ -173,7 +173,7 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew
             notes: tuple[str, ...] = ()
             if rules is not None:  # a winnable deal is found once the choice is made
                 await answer.defer()
-                game, notes = await flows.winnable_game(rules, lang)
+                game, notes = await flows.winnable_game(bot_of(interaction).solver, rules, lang)
             assert game is not None
             await flows.start_game(answer, game, replace_id=self.game_id, notes=notes)
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-import time
 from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
@@ -17,14 +15,15 @@ from discord.ext import commands
 
 from pyramide import STOCK, Game, Rules
 from pyramide.codes import MAX_DEAL_NUMBER
-from pyramide.difficulty import TIERS, Tier, find_rated, remember
+from pyramide.difficulty import TIERS, Tier
 from pyramide.i18n import t
-from pyramide.manager import VERDICT_POOL, wait_nodes
+from pyramide.solving import SolverService
 from pyramide.storage import GuildSettings
 
 from ..answer import LOST
 from ..common import language, text
 from . import buttons, daily, flows, records
+from .flows import Finder
 from .race import start_race
 
 if TYPE_CHECKING:
@@ -59,7 +58,6 @@ MONTH_CHOICES = [
     Choice(name=text("choice.month.this"), value="this"),
     Choice(name=text("choice.month.last"), value="last"),
 ]
-RATED_SECONDS = 2.5  # the longest a player waits for a deal of a difficulty (the answer is deferred)
 WHO_CHOICES = [
     Choice(name=text("choice.who.owner"), value="owner"),
     Choice(name=text("choice.who.anyone"), value="anyone"),
@@ -250,23 +248,16 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         await report_error(interaction, error)
 
 
-def rated_finder(tier: Tier) -> Callable[[Rules, str], Any]:
+def rated_finder(tier: Tier) -> Finder:
     """How /pyramide new finds a winnable deal of ``tier``: from a random number, in the solver's worker
     (solving and rating there, never on the event loop), for a few seconds at most."""
 
-    async def find(rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
-        deadline = time.monotonic() + RATED_SECONDS
-        start = secrets.randbelow(MAX_DEAL_NUMBER + 1)
-        try:
-            found = await VERDICT_POOL.run(find_rated, start, rules, tier, wait_nodes(rules), None, deadline)
-        except BrokenProcessPool:
-            found = None
+    async def find(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
+        found = await solver.rated(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules, tier)
         if found is None:
-            game, notes = await flows.winnable_game(rules, lang)
+            game, notes = await flows.winnable_game(solver, rules, lang)
             return game, (t(lang, "error.difficulty_not_found"), *notes)
-        number, rating = found
-        remember(rating)  # the worker's answer, kept here for the board's status line
-        return Game.from_number(number, rules), ()
+        return Game.from_number(found[0], rules), ()
 
     return find
 

@@ -16,14 +16,12 @@ from pyramide.daily import (
     DayKind,
     MonthCalendar,
     daily_number,
-    daily_rating,
     day_key,
     month_bounds,
     month_calendar,
     time_to_next,
     today,
 )
-from pyramide.difficulty import remember
 from pyramide.i18n import month_name, t, weekday_names
 from pyramide.render import MonthPicture, render_month
 from pyramide.stats import day_streaks
@@ -56,11 +54,7 @@ async def todays_game(interaction: discord.Interaction, day: date) -> Game:
     bot = bot_of(interaction)
     code = bot.daily_codes.get(day)
     if code is None:
-        from pyramide.manager import VERDICT_POOL
-
-        rating = await VERDICT_POOL.run(daily_rating, day, bot.daily_secret)
-        remember(rating)  # "Same deal again" after the day names its tier too
-        code = bot.daily_codes[day] = rating.code
+        code = bot.daily_codes[day] = (await bot.solver.daily(day, bot.daily_secret)).code
     return Game.from_code(code)
 
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import discord
@@ -17,8 +15,8 @@ from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidCard, InvalidCode, 
 from pyramide import events as ev
 from pyramide.codes import MAX_DEAL_NUMBER
 from pyramide.i18n import card_name, describe, parse_card, t
-from pyramide.manager import VERDICT_POOL, Live, SolverBusy, Turn, wait_nodes
-from pyramide.solver import first_winnable
+from pyramide.manager import Live, Turn
+from pyramide.solving import SolverBusy, SolverService
 from pyramide.storage import ABANDONED, ENDED, PLAYING
 
 from ..answer import Answer, answering
@@ -27,6 +25,8 @@ from . import buttons
 from .board import post_board, post_board_to, show, update_board
 from .words import code_problem, ending_words, rules_words
 
+# How /pyramide new finds a deal of its own kind (a winnable one, or one of a difficulty), with notes.
+Finder = Callable[[SolverService, Rules, str], Awaitable[tuple[Game, tuple[str, ...]]]]
 QUIET_EVENTS = (
     ev.Blocked,
     ev.NotInPlay,
@@ -36,9 +36,6 @@ QUIET_EVENTS = (
     ev.NoPassesLeft,
     ev.GameOver,
 )
-WINNABLE_TRIES = 60
-WINNABLE_BUDGET = 5  # times wait_nodes(rules), over all tries
-WINNABLE_SECONDS = 4.0  # and never longer than this
 
 
 async def reply(interaction: discord.Interaction, content: str) -> None:
@@ -411,7 +408,7 @@ async def new_game(
     rules: dict[str, Any],
     winnable: bool,
     thread: bool | None = None,
-    finder: Callable[[Rules, str], Awaitable[tuple[Game, tuple[str, ...]]]] | None = None,
+    finder: Finder | None = None,
 ) -> None:
     """/pyramide new: a random deal, the deal of a code, or a winnable deal (found by ``finder`` when
     given, e.g. one of a difficulty); in a thread of its own with ``thread`` (or the server's setting),
@@ -436,18 +433,21 @@ async def new_game(
             return
         place = _place(answer)
         manager = bot_of(interaction).manager
+        solver = bot_of(interaction).solver
         if place is not None and room is None:
             running = await manager.snapshot(place[1])
             if running is not None:
                 # Ask before any public deferral: the prompt is the player's alone.
                 if finder is not None:  # a deal of its own kind is found first, then named by its code
-                    await ask_replace(answer, running, (await finder(chosen, lang))[0], lang)
+                    await ask_replace(answer, running, (await finder(solver, chosen, lang))[0], lang)
                     return
                 await ask_replace(answer, running, Game.new(chosen), lang, winnable=True)
                 return
+        if not solver.has_room("winnable"):
+            raise SolverBusy()  # said privately, before the public deferral
         answer.private = False
         await answer.defer()
-        found, notes = await (finder or winnable_game)(chosen, lang)
+        found, notes = await (finder or winnable_game)(solver, chosen, lang)
         await start_game(answer, found, notes=notes, thread=room)
 
 
@@ -470,17 +470,10 @@ def options(given: dict[str, Any]) -> dict[str, Any]:
     return chosen
 
 
-async def winnable_game(rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
-    """The first deal from a random number that the solver proves winnable (a few seconds at most)."""
-    start = secrets.randbelow(MAX_DEAL_NUMBER + 1)
-    limit = wait_nodes(rules)
-    deadline = time.monotonic() + WINNABLE_SECONDS
-    try:
-        pick = await VERDICT_POOL.run(
-            first_winnable, start, rules, limit, WINNABLE_TRIES, WINNABLE_BUDGET * limit, deadline
-        )
-    except BrokenProcessPool:
-        pick = None
+async def winnable_game(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
+    """The first deal from a random number that the solver proves winnable (a few seconds at most).
+    Raises ``SolverBusy`` when too many searches wait."""
+    pick = await solver.winnable(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules)
     if pick is None:
         return Game.new(rules), (t(lang, "error.winnable_not_found"),)
     return Game.from_number(pick.number, rules), ()

@@ -67,11 +67,11 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
             if record.status == STUCK
             else t(lang, "end.ended", score=record.score, moves=record.moves)
         )
-        manager = bot_of(answer.interaction).manager
-        known = manager.known_verdict(record.code)
+        solver = bot_of(answer.interaction).solver
+        known = solver.known_verdict(record.code)
         if known is None:
             await answer.defer()
-            known = await manager.verdict(record.code)
+            known = await solver.verdict(record.code)  # a bounded wait (solving.VERDICT_WAIT)
         verdict, most = known
         if verdict is Verdict.WON:
             lines.append(t(lang, "end.was_winnable"))

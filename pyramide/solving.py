@@ -1,0 +1,269 @@
+"""The solver service: the questions the bot asks the solver (hints, end-of-game verdicts, winnable
+deals, the daily's deal) and the animations it draws, each answered in a worker process of its kind
+(``pyramide.workers``), admitted under a cap on waiting work, and kept once answered.
+
+One service per bot, made and released by whoever owns it: the bot makes it with its ``Workers`` and
+hands it to the game manager and the cogs. A test gets a fresh one with a new bot.
+
+Bounds (waiting or running at once, per kind; beyond them the player reads "busy, try again",
+``SolverBusy``): hints 6, verdicts 8, winnable deals 4, animations 3; the daily's deal is asked once at a
+time per day. A verdict is awaited at most ``VERDICT_WAIT`` seconds (it is answered inside a channel's
+lock): later, or over its cap, the end line says the deal could not be decided, and a verdict still being
+worked out is kept when it arrives (the next drawing of the board shows it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter, OrderedDict
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
+from datetime import date
+from typing import Any, Generic, Protocol, TypeVar
+
+from .daily import daily_rating
+from .difficulty import Rating, Tier, find_rated, remember
+from .errors import GameError
+from .game import Game
+from .rules import Rules
+from .solver import Hint, Verdict, WinnablePick, compiled_for, first_winnable, hint, max_removable, solve
+from .workers import PoolClosed, WorkerPool, Workers
+
+R = TypeVar("R")
+
+HINT_SECONDS = 2.0  # wall-clock limit of one hint, from the moment it is asked
+VERDICT_SECONDS = 2.5  # wall-clock limit of the "was this deal winnable" search, from the moment it is asked
+VERDICT_WAIT = 3.0  # the longest a turn waits for a verdict inside the channel's lock, queue included
+WINNABLE_SECONDS = 4.0  # wall-clock limit of the search for a winnable deal
+RATED_SECONDS = 2.5  # wall-clock limit of the search for a winnable deal of a difficulty
+WINNABLE_TRIES = 60
+WINNABLE_BUDGET = 5  # times wait_nodes(rules), over all tries
+# Node limits for a question a player waits for (a hint, the end-of-game verdict, a winnable deal):
+# about the same wall time, a few seconds at most, for the Python search and the compiled core.
+PYTHON_WAIT_NODES = 300_000
+COMPILED_WAIT_NODES = 3_000_000
+CACHE_SIZE = 512
+ANIMATION_CACHE_BYTES = 64 * 1024 * 1024
+# Work waiting or running at once, per kind; more is refused as busy.
+LIMITS = {"hint": 6, "verdict": 8, "winnable": 4, "animation": 3}
+
+Outcome = tuple[Verdict, int | None]  # a deal's verdict, and the most cards it allowed (None: unknown)
+UNDECIDED: Outcome = (Verdict.UNDECIDED, None)
+
+
+class SolverBusy(GameError):
+    """Too much work of this kind waits already: try again in a moment."""
+
+    key = "solver_busy"
+
+
+def wait_nodes(rules: Rules) -> int:
+    """The node limit for a question a player waits for under these rules."""
+    return COMPILED_WAIT_NODES if compiled_for(rules) else PYTHON_WAIT_NODES
+
+
+def deal_verdict(code: str, deadline: float | None = None) -> Outcome:
+    """Whether a deal was winnable from the start, and the most cards it allowed (``None`` if unknown)."""
+    game = Game.from_code(code)
+    result = solve(game, wait_nodes(game.rules), deadline)
+    if result.won:
+        return result.verdict, 28
+    if result.verdict is Verdict.IMPOSSIBLE:
+        return result.verdict, max_removable(game, wait_nodes(game.rules), deadline)
+    return result.verdict, None
+
+
+def winnable_pick(start: int, rules: Rules, deadline: float) -> WinnablePick | None:
+    """The first deal from ``start`` that the solver proves winnable, within the limits a player waits for."""
+    limit = wait_nodes(rules)
+    return first_winnable(start, rules, limit, WINNABLE_TRIES, WINNABLE_BUDGET * limit, deadline)
+
+
+class _Sized(Protocol):
+    @property
+    def data(self) -> bytes: ...
+
+
+A = TypeVar("A", bound=_Sized)
+
+
+class AnimationCache(Generic[A]):
+    """Finished animations by (kind, deal code or game, language), the least recently used dropped
+    beyond ``limit`` bytes."""
+
+    def __init__(self, limit: int = ANIMATION_CACHE_BYTES) -> None:
+        self.limit = limit
+        self.size = 0
+        self._items: OrderedDict[tuple[str, str, str], A] = OrderedDict()
+
+    def get(self, key: tuple[str, str, str]) -> A | None:
+        found = self._items.get(key)
+        if found is not None:
+            self._items.move_to_end(key)
+        return found
+
+    def put(self, key: tuple[str, str, str], animation: A) -> None:
+        old = self._items.pop(key, None)
+        if old is not None:
+            self.size -= len(old.data)
+        self._items[key] = animation
+        self.size += len(animation.data)
+        while self.size > self.limit and self._items:
+            _, dropped = self._items.popitem(last=False)
+            self.size -= len(dropped.data)
+
+
+class SolverService:
+    """The solver's questions and the animations, over ``workers`` (which the caller owns and closes)."""
+
+    def __init__(self, workers: Workers, limits: dict[str, int] | None = None) -> None:
+        self.workers = workers
+        self.limits = dict(LIMITS if limits is None else limits)
+        self.animations: AnimationCache[Any] = AnimationCache()  # kept by the cogs, by what they drew
+        self._waiting: Counter[str] = Counter()
+        self._hint_locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
+        self._hints: OrderedDict[tuple[int, int], Hint] = OrderedDict()
+        self._verdicts: OrderedDict[str, Outcome] = OrderedDict()
+        self._verdicts_asked: dict[str, asyncio.Task[Outcome]] = {}
+        self._dailies: dict[tuple[date, bytes | None], asyncio.Future[Rating]] = {}
+
+    def waiting(self, kind: str) -> int:
+        """Work of ``kind`` waiting for its worker or being worked out."""
+        return self._waiting[kind]
+
+    @property
+    def waiting_hints(self) -> int:
+        return self._waiting["hint"]
+
+    def has_room(self, kind: str) -> bool:
+        """Whether work of ``kind`` would be taken now (ask before a deferral that promises an answer)."""
+        return self._waiting[kind] < self.limits[kind]
+
+    async def _run(self, kind: str, pool: WorkerPool, function: Callable[..., R], *args: object) -> R:
+        """``function(*args)`` in ``pool``, counted as ``kind``; ``SolverBusy`` beyond the kind's limit or
+        when the worker cannot take it (it crashed, or the bot is stopping)."""
+        if not self.has_room(kind):
+            raise SolverBusy()
+        self._waiting[kind] += 1
+        try:
+            return await pool.run(function, *args)
+        except (BrokenProcessPool, PoolClosed) as error:
+            raise SolverBusy() from error
+        finally:
+            self._waiting[kind] -= 1
+
+    # ------------------------------------------------------------------ hints
+    @asynccontextmanager
+    async def _one_hint_at_a_time(self, game_id: int) -> AsyncIterator[None]:
+        lock, users = self._hint_locks.setdefault(game_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self._hint_locks[game_id]
+
+    async def hint(self, game_id: int, game: Game) -> Hint:
+        """A hint for ``game`` (a snapshot of game ``game_id``'s position). At most one hint per game is
+        worked out at a time, and the answer for a position is kept, so asking again costs nothing.
+        Raises ``SolverBusy`` when too many hints wait overall."""
+        key = (game_id, game.version)
+        async with self._one_hint_at_a_time(game_id):
+            known = self._hints.get(key)
+            if known is None:
+                deadline = time.monotonic() + HINT_SECONDS
+                known = await self._run("hint", self.workers.hints, hint, game, wait_nodes(game.rules), deadline)
+                _remember(self._hints, key, known)
+        return known
+
+    # --------------------------------------------------------------- verdicts
+    def known_verdict(self, code: str) -> Outcome | None:
+        return self._verdicts.get(code)
+
+    async def verdict(self, code: str) -> Outcome:
+        """Whether a deal was winnable from its start, and the most cards it allowed (decided answers kept).
+        Waits at most ``VERDICT_WAIT`` seconds; later, or with too many verdicts waiting, undecided."""
+        known = self._verdicts.get(code)
+        if known is not None:
+            return known
+        asked = self._verdicts_asked.get(code)
+        if asked is None:
+            if not self.has_room("verdict"):
+                return UNDECIDED
+            asked = self._verdicts_asked[code] = asyncio.ensure_future(self._solve_verdict(code))
+        try:
+            return await asyncio.wait_for(asyncio.shield(asked), VERDICT_WAIT)
+        except TimeoutError:
+            return UNDECIDED  # still worked out: kept when it arrives
+
+    async def _solve_verdict(self, code: str) -> Outcome:
+        try:
+            deadline = time.monotonic() + VERDICT_SECONDS
+            found = await self._run("verdict", self.workers.verdicts, deal_verdict, code, deadline)
+        except SolverBusy:
+            return UNDECIDED
+        finally:
+            self._verdicts_asked.pop(code, None)
+        if found[0] is not Verdict.UNDECIDED:
+            _remember(self._verdicts, code, found)
+        return found
+
+    # ------------------------------------------------------------------ deals
+    async def winnable(self, start: int, rules: Rules) -> WinnablePick | None:
+        """The first deal from ``start`` proved winnable under ``rules`` within a few seconds (``None``:
+        none found in time). Raises ``SolverBusy`` when too many searches wait."""
+        deadline = time.monotonic() + WINNABLE_SECONDS
+        return await self._run("winnable", self.workers.deals, winnable_pick, start, rules, deadline)
+
+    async def rated(self, start: int, rules: Rules, tier: Tier) -> tuple[int, Rating] | None:
+        """The first deal from ``start`` proved winnable and rated ``tier`` within ``RATED_SECONDS``
+        (``None``: none found in time), solved and rated in the deals worker; its rating is remembered
+        here for the board's status line. Raises ``SolverBusy`` when too many searches wait."""
+        deadline = time.monotonic() + RATED_SECONDS
+        found = await self._run(
+            "winnable", self.workers.deals, find_rated, start, rules, tier, wait_nodes(rules), None, deadline
+        )
+        if found is not None:
+            remember(found[1])
+        return found
+
+    async def daily(self, day: date, secret: bytes | None) -> Rating:
+        """The day's deal for this deployment and its rating, worked out once however many ask at the same
+        time (and remembered here, so that its boards name its tier)."""
+        key = (day, secret)
+        asked = self._dailies.get(key)
+        if asked is None:
+            asked = self._dailies[key] = asyncio.ensure_future(self._solve_daily(day, secret))
+            asked.add_done_callback(lambda _: self._dailies.pop(key, None))
+        return await asyncio.shield(asked)
+
+    async def _solve_daily(self, day: date, secret: bytes | None) -> Rating:
+        try:
+            # On the verdicts' worker, never behind winnable searches (the search by tier takes at most
+            # about 1.5 s, bench/difficulty.py search).
+            rating = await self.workers.verdicts.run(daily_rating, day, secret)
+        except (BrokenProcessPool, PoolClosed) as error:
+            raise SolverBusy() from error
+        remember(rating)
+        return rating
+
+    # ------------------------------------------------------------- animations
+    async def animate(self, function: Callable[..., R], *args: object) -> R:
+        """``function(*args)`` in the animation worker (a winning line or a replay: solved, drawn and
+        encoded there). Raises ``SolverBusy`` when too many wait."""
+        return await self._run("animation", self.workers.animations, function, *args)
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _remember(cache: OrderedDict[K, V], key: K, value: V) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > CACHE_SIZE:
+        cache.popitem(last=False)
