@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -16,7 +15,7 @@ from pyramide import STOCK
 from pyramide.i18n import t
 from pyramide.storage import GuildSettings
 
-from ..answer import LOST
+from ..answer import Answer, answering
 from ..common import language, text
 from . import buttons, daily, flows, records
 from .race import start_race
@@ -163,7 +162,8 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
 
     @app_commands.command(name="rules", description=text("cmd.rules"))
     async def rules(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(t(language(interaction), "rules.text"), ephemeral=True)
+        async with answering(interaction) as answer:
+            await answer.say(t(language(interaction), "rules.text"))
 
     # --------------------------------------------------------------- statistics
     @app_commands.command(name="stats", description=text("cmd.stats.show"))
@@ -211,8 +211,8 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         )
         ours = any(item.__discord_ui_compiled_template__.fullmatch(custom_id) for item in DYNAMIC_ITEMS)
         if not present or not ours:
-            with contextlib.suppress(*LOST):
-                await flows.reply(interaction, t(language(interaction), "error.stale_board"))
+            async with answering(interaction) as answer:
+                await answer.say(t(language(interaction), "error.stale_board"))
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -221,10 +221,11 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
 
 
 async def report_error(interaction: discord.Interaction, error: Exception) -> None:
-    """Log the failure and tell the player that nothing was lost (every answered move is stored)."""
+    """A command that failed before its flow began (a check, an option): logged, and the player told that
+    nothing was lost (every answered move is stored)."""
     log.error("command failed", exc_info=error)
-    with contextlib.suppress(*LOST):
-        await flows.reply(interaction, t(language(interaction), "error.generic"))
+    async with answering(interaction) as answer:
+        await answer.rescue(t(language(interaction), "error.generic"))
 
 
 @app_commands.guild_only()
@@ -260,9 +261,21 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         idle_minutes: app_commands.Range[int, 1, 1440] | None = None,
         new_in_thread: bool | None = None,
     ) -> None:
+        async with answering(interaction) as answer:
+            await self._settings(answer, error_help, who_can_play, idle_minutes, new_in_thread)
+
+    async def _settings(
+        self,
+        answer: Answer,
+        error_help: bool | None,
+        who_can_play: str | None,
+        idle_minutes: int | None,
+        new_in_thread: bool | None,
+    ) -> None:
+        interaction = answer.interaction
         lang = language(interaction)
         if not interaction.permissions.manage_guild:
-            await flows.reply(interaction, t(lang, "error.manage_server"))
+            await answer.say(t(lang, "error.manage_server"))
             return
         guild_id = interaction.guild_id or 0
         current = await self.bot.guild_settings(guild_id)
@@ -286,7 +299,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         )
         lines.append(t(lang, "settings.idle", minutes=changed.idle_minutes))
         lines.append(t(lang, "settings.thread.on" if changed.new_in_thread else "settings.thread.off"))
-        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+        await answer.say("\n".join(lines))
 
     @app_commands.command(name="reset-stats", description=text("cmd.stats.reset"))
     @app_commands.rename(player=text("opt.player"))

@@ -13,11 +13,12 @@ import discord
 from pyramide import Game
 from pyramide.daily import daily_game, daily_number, day_key, time_to_next, today
 from pyramide.i18n import t
+from pyramide.manager import Live
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
-from ..answer import Answer, answering
+from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
 from ..common import bot_of, language, mention, missing_permission
-from .board import post_board_to
+from .board import post_board_to, take_back
 from .words import share_text
 
 log = logging.getLogger(__name__)
@@ -109,9 +110,11 @@ async def play_daily(interaction: discord.Interaction) -> None:
             with contextlib.suppress(discord.HTTPException):
                 await thread.add_user(interaction.user)
             target, target_id = thread, thread.id
+        live: Live | None = None
         try:
             async with bot.manager.turn(target_id) as turn:
                 if turn.live is not None:
+                    await _remove_thread(thread)
                     await answer.say(t(lang, "error.daily_busy_here"))
                     return
                 live = await turn.start(
@@ -119,17 +122,25 @@ async def play_daily(interaction: discord.Interaction) -> None:
                 )
                 await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
                 title = [t(lang, "daily.title", number=number)]
-                if not await post_board_to(target, answer, live, lang, title, made=thread is not None):
+                posted = await post_board_to(target, answer, live, lang, title, made=thread is not None)
+                if not posted:
                     # The player never saw this board: its attempt and the empty thread were taken back.
-                    log.warning("daily board could not be posted in %s", target_id)
                     await answer.say(t(lang, "error.daily_post", permission="Attach Files / Send Messages in Threads"))
                     return
         except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
-            if thread is not None:
-                with contextlib.suppress(discord.HTTPException):
-                    await thread.delete()
+            await _remove_thread(thread)
             await answer.say(await _already(interaction, taken.attempt, lang, now))
             return
+        except Exception:
+            # Any later step failed before the board was up: nothing of this attempt stays half-made
+            # (the counted attempt is taken back with its game, so the player may open it again).
+            if live is not None and live.record.message_id is None:
+                with contextlib.suppress(Exception):
+                    await take_back(answer, live)
+                await _remove_thread(thread)
+            elif live is None:
+                await _remove_thread(thread)
+            raise
         await answer.say(
             "\n".join((t(lang, "daily.ready", number=number, thread=f"<#{target_id}>"), next_daily(lang, now)))
         )
@@ -145,6 +156,16 @@ async def _already(interaction: discord.Interaction, attempt: DailyAttempt, lang
         lines.append(share_text(record, attempt.picture, lang))
     lines.append(next_daily(lang, now))
     return "\n".join(lines)
+
+
+async def _remove_thread(thread: discord.Thread | None) -> None:
+    """Delete a thread made for a game that is not played in it after all (best effort, logged)."""
+    if thread is None:
+        return
+    try:
+        await thread.delete()
+    except DISCORD_ERRORS as error:
+        log_refusal(f"removal of thread {thread.id}", error)
 
 
 async def create_thread(parent: object, name: str) -> discord.Thread | None:

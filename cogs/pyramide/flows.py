@@ -5,6 +5,7 @@ actually in play, the action is applied and stored, and the answer is sent, all 
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -21,11 +22,13 @@ from pyramide.manager import VERDICT_POOL, Live, SolverBusy, Turn, wait_nodes
 from pyramide.solver import first_winnable
 from pyramide.storage import ABANDONED, ENDED, PLAYING
 
-from ..answer import Answer, answering
+from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, lost
 from ..common import bot_of, language, mention, missing_permission
 from . import buttons
 from .board import post_board, post_board_to, show, update_board
 from .words import code_problem, ending_words, rules_words
+
+log = logging.getLogger(__name__)
 
 QUIET_EVENTS = (
     ev.Blocked,
@@ -39,11 +42,6 @@ QUIET_EVENTS = (
 WINNABLE_TRIES = 60
 WINNABLE_BUDGET = 5  # times wait_nodes(rules), over all tries
 WINNABLE_SECONDS = 4.0  # and never longer than this
-
-
-async def reply(interaction: discord.Interaction, content: str) -> None:
-    """A private answer outside a flow (records, settings)."""
-    await Answer(interaction).say(content)
 
 
 async def allowed(answer: Answer, live: Live, lang: str) -> bool:
@@ -313,8 +311,15 @@ async def start_game(
             status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
         if thread is not None:
             await post_in_thread(answer, thread, live, lang, status)
-        else:
-            await post_board(answer, live, lang, status)
+            return
+        try:
+            await post_board(answer, live, lang, status, new=True)
+        except DISCORD_ERRORS as error:
+            turn.live = None  # taken back by post_board: the channel is free
+            if lost(error):
+                raise
+            log.error("board of game %s refused by Discord: %s", live.record.id, describe_failure(error))
+            await answer.rescue(t(lang, "error.board_refused"))
 
 
 async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
