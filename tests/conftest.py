@@ -12,7 +12,16 @@ from tests.postgres import PostgresMissing, ThrowawayPostgres, create_database, 
 
 # The test modules whose ``storage`` and ``harness`` run against both backends; elsewhere SQLite only.
 # A test bound to SQLite itself (its file, its locks, its pragmas) is marked ``sqlite_only``.
-BOTH_BACKENDS = {"test_storage", "test_manager", "test_stats", "test_daily", "test_bot", "test_race", "test_process"}
+BOTH_BACKENDS = {
+    "test_answers",
+    "test_storage",
+    "test_manager",
+    "test_stats",
+    "test_daily",
+    "test_bot",
+    "test_race",
+    "test_process",
+}
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,
 # so the other 23 cards are in canonical deck order.
