@@ -172,7 +172,9 @@ class PyramideBot(commands.Bot):
             self.health.database_errors.inc()
 
     def shard_latencies(self) -> list[tuple[int, float]]:
-        return [(0, self.latency)]
+        """Each gateway shard of this process and its heartbeat latency (seconds; NaN or inf before the
+        first heartbeat is acknowledged)."""
+        return [(self.shard_id or 0, self.latency)]
 
     async def drain(self, timeout: float = 10.0) -> bool:
         """Wait until the interactions being answered are done (at most ``timeout``): stored and answered."""
@@ -213,6 +215,10 @@ class PyramideBot(commands.Bot):
 
 class ShardedPyramideBot(PyramideBot, commands.AutoShardedBot):
     """The bot running the gateway shards ``shard_ids`` of ``shard_count`` (one process of a cluster)."""
+
+    def shard_latencies(self) -> list[tuple[int, float]]:
+        # Each shard's own latency: ``latency`` would be their average, exported as one "shard 0".
+        return sorted(self.latencies)
 
 
 @dataclass(frozen=True)
