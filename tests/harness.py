@@ -696,6 +696,17 @@ class Harness:
             known |= pending
             await asyncio.gather(*pending, return_exceptions=True)
 
+    async def queued(self, channel_id: int, requests: int, timeout: float = 10.0) -> None:
+        """Wait until ``requests`` requests hold or wait for the channel's lock (instead of sleeping)."""
+        assert self.bot is not None
+        gates = self.bot.manager._gates
+
+        async def until() -> None:
+            while (gate := gates.get(channel_id)) is None or gate.users < requests:
+                await asyncio.sleep(0)
+
+        await asyncio.wait_for(until(), timeout)
+
     def answers(self, token: str) -> list[Sent]:
         return [s for s in self.hub.sent if s.token == token]
 
