@@ -76,6 +76,7 @@ class FakeDiscord:
         self.original: dict[str, int] = {}  # interaction token -> message id
         self.unknown: list[str] = []
         self.acknowledged: set[str] = set()
+        self.thinking: set[str] = set()  # tokens of deferred answers still showing "thinking"
         self.port = 0
         self._runner: web.AppRunner | None = None
 
@@ -310,17 +311,25 @@ class FakeDiscord:
                 message = self.message(channel_id, data, self.original.get(token) if kind == 7 else None)
                 self.original[token] = int(message["id"])
                 resource["message"] = message
-            elif kind == 5:
+            elif kind == 5:  # "thinking": a message whose visibility is fixed now
                 message = self.message(channel_id, {"content": "", "flags": int(data.get("flags") or 0)})
                 self.original[token] = int(message["id"])
+                self.thinking.add(token)
             return ok({"interaction": {"id": match[1], "type": 2}, "resource": resource})
         if match := re.fullmatch(r"/webhooks/(\d+)/([^/]+)(/messages/(@original|\d+))?", path):
             token = match[2]
             self._record(token, method, path, body, files)
             channel_id = self.channel_of.get(token, 0)
             if match[3] is None and method == "POST":
+                if token in self.thinking:  # the first followup after a deferral replaces its "thinking" message
+                    self.thinking.discard(token)
+                    placeholder = self.original[token]
+                    flags = self.messages.get(placeholder, {}).get("flags", 0)
+                    return ok(self.message(channel_id, {**body, "flags": flags}, placeholder))
                 return ok(self.message(channel_id, body))
             target = self.original.get(token) if match[4] == "@original" else int(match[4] or 0)
+            if match[4] == "@original":
+                self.thinking.discard(token)
             if method == "DELETE":
                 self.messages.pop(target or 0, None)
                 return ok()

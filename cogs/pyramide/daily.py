@@ -16,7 +16,7 @@ from pyramide.i18n import t
 from pyramide.manager import Live
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
-from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
+from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal
 from ..common import bot_of, language, mention, missing_permission
 from .board import post_board_to, take_back
 from .words import share_text
@@ -174,8 +174,8 @@ async def create_thread(parent: object, name: str) -> discord.Thread | None:
     for kind in (discord.ChannelType.private_thread, discord.ChannelType.public_thread):
         try:
             return await parent.create_thread(name=name, type=kind, auto_archive_duration=1440, invitable=False)
-        except discord.HTTPException:
-            continue
+        except DISCORD_ERRORS as error:  # the next kind is tried; the player hears if none can be made
+            log.warning("%s not made in %s: %s", kind.name, parent.id, describe_failure(error))
     return None
 
 

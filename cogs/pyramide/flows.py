@@ -22,7 +22,7 @@ from pyramide.manager import VERDICT_POOL, Live, SolverBusy, Turn, wait_nodes
 from pyramide.solver import first_winnable
 from pyramide.storage import ABANDONED, ENDED, PLAYING
 
-from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, lost
+from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
 from ..common import bot_of, language, mention, missing_permission
 from . import buttons
 from .board import post_board, post_board_to, show, update_board
@@ -337,7 +337,8 @@ async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
         thread = await channel.create_thread(
             name=name, type=discord.ChannelType.public_thread, auto_archive_duration=1440
         )
-    except discord.HTTPException:
+    except DISCORD_ERRORS as error:
+        log_refusal(f"thread in {channel.id}", error)
         await answer.say(t(lang, "error.thread_permission", permission="Create Public Threads"))
         return None
     with contextlib.suppress(discord.HTTPException):
