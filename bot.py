@@ -27,6 +27,7 @@ from dotenv import load_dotenv
 
 from cogs.common import CatalogueTranslator
 from cogs.health import Health
+from cogs.pyramide.race import Scoreboards
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
 from pyramide.render import faces_for
@@ -92,6 +93,7 @@ class PyramideBot(commands.Bot):
         self._settings: dict[int, GuildSettings] = {}
         self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
         self.daily_codes: dict[date, str] = {}
+        self.scoreboards = Scoreboards()  # the race scoreboards this bot keeps up to date
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """A server's settings, read from storage once and kept (they change only through this bot)."""
@@ -190,9 +192,7 @@ class PyramideBot(commands.Bot):
         answered, then the gateway and the HTTP session close; storage is closed by the caller."""
         if not self.is_closed():
             await self.drain()
-        from cogs.pyramide.race import SCOREBOARDS
-
-        SCOREBOARDS.cancel()
+        self.scoreboards.cancel()
         await super().close()
         await self.health.stop()
 

@@ -15,8 +15,6 @@ from tests.harness import ADMIN, CHANNEL_ID, GUILD_ID, OWNER, STRANGER
 @pytest.fixture
 def quick_edits(monkeypatch):
     monkeypatch.setattr(race_module, "EDIT_SECONDS", 0.05)
-    yield
-    race_module.SCOREBOARDS.__init__()  # type: ignore[misc]
 
 
 async def open_race(h, code: str) -> tuple[list, int, int, int]:
@@ -51,7 +49,7 @@ async def test_two_players_race_on_one_deal_and_the_first_to_clear_it_wins(harne
     clear_kings_and_pairs(plan)
     for action in plan.actions:
         await harness.command("tap", card=str(deal.pyramid[action]), channel_id=mine)
-    await race_module.SCOREBOARDS.flush()
+    await harness.bot.scoreboards.flush()
     race = await harness.storage.race(race_id)
     assert race.winner_id == OWNER and race.finished_at is not None
     board = scoreboard_text(harness, race)
@@ -80,13 +78,13 @@ async def test_a_player_gives_up_from_the_scoreboard_and_the_other_wins_later(ha
     assert "over already" in sent[-1].content
     sent = await harness.press(give_up, user=ADMIN)
     assert "Only the players of this race" in sent[-1].content
-    await race_module.SCOREBOARDS.flush()
+    await harness.bot.scoreboards.flush()
     assert "gave up" in scoreboard_text(harness, await harness.storage.race(race_id))
     plan = deal.copy()
     clear_kings_and_pairs(plan)
     for action in plan.actions:
         await harness.command("tap", card=str(deal.pyramid[action]), user=STRANGER, channel_id=theirs)
-    await race_module.SCOREBOARDS.flush()
+    await harness.bot.scoreboards.flush()
     race = await harness.storage.race(race_id)
     assert race.winner_id == STRANGER
     assert (await harness.storage.race_stats(GUILD_ID, OWNER)).won == 0
@@ -95,7 +93,7 @@ async def test_a_player_gives_up_from_the_scoreboard_and_the_other_wins_later(ha
 
 async def test_the_scoreboard_is_edited_no_more_often_than_allowed(harness, monkeypatch):
     monkeypatch.setattr(race_module, "EDIT_SECONDS", 0.3)
-    scoreboards = race_module.SCOREBOARDS = race_module.Scoreboards()
+    scoreboards = harness.bot.scoreboards
     _, race_id, _, _ = await open_race(harness, kings_and_pairs().code)
     race = await harness.storage.race(race_id)
 
@@ -115,7 +113,6 @@ async def test_the_scoreboard_is_edited_no_more_often_than_allowed(harness, monk
     assert len(times) == 2
     assert times[1] - times[0] >= 0.29  # the second waited for its turn
     assert time.perf_counter() - started >= 0.2
-    race_module.SCOREBOARDS = race_module.Scoreboards()
 
 
 async def test_a_race_against_oneself_or_a_bot_is_refused(harness):
@@ -137,6 +134,6 @@ async def test_the_scoreboard_keeps_the_language_it_was_posted_in(harness, quick
     _, race_id, _, theirs = await open_race(harness, kings_and_pairs().code)
     harness.locale = "en-US"  # the opponent plays in English
     await harness.command("draw", user=STRANGER, channel_id=theirs)
-    await race_module.SCOREBOARDS.flush()
+    await harness.bot.scoreboards.flush()
     board = scoreboard_text(harness, await harness.storage.race(race_id))
     assert "Utrka" in board and "igra" in board and "playing" not in board

@@ -85,9 +85,6 @@ class Scoreboards:
         self.pending.clear()
 
 
-SCOREBOARDS = Scoreboards()
-
-
 def _status(record: GameRecord, race: RaceRecord, lang: str) -> str:
     if race.winner_id == record.owner_id:
         return t(lang, "race.won")
@@ -146,12 +143,12 @@ async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discor
 async def progress(answer: Answer, record: GameRecord, lang: str) -> None:
     """After a game's board changed: if it is a race game, settle a finish and refresh the scoreboard."""
     bot = bot_of(answer.interaction)
-    race_id = await SCOREBOARDS.race_of(bot, record.id)
+    race_id = await bot.scoreboards.race_of(bot, record.id)
     if race_id is None:
         return
     if record.status != PLAYING:
         await settle(bot, race_id, record)
-    SCOREBOARDS.schedule(bot, race_id, lang)
+    bot.scoreboards.schedule(bot, race_id, lang)
 
 
 async def settle(bot: Any, race_id: int, record: GameRecord) -> None:
@@ -229,7 +226,7 @@ async def start_race(
                     raise NoThread
             race_id = await bot.storage.create_race(interaction.guild_id, channel.id, game.code, bot.clock(), games)
             for _, game_id in games:
-                SCOREBOARDS.by_game[game_id] = race_id
+                bot.scoreboards.by_game[game_id] = race_id
             race = await bot.storage.race(race_id)
             assert race is not None
             content, view = await scoreboard(bot, race, lang)
@@ -247,7 +244,7 @@ async def start_race(
                 await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
                 return
             raise
-        SCOREBOARDS.last_edit[race_id] = time.monotonic()
+        bot.scoreboards.last_edit[race_id] = time.monotonic()
 
 
 class NoThread(Exception):
@@ -263,7 +260,7 @@ async def _take_back_race(
 ) -> None:
     """Remove what a race that could not start had made (best effort, each part on its own)."""
     for _, game_id in games:
-        SCOREBOARDS.by_game.pop(game_id, None)
+        bot.scoreboards.by_game.pop(game_id, None)
         try:
             await bot.storage.discard_game(game_id)
         except Exception:
