@@ -77,6 +77,8 @@ class FakeDiscord:
         self.unknown: list[str] = []
         self.acknowledged: set[str] = set()
         self.thinking: set[str] = set()  # tokens of deferred answers still showing "thinking"
+        self.callbacks: dict[str, int] = {}  # token -> first answers tried, refused ones (40060) included
+        self.callback_seen = asyncio.Event()
         self.port = 0
         self._runner: web.AppRunner | None = None
 
@@ -229,6 +231,16 @@ class FakeDiscord:
         await self.send(payload)
         return await self.answered(payload, timeout)
 
+    async def tried(self, payload: dict[str, Any], count: int, timeout: float = 15.0) -> None:
+        """Until ``count`` first answers to the interaction were tried (accepted or refused with 40060)."""
+
+        async def until() -> None:
+            while self.callbacks.get(payload["token"], 0) < count:
+                self.callback_seen.clear()
+                await self.callback_seen.wait()
+
+        await asyncio.wait_for(until(), timeout)
+
     async def answered(self, payload: dict[str, Any], timeout: float = 15.0) -> Answer:
         answer = self.answers.setdefault(payload["token"], Answer())
         await asyncio.wait_for(answer.arrived.wait(), timeout)
@@ -300,6 +312,8 @@ class FakeDiscord:
             return ok([{**c, "id": str(snowflake()), "application_id": str(APP_ID), "version": "1"} for c in body])
         if match := re.fullmatch(r"/interactions/(\d+)/([^/]+)/callback", path):
             token = match[2]
+            self.callbacks[token] = self.callbacks.get(token, 0) + 1
+            self.callback_seen.set()
             if token in self.acknowledged:  # as Discord: one first answer per interaction
                 return reply({"message": "Interaction has already been acknowledged.", "code": 40060}, 400)
             self.acknowledged.add(token)
