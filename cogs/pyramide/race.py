@@ -71,8 +71,8 @@ class Scoreboards:
             await channel.get_partial_message(race.message_id).edit(
                 content=content, view=view, allowed_mentions=discord.AllowedMentions.none()
             )
-        except discord.HTTPException as error:
-            log.warning("race %s: scoreboard not edited: %s", race_id, error)
+        except DISCORD_ERRORS as error:
+            log_refusal(f"race {race_id}: scoreboard edit", error)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, and shutting down)."""
