@@ -27,6 +27,7 @@ from dotenv import load_dotenv
 
 from cogs.common import CatalogueTranslator
 from cogs.health import Health
+from cogs.pyramide.race import Scoreboards
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import GameManager
 from pyramide.render import faces_for
@@ -104,6 +105,7 @@ class PyramideBot(commands.Bot):
         self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
         self.daily_codes: dict[date, str] = {}
         self._background: set[asyncio.Future[None]] = set()
+        self.scoreboards = Scoreboards()  # the race scoreboards this bot keeps up to date
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """A server's settings, read from storage once and kept (they change only through this bot)."""
@@ -205,7 +207,9 @@ class PyramideBot(commands.Bot):
             self.health.database_errors.inc()
 
     def shard_latencies(self) -> list[tuple[int, float]]:
-        return [(0, self.latency)]
+        """Each gateway shard of this process and its heartbeat latency (seconds; NaN or inf before the
+        first heartbeat is acknowledged)."""
+        return [(self.shard_id or 0, self.latency)]
 
     async def drain(self, timeout: float = 10.0) -> bool:
         """Wait until the interactions being answered are done (at most ``timeout``): stored and answered."""
@@ -221,9 +225,7 @@ class PyramideBot(commands.Bot):
         answered, then the gateway and the HTTP session close; storage is closed by the caller."""
         if not self.is_closed():
             await self.drain()
-        from cogs.pyramide.race import SCOREBOARDS
-
-        SCOREBOARDS.cancel()
+        self.scoreboards.cancel()
         await super().close()
         await self.health.stop()
         self.release_workers()
@@ -252,6 +254,10 @@ class PyramideBot(commands.Bot):
 
 class ShardedPyramideBot(PyramideBot, commands.AutoShardedBot):
     """The bot running the gateway shards ``shard_ids`` of ``shard_count`` (one process of a cluster)."""
+
+    def shard_latencies(self) -> list[tuple[int, float]]:
+        # Each shard's own latency: ``latency`` would be their average, exported as one "shard 0".
+        return sorted(self.latencies)
 
 
 def make_bot(deployment: Deployment, storage: Storage, **options: Any) -> PyramideBot:

@@ -45,7 +45,7 @@ import discord
 from discord.webhook.async_ import async_context
 
 from pyramide import Game, Rules
-from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, Hub, RecordingAdapter, Sent
+from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, RecordingAdapter, Sent
 
 
 async def press(h: Harness, client: discord.Client | None, message: dict, custom_id: str) -> Sent:
@@ -55,7 +55,7 @@ async def press(h: Harness, client: discord.Client | None, message: dict, custom
     payload = h.press_payload(custom_id, message)
     answered: asyncio.Future[Sent] = asyncio.get_running_loop().create_future()
     h.hub.waiters[payload["token"]] = answered
-    Hub._interaction_target[payload["token"]] = (int(message["channel_id"]), int(message["id"]))
+    h.hub.targets[payload["token"]] = (int(message["channel_id"]), int(message["id"]))
     h.hub.created[payload["token"]] = time.perf_counter()
     client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
     return await answered

@@ -4,8 +4,16 @@ Discord wants an answer within 3 seconds. ``Answer`` defers by itself when the r
 ready after ``PATIENCE`` (a busy channel, a slow database, the solver), and defers with the
 visibility the answer will have: a command's deferral is ephemeral unless the flow has said the
 answer is public. Every way of answering goes through one lock, so the watchdog's deferral and the
-real answer never both respond. An answer Discord refuses or never receives is logged, not
-retried: the move is stored, and the next press on the board redraws it.
+real answer never both respond.
+
+Discord's failures are of two kinds (``lost`` tells them apart). A *lost* answer never reached a
+player who is still waiting (10062 Unknown interaction, an expired token, 40060 answered already by
+another process, a timeout, a connection error, Discord's own 5xx): it is logged as a warning and not
+retried; the move is stored, and the next press on the board redraws it. A *refused* answer (403
+Missing Access or Permissions, a 400 such as 50035 Invalid Form Body, ...) is logged at error level
+with Discord's code and message, and the player is told privately where Discord still listens (the
+interaction's own answer or followup); a "thinking..." placeholder left by a deferral is replaced,
+never left standing.
 """
 
 from __future__ import annotations
@@ -32,7 +40,57 @@ log = logging.getLogger(__name__)
 
 PATIENCE = 1.2  # seconds before an answer that is not ready yet is deferred
 CONTENT_LIMIT = 2000  # Discord's limit for a message's content
-LOST = (discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError)
+# Everything Discord's edge can fail an answer with: ``lost`` says which of these is a lost answer,
+# the rest (an ``HTTPException`` Discord sent on purpose) is a refusal.
+DISCORD_ERRORS = (discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError, ConnectionError)
+# Discord's codes for an interaction that can no longer be answered, or was answered elsewhere.
+GONE_CODES = frozenset(
+    {
+        10015,  # Unknown Webhook (the interaction's webhook is gone)
+        10062,  # Unknown interaction (the 3 s for a first answer are over)
+        40060,  # Interaction has already been acknowledged (another process answered it)
+        50027,  # Invalid Webhook Token (the 15 minutes of followups are over)
+    }
+)
+FORBIDDEN_CODES = frozenset({50001, 50013})  # Missing Access, Missing Permissions
+
+
+def lost(error: BaseException) -> bool:
+    """Whether ``error`` lost an answer on the way (nobody is waiting for it any more, or it never
+    arrived) rather than Discord refusing it."""
+    if isinstance(error, discord.DiscordServerError):
+        return True
+    if isinstance(error, discord.HTTPException):
+        return error.code in GONE_CODES
+    return isinstance(error, aiohttp.ClientError | asyncio.TimeoutError | ConnectionError)
+
+
+def refused(error: BaseException) -> bool:
+    """Whether Discord received a request and refused it (a permission, a payload it does not accept)."""
+    return isinstance(error, discord.HTTPException) and not lost(error)
+
+
+def describe_failure(error: BaseException) -> str:
+    """Discord's status, code and message (or the kind of network failure), for the log."""
+    if isinstance(error, discord.HTTPException):
+        return f"{error.status} {error.code} {error.text[:200]}"
+    return type(error).__name__
+
+
+def refusal_words(lang: str, error: BaseException) -> str:
+    """What a player reads about a refusal: a permission the bot lacks here, or Discord's code."""
+    if isinstance(error, discord.HTTPException) and (error.status == 403 or error.code in FORBIDDEN_CODES):
+        return t(lang, "error.discord_forbidden")
+    code = error.code if isinstance(error, discord.HTTPException) else 0
+    return t(lang, "error.discord_refused", code=code or getattr(error, "status", 0))
+
+
+def log_refusal(what: str, error: BaseException) -> None:
+    """A refusal, at error level, with Discord's code and message (a lost answer only warns)."""
+    if refused(error):
+        log.error("%s refused by Discord: %s", what, describe_failure(error))
+    else:
+        log.warning("%s lost: %s", what, describe_failure(error))
 
 
 def shorten(text: str, limit: int = CONTENT_LIMIT) -> str:
@@ -69,8 +127,10 @@ class Answer:
         self._watchdog = asyncio.ensure_future(self._defer_quietly())
 
     async def _defer_quietly(self) -> None:
-        with contextlib.suppress(*LOST):
+        try:
             await self.defer()
+        except DISCORD_ERRORS as error:
+            log_refusal(f"deferral of interaction {self.interaction.id}", error)
 
     def stop(self) -> None:
         if self._timer is not None:
@@ -114,6 +174,26 @@ class Answer:
                 await self.interaction.followup.send(content, ephemeral=True, **extra)
                 self.deferred_private = None
 
+    async def rescue(self, text: str) -> None:
+        """After a refusal: tell the player privately, wherever Discord still listens, and never leave a
+        "thinking..." placeholder standing (it is edited into the words, or removed)."""
+        try:
+            await self.say(text)
+            return
+        except DISCORD_ERRORS as error:
+            log_refusal(f"private answer to interaction {self.interaction.id}", error)
+        if self.deferred_private is None:
+            return
+        async with self._lock:
+            try:
+                if self.deferred_private:
+                    await self.interaction.edit_original_response(content=shorten(text), attachments=[], view=None)
+                else:
+                    await self.interaction.delete_original_response()
+                self.deferred_private = None
+            except DISCORD_ERRORS as error:
+                log_refusal(f"placeholder of interaction {self.interaction.id}", error)
+
     async def post(self, note: str = "", **message: Any) -> discord.Message:
         """A new public message (a board), returned. ``note`` answers a command that was deferred privately."""
         sent = await self._post(note, True, message)
@@ -136,9 +216,9 @@ class Answer:
                 # The private "thinking" message takes the note; the board follows as a message of its own.
                 await self.interaction.edit_original_response(content=shorten(note or "✓"))
                 self.deferred_private = None
-            elif self.deferred_private is False:
-                self.deferred_private = None  # this followup becomes the public deferred message
-            return await self.interaction.followup.send(**message, wait=True)
+            sent = await self.interaction.followup.send(**message, wait=True)
+            self.deferred_private = None  # a public "thinking" message became this followup
+            return sent
 
     async def update(self, **message: Any) -> None:
         """Edit the message whose button was pressed."""
@@ -167,25 +247,23 @@ async def answering(
         yield answer
     except (GameError, StorageUnavailable) as error:
         database_error = isinstance(error, StorageUnavailable)
-        with contextlib.suppress(*LOST):
-            await answer.say(t(language(interaction), f"error.{error.key}"))
-    except LOST as error:
-        # Discord refused or lost the answer (unknown interaction, a network error): what was played
-        # is stored, and the next press on the board brings it up to date.
-        log.warning("answer to interaction %s lost: %s", interaction.id, _reason(error))
+        await answer.rescue(t(language(interaction), f"error.{error.key}"))
+    except DISCORD_ERRORS as error:
+        what = f"answer to interaction {interaction.id}"
+        if lost(error):
+            # Lost on the way (unknown interaction, a network error): what was played is stored, and
+            # the next press on the board brings it up to date. Nobody is listening to be told.
+            log.warning("%s lost: %s", what, describe_failure(error))
+        else:
+            log.error("%s refused by Discord: %s", what, describe_failure(error))
+            await answer.rescue(refusal_words(language(interaction), error))
     except Exception as error:
         database_error = isinstance(error, sqlite3.Error | asyncpg.PostgresError)
         log.error("interaction failed", exc_info=error)
-        with contextlib.suppress(*LOST):
-            await answer.say(t(language(interaction), "error.generic"))
+        await answer.rescue(t(language(interaction), "error.generic"))
     finally:
         answer.stop()
         if counted:
             kind = "button" if answer.is_component else "command"
             bot.flow_ended(kind, time.perf_counter() - started, database_error)  # type: ignore[attr-defined]
 
-
-def _reason(error: BaseException) -> str:
-    if isinstance(error, discord.HTTPException):
-        return f"{error.status} {error.code} {error.text[:100]}"
-    return type(error).__name__

@@ -354,6 +354,13 @@ class _Recent:
                 self._items.popitem(last=False)
         return image
 
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
 
 _texts = _Recent(4096)
 
@@ -717,6 +724,18 @@ def _board_canvas(game: Game, options: DrawOptions) -> Image.Image:
         options.get("banner"),
         options.get("code"),
     )
+
+
+def clear_caches() -> None:
+    """Forget every cached layer, region and run of text (sprites and fonts stay): the next board is
+    drawn from scratch, as in a fresh process."""
+    for cache in (_layers, _regions, _texts):
+        cache.clear()
+
+
+def cached_pictures() -> int:
+    """How many layers, regions and runs of text are cached."""
+    return len(_layers) + len(_regions) + len(_texts)
 
 
 def render_image(game: Game, **options: Unpack[DrawOptions]) -> Image.Image:

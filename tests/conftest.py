@@ -14,6 +14,7 @@ from tests.postgres import PostgresMissing, ThrowawayPostgres, create_database, 
 # The test modules whose ``storage`` and ``harness`` run against both backends; elsewhere SQLite only.
 # A test bound to SQLite itself (its file, its locks, its pragmas) is marked ``sqlite_only``.
 BOTH_BACKENDS = {
+    "test_answers",
     "test_storage",
     "test_manager",
     "test_stats",

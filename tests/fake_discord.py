@@ -76,6 +76,9 @@ class FakeDiscord:
         self.original: dict[str, int] = {}  # interaction token -> message id
         self.unknown: list[str] = []
         self.acknowledged: set[str] = set()
+        self.thinking: set[str] = set()  # tokens of deferred answers still showing "thinking"
+        self.callbacks: dict[str, int] = {}  # token -> first answers tried, refused ones (40060) included
+        self.callback_seen = asyncio.Event()
         self.port = 0
         self._runner: web.AppRunner | None = None
 
@@ -228,6 +231,16 @@ class FakeDiscord:
         await self.send(payload)
         return await self.answered(payload, timeout)
 
+    async def tried(self, payload: dict[str, Any], count: int, timeout: float = 15.0) -> None:
+        """Until ``count`` first answers to the interaction were tried (accepted or refused with 40060)."""
+
+        async def until() -> None:
+            while self.callbacks.get(payload["token"], 0) < count:
+                self.callback_seen.clear()
+                await self.callback_seen.wait()
+
+        await asyncio.wait_for(until(), timeout)
+
     async def answered(self, payload: dict[str, Any], timeout: float = 15.0) -> Answer:
         answer = self.answers.setdefault(payload["token"], Answer())
         await asyncio.wait_for(answer.arrived.wait(), timeout)
@@ -299,6 +312,8 @@ class FakeDiscord:
             return ok([{**c, "id": str(snowflake()), "application_id": str(APP_ID), "version": "1"} for c in body])
         if match := re.fullmatch(r"/interactions/(\d+)/([^/]+)/callback", path):
             token = match[2]
+            self.callbacks[token] = self.callbacks.get(token, 0) + 1
+            self.callback_seen.set()
             if token in self.acknowledged:  # as Discord: one first answer per interaction
                 return reply({"message": "Interaction has already been acknowledged.", "code": 40060}, 400)
             self.acknowledged.add(token)
@@ -310,17 +325,25 @@ class FakeDiscord:
                 message = self.message(channel_id, data, self.original.get(token) if kind == 7 else None)
                 self.original[token] = int(message["id"])
                 resource["message"] = message
-            elif kind == 5:
+            elif kind == 5:  # "thinking": a message whose visibility is fixed now
                 message = self.message(channel_id, {"content": "", "flags": int(data.get("flags") or 0)})
                 self.original[token] = int(message["id"])
+                self.thinking.add(token)
             return ok({"interaction": {"id": match[1], "type": 2}, "resource": resource})
         if match := re.fullmatch(r"/webhooks/(\d+)/([^/]+)(/messages/(@original|\d+))?", path):
             token = match[2]
             self._record(token, method, path, body, files)
             channel_id = self.channel_of.get(token, 0)
             if match[3] is None and method == "POST":
+                if token in self.thinking:  # the first followup after a deferral replaces its "thinking" message
+                    self.thinking.discard(token)
+                    placeholder = self.original[token]
+                    flags = self.messages.get(placeholder, {}).get("flags", 0)
+                    return ok(self.message(channel_id, {**body, "flags": flags}, placeholder))
                 return ok(self.message(channel_id, body))
             target = self.original.get(token) if match[4] == "@original" else int(match[4] or 0)
+            if match[4] == "@original":
+                self.thinking.discard(token)
             if method == "DELETE":
                 self.messages.pop(target or 0, None)
                 return ok()

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any
 
 import aiohttp
 import discord
@@ -42,6 +44,9 @@ PLAIN = (1 << 10) | (1 << 11) | (1 << 31)  # view channel, send messages, use ap
 BOT_PERMISSIONS = PLAIN | (1 << 14) | (1 << 15) | (1 << 35) | (1 << 36) | (1 << 38)
 
 _ids = itertools.count(500_000_000_000_000_000)
+# The loggers discord.py writes to at the two edges the harness replaces, with the same lines.
+WEBHOOK_LOG = logging.getLogger("discord.webhook.async_")
+GATEWAY_LOG = logging.getLogger("discord.gateway")
 
 
 def snowflake() -> int:
@@ -111,6 +116,7 @@ class Sent:
     message_id: int | None = None  # the message this request made or changed, as Discord shows it
     url: str = ""  # the request's URL, ids filled in
     at: float = field(default_factory=time.perf_counter)
+    in_flight: int = 0  # interactions the bot counted as being answered when it sent this
 
     @property
     def content(self) -> str:
@@ -163,8 +169,9 @@ class Sent:
 class Fault:
     """How Discord fails the next matching interaction request: ``where`` is ``callback`` (the first
     answer), ``followup``, ``original`` (edits of the first answer) or ``any``; ``kind`` is
-    ``unknown`` (404 Unknown interaction), ``network`` (connection reset) or ``slow`` (``seconds``
-    late, then answered as Discord would: refused when the 3 s for a first answer are over)."""
+    ``unknown`` (404 Unknown interaction), ``network`` (connection reset), ``slow`` (``seconds``
+    late, then answered as Discord would: refused when the 3 s for a first answer are over),
+    ``forbidden`` (403 50013 Missing Permissions) or ``invalid`` (400 50035 Invalid Form Body)."""
 
     where: str
     kind: str
@@ -192,6 +199,27 @@ def unknown_interaction() -> discord.NotFound:
     )
 
 
+def discord_error(status: int, code: int, message: str) -> discord.HTTPException:
+    """The exception discord.py raises for Discord's answer ``status`` with a JSON error ``code``."""
+    response = SimpleNamespace(status=status, reason=message)
+    body = {"code": code, "message": message}
+    if status == 403:
+        return discord.Forbidden(response, body)  # type: ignore[arg-type]
+    if status == 404:
+        return discord.NotFound(response, body)  # type: ignore[arg-type]
+    return discord.HTTPException(response, body)  # type: ignore[arg-type]
+
+
+def already_acknowledged() -> discord.HTTPException:
+    return discord_error(400, 40060, "Interaction has already been acknowledged.")
+
+
+REFUSALS = {
+    "forbidden": (403, 50013, "Missing Permissions"),
+    "invalid": (400, 50035, "Invalid Form Body"),
+}
+
+
 class Hub:
     """The recorded side of Discord: every request, and the messages they made.
 
@@ -203,21 +231,27 @@ class Hub:
     def __init__(self) -> None:
         self.guild_id = GUILD_ID
         self.faults: list[Fault] = []
-        self.rest_faults: list[tuple[str, str, int, str]] = []
+        self.rest_faults: list[tuple[str, str, int, str, int]] = []
         self.created: dict[str, float] = {}  # interaction token -> when Discord sent it
         self.thinking: dict[str, int] = {}  # token -> flags of a deferred answer still "thinking"
         self.sent: list[Sent] = []
         self.messages: dict[int, dict[str, Any]] = {}
         self.history: list[dict[str, Any]] = []  # every version of every message, oldest first
         self.original: dict[str, int] = {}  # interaction token -> message id
-        self.threads: list[dict[str, Any]] = []
+        self.threads: list[dict[str, Any]] = []  # every thread the bot made
+        self.deleted_threads: list[int] = []  # the ids of those it deleted again
         self.waiters: dict[str, asyncio.Future[Sent]] = {}  # interaction token -> its first answer
+        self.acknowledged: set[str] = set()  # tokens whose first answer (callback) Discord accepted
+        self.in_flight: Callable[[], int] = lambda: 0  # the bot's count of interactions being answered
+        # interaction token -> (channel, message the interaction came from); set by Harness._dispatch
+        self.targets: dict[str, tuple[int, int | None]] = {}
 
     # -- messages
     def message(self, channel_id: int, body: dict[str, Any], message_id: int | None = None) -> dict[str, Any]:
         message_id = message_id or snowflake()
         old = self.messages.get(message_id, {})
-        payload = message_payload(message_id, channel_id, body, old, BOT_USER, body.get("flags", 0))
+        # An edit keeps a message's flags (an ephemeral message stays ephemeral), as on Discord.
+        payload = message_payload(message_id, channel_id, body, old, BOT_USER, body.get("flags", old.get("flags", 0)))
         self.messages[message_id] = payload
         self.history.append(json.loads(json.dumps(payload)))
         return payload
@@ -232,7 +266,7 @@ class Hub:
             file.reset()
             blobs.append((file.filename, file.fp.read()))
             file.reset()
-        sent = Sent(method, path, data, blobs)
+        sent = Sent(method, path, data, blobs, in_flight=self.in_flight())
         self.sent.append(sent)
         return sent
 
@@ -257,7 +291,7 @@ class Hub:
         if route.path.endswith("/callback"):
             kind = sent.data["type"]  # type: ignore[index]
             interaction = {"id": str(route.webhook_id), "type": 2}
-            channel_id, message_id = self._interaction_target[token]
+            channel_id, message_id = self.targets[token]
             if kind in (4, 7):  # new message / update the component's message
                 message = self.message(channel_id, sent.body, message_id if kind == 7 else None)
                 self.original[token] = int(message["id"])
@@ -270,7 +304,7 @@ class Hub:
             if kind == 6 and message_id:
                 self.original[token] = message_id
             return {"interaction": interaction, "resource": {"type": kind}}
-        channel_id, _ = self._interaction_target[token]
+        channel_id, _ = self.targets[token]
         if route.path.endswith("/messages/@original"):
             message_id = self.original.get(token)
             if route.method == "GET":
@@ -289,7 +323,13 @@ class Hub:
                 body = {**sent.body, "flags": self.thinking.pop(token)}
                 return self.message(channel_id, body, self.original[token])
             return self.message(channel_id, sent.body)
+        if route.method == "DELETE":  # a followup message deleted
+            self.messages.pop(int(route.url.rstrip("/").rsplit("/", 1)[1]), None)
         return None
+
+    def standing_threads(self) -> list[int]:
+        """The ids of the threads the bot made and has not deleted."""
+        return [int(t["id"]) for t in self.threads if int(t["id"]) not in self.deleted_threads]
 
     def visible_flags(self, sent: Sent) -> int:
         """The flags of the message a request made or edited, as Discord shows it."""
@@ -308,28 +348,42 @@ class Hub:
                 raise unknown_interaction()
             if fault.kind == "network":
                 raise aiohttp.ClientConnectionError("Connection reset by peer")
+            if fault.kind in REFUSALS:
+                raise discord_error(*REFUSALS[fault.kind])
             await asyncio.sleep(fault.seconds)
-        created = self.created.get(route.webhook_token)
+        token = route.webhook_token
+        created = self.created.get(token)
         late = created is not None and time.perf_counter() - created > ANSWER_WINDOW
-        if route.path.endswith("/callback") and late:
-            raise unknown_interaction()
+        if route.path.endswith("/callback"):
+            if token in self.acknowledged:  # one first answer per interaction, as Discord allows
+                raise already_acknowledged()
+            if late:
+                raise unknown_interaction()
+            self.acknowledged.add(token)
 
-    # interaction token -> (channel, message the interaction came from); set by Harness._dispatch
-    _interaction_target: ClassVar[dict[str, tuple[int, int | None]]] = {}
+    def first_answer(self, token: str) -> asyncio.Future[Sent]:
+        """A future set by the first request that answers the interaction ``token`` (for a test to wait
+        on instead of sleeping)."""
+        for sent in self.sent:
+            if sent.token == token:
+                done: asyncio.Future[Sent] = asyncio.get_running_loop().create_future()
+                done.set_result(sent)
+                return done
+        return self.waiters.setdefault(token, asyncio.get_running_loop().create_future())
 
     # -- the bot's REST edge
-    def refuse(self, method: str, path: str, code: int = 50013, message: str = "Missing Permissions") -> None:
-        """Make the bot's next REST request ``method path`` (a route template) fail with 403."""
-        self.rest_faults.append((method, path, code, message))
+    def refuse(
+        self, method: str, path: str, code: int = 50013, message: str = "Missing Permissions", status: int = 403
+    ) -> None:
+        """Make the bot's next REST request ``method path`` (a route template) fail with ``status`` (403
+        Missing Permissions unless told)."""
+        self.rest_faults.append((method, path, code, message, status))
 
     async def http_request(self, route: Any, *, files: Any = None, form: Any = None, **kwargs: Any) -> Any:
         fault = next((f for f in self.rest_faults if f[0] == route.method and f[1] == route.path), None)
         if fault is not None:
             self.rest_faults.remove(fault)
-            raise discord.Forbidden(
-                SimpleNamespace(status=403, reason="Forbidden"),  # type: ignore[arg-type]
-                {"code": fault[2], "message": fault[3]},
-            )
+            raise discord_error(fault[4], fault[2], fault[3])
         data = kwargs.get("json")
         sent = self.record(route.method, route.path, data, files, form)
         sent.url = route.url
@@ -356,6 +410,9 @@ class Hub:
             }
             self.threads.append(thread)
             return thread
+        if path == "/channels/{channel_id}" and route.method == "DELETE":  # a thread deleted
+            self.deleted_threads.append(params["channel_id"])
+            return None
         if path == "/channels/{channel_id}/messages" and route.method == "POST":
             return self.message(int(params["channel_id"]), sent.body)
         if path == "/channels/{channel_id}/messages/{message_id}" and route.method == "PATCH":
@@ -391,8 +448,20 @@ class RecordingAdapter(AsyncWebhookAdapter):
         self, route: Any, session: Any, *, payload: Any = None, multipart: Any = None, files: Any = None, **kwargs: Any
     ) -> Any:
         await asyncio.sleep(0)
-        await self.hub.edge(route)
+        try:
+            await self.hub.edge(route)
+        except discord.HTTPException as error:
+            self._log(route, error.status)
+            raise
+        self._log(route, 200)
         return self.hub.webhook(route, payload, files, multipart)
+
+    @staticmethod
+    def _log(route: Any, status: int) -> None:
+        # What discord.py's own adapter logs for every request (its URL carries the interaction's token).
+        WEBHOOK_LOG.debug(
+            "Webhook ID %s with %s %s has returned status code %s", route.webhook_id, route.method, route.url, status
+        )
 
 
 class Harness:
@@ -424,6 +493,7 @@ class Harness:
         bot._connection.application_id = APP_ID
         bot._connection.user = discord.ClientUser(state=bot._connection, data=BOT_USER)  # as after login
         bot.http.request = self.hub.http_request  # type: ignore[method-assign]
+        self.hub.in_flight = lambda: bot.in_flight
         await bot._async_setup_hook()
         await bot.setup_hook()
         bot._connection._add_guild_from_data(self.guild_payload())  # type: ignore[arg-type]
@@ -545,8 +615,16 @@ class Harness:
     def fire(self, payload: dict[str, Any], message_id: int | None = None) -> None:
         """Hand an interaction to the bot as the gateway would, without waiting for the answer."""
         assert self.bot is not None
-        Hub._interaction_target[payload["token"]] = (int(payload["channel_id"]), message_id)
+        self.hub.targets[payload["token"]] = (int(payload["channel_id"]), message_id)
         self.hub.created[payload["token"]] = time.perf_counter()
+        self.deliver(payload)
+
+    def deliver(self, payload: dict[str, Any]) -> None:
+        """``INTERACTION_CREATE`` as the gateway hands it over, logged as discord.py's gateway logs it."""
+        assert self.bot is not None
+        GATEWAY_LOG.debug(
+            "For Shard ID %s: WebSocket Event: %s", 0, {"op": 0, "t": "INTERACTION_CREATE", "d": payload}
+        )
         self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
 
     async def say(self, content: str, user: int = OWNER, channel_id: int = CHANNEL_ID) -> list[Sent]:
@@ -587,11 +665,11 @@ class Harness:
 
     async def _dispatch(self, payload: dict[str, Any], message_id: int | None = None) -> list[Sent]:
         assert self.bot is not None
-        Hub._interaction_target[payload["token"]] = (int(payload["channel_id"]), message_id)
+        self.hub.targets[payload["token"]] = (int(payload["channel_id"]), message_id)
         self.hub.created[payload["token"]] = time.perf_counter()
         before = len(self.hub.sent)
         known = asyncio.all_tasks()
-        self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+        self.deliver(payload)
         while True:
             pending = asyncio.all_tasks() - known - {asyncio.current_task()}
             if not pending:
@@ -622,6 +700,17 @@ class Harness:
         while pending := asyncio.all_tasks() - known - {asyncio.current_task()}:
             known |= pending
             await asyncio.gather(*pending, return_exceptions=True)
+
+    async def queued(self, channel_id: int, requests: int, timeout: float = 10.0) -> None:
+        """Wait until ``requests`` requests hold or wait for the channel's lock (instead of sleeping)."""
+        assert self.bot is not None
+        gates = self.bot.manager._gates
+
+        async def until() -> None:
+            while (gate := gates.get(channel_id)) is None or gate.users < requests:
+                await asyncio.sleep(0)
+
+        await asyncio.wait_for(until(), timeout)
 
     def answers(self, token: str) -> list[Sent]:
         return [s for s in self.hub.sent if s.token == token]

@@ -116,10 +116,10 @@ async def test_permission_is_checked_against_the_game_actually_changed(harness):
         )
         replace["member"]["permissions"] = str(PLAIN | MANAGE_MESSAGES)
         harness.fire(replace, int(harness.hub.history[-1]["id"]))
-        await asyncio.sleep(0.05)
+        await harness.queued(CHANNEL_ID, 2)  # the replace waits for the channel
         draw = harness.command_payload("draw", user=OWNER)
         harness.fire(draw)
-        await asyncio.sleep(0.05)
+        await harness.queued(CHANNEL_ID, 3)  # and the draw behind it
     await harness.settle(known)
     live = await harness.bot.manager.live(CHANNEL_ID)
     assert live.record.owner_id == ADMIN and live.game.moves == 0  # the owner's draw did not land on it
@@ -135,7 +135,8 @@ async def test_a_private_answer_stays_private_when_it_had_to_be_deferred(harness
         stranger = harness.command_payload("draw", user=STRANGER)
         harness.fire(covered)
         harness.fire(stranger)
-        await asyncio.sleep(1.5)
+        for payload in (covered, stranger):  # both deferred by the watchdog while they wait
+            await harness.hub.first_answer(payload["token"])
     await harness.settle(known)
     for payload, words in ((covered, "This card is blocked"), (stranger, "This is <@")):
         sent = harness.answers(payload["token"])
@@ -152,7 +153,7 @@ async def test_a_typed_move_deferred_in_a_busy_channel_still_posts_its_board(har
     async with harness.bot.manager.turn(CHANNEL_ID):
         draw = harness.command_payload("draw")
         harness.fire(draw)
-        await asyncio.sleep(1.5)
+        await harness.hub.first_answer(draw["token"])  # deferred by the watchdog while it waits
     await harness.settle(known)
     sent = harness.answers(draw["token"])
     assert sent[0].data["type"] == 5 and not sent[0].flags & 64  # a move: public

@@ -15,8 +15,6 @@ from tests.harness import ADMIN, CHANNEL_ID, GUILD_ID, OWNER, STRANGER
 @pytest.fixture
 def quick_edits(monkeypatch):
     monkeypatch.setattr(race_module, "EDIT_SECONDS", 0.05)
-    yield
-    race_module.SCOREBOARDS.__init__()  # type: ignore[misc]
 
 
 async def open_race(h, code: str) -> tuple[list, int, int, int]:
@@ -51,7 +49,7 @@ async def test_two_players_race_on_one_deal_and_the_first_to_clear_it_wins(harne
     clear_kings_and_pairs(plan)
     for action in plan.actions:
         await harness.command("tap", card=str(deal.pyramid[action]), channel_id=mine)
-    await race_module.SCOREBOARDS.flush()
+    await harness.bot.scoreboards.flush()
     race = await harness.storage.race(race_id)
     assert race.winner_id == OWNER and race.finished_at is not None
     board = scoreboard_text(harness, race)
@@ -80,13 +78,13 @@ async def test_a_player_gives_up_from_the_scoreboard_and_the_other_wins_later(ha
     assert "over already" in sent[-1].content
     sent = await harness.press(give_up, user=ADMIN)
     assert "Only the players of this race" in sent[-1].content
-    await race_module.SCOREBOARDS.flush()
+    await harness.bot.scoreboards.flush()
     assert "gave up" in scoreboard_text(harness, await harness.storage.race(race_id))
     plan = deal.copy()
     clear_kings_and_pairs(plan)
     for action in plan.actions:
         await harness.command("tap", card=str(deal.pyramid[action]), user=STRANGER, channel_id=theirs)
-    await race_module.SCOREBOARDS.flush()
+    await harness.bot.scoreboards.flush()
     race = await harness.storage.race(race_id)
     assert race.winner_id == STRANGER
     assert (await harness.storage.race_stats(GUILD_ID, OWNER)).won == 0
@@ -95,7 +93,7 @@ async def test_a_player_gives_up_from_the_scoreboard_and_the_other_wins_later(ha
 
 async def test_the_scoreboard_is_edited_no_more_often_than_allowed(harness, monkeypatch):
     monkeypatch.setattr(race_module, "EDIT_SECONDS", 0.3)
-    scoreboards = race_module.SCOREBOARDS = race_module.Scoreboards()
+    scoreboards = harness.bot.scoreboards
     _, race_id, _, _ = await open_race(harness, kings_and_pairs().code)
     race = await harness.storage.race(race_id)
 
@@ -115,7 +113,6 @@ async def test_the_scoreboard_is_edited_no_more_often_than_allowed(harness, monk
     assert len(times) == 2
     assert times[1] - times[0] >= 0.29  # the second waited for its turn
     assert time.perf_counter() - started >= 0.2
-    race_module.SCOREBOARDS = race_module.Scoreboards()
 
 
 async def test_a_race_against_oneself_or_a_bot_is_refused(harness):
@@ -137,6 +134,56 @@ async def test_the_scoreboard_keeps_the_language_it_was_posted_in(harness, quick
     _, race_id, _, theirs = await open_race(harness, kings_and_pairs().code)
     harness.locale = "en-US"  # the opponent plays in English
     await harness.command("draw", user=STRANGER, channel_id=theirs)
-    await race_module.SCOREBOARDS.flush()
+    await harness.bot.scoreboards.flush()
     board = scoreboard_text(harness, await harness.storage.race(race_id))
     assert "Utrka" in board and "igra" in board and "playing" not in board
+
+
+async def clear_but_the_last(h, deal, thread: int, user: int) -> str:
+    """Tap the race's deal clear in a thread except for its last card; that card's name."""
+    plan = deal.copy()
+    clear_kings_and_pairs(plan)
+    for action in plan.actions[:-1]:
+        await h.command("tap", card=str(deal.pyramid[action]), user=user, channel_id=thread)
+    return str(deal.pyramid[plan.actions[-1]])
+
+
+@pytest.mark.parametrize("fault", ["unknown", "forbidden"])
+async def test_a_clear_whose_answer_discord_loses_or_refuses_still_wins_the_race(harness, quick_edits, fault):
+    """The first clear stored wins: Discord losing or refusing its answer decides nothing, and the other
+    player's later clear does not take the race."""
+    deal = kings_and_pairs()
+    _, race_id, mine, theirs = await open_race(harness, deal.code)
+    last_mine = await clear_but_the_last(harness, deal, mine, OWNER)
+    last_theirs = await clear_but_the_last(harness, deal, theirs, STRANGER)
+    harness.hub.fail("any", fault)  # the clearing tap's answer never reaches the player
+    await harness.command("tap", card=last_mine, user=OWNER, channel_id=mine)
+    await harness.bot.scoreboards.flush()
+    race = await harness.storage.race(race_id)
+    assert race.winner_id == OWNER
+    assert f"🏆 <@{OWNER}> wins the race!" in scoreboard_text(harness, race)  # the scoreboard follows the store
+    await harness.command("tap", card=last_theirs, user=STRANGER, channel_id=theirs)
+    await harness.bot.scoreboards.flush()
+    race = await harness.storage.race(race_id)
+    assert race.winner_id == OWNER and race.finished_at is not None
+    assert f"🏆 <@{OWNER}> wins the race!" in scoreboard_text(harness, race)
+
+
+async def test_two_clears_at_the_same_moment_give_one_winner(harness, quick_edits):
+    deal = kings_and_pairs()
+    _, race_id, mine, theirs = await open_race(harness, deal.code)
+    last_mine = await clear_but_the_last(harness, deal, mine, OWNER)
+    last_theirs = await clear_but_the_last(harness, deal, theirs, STRANGER)
+    await asyncio.gather(
+        harness.command("tap", card=last_mine, user=OWNER, channel_id=mine),
+        harness.command("tap", card=last_theirs, user=STRANGER, channel_id=theirs),
+    )
+    await harness.bot.scoreboards.flush()
+    race = await harness.storage.race(race_id)
+    assert race.winner_id in (OWNER, STRANGER)
+    board = scoreboard_text(harness, race)
+    assert board.count("wins the race") == 1 and f"🏆 <@{race.winner_id}> wins the race!" in board
+    stats = {
+        player: (await harness.storage.race_stats(GUILD_ID, player)).won for player in (OWNER, STRANGER)
+    }
+    assert sorted(stats.values()) == [0, 1] and stats[race.winner_id] == 1

@@ -33,7 +33,9 @@ from pyramide.render import (
     WASTE_BOX,
     WIDTH,
     build_palette,
+    cached_pictures,
     card_position,
+    clear_caches,
     render_board,
     render_image,
 )
@@ -309,8 +311,12 @@ def test_a_cached_region_is_the_same_picture_as_a_fresh_one():
     game = example_game(Rules(pass_limit=2, draw_with_waste=True))
     game.tap(STOCK)
     game.tap(STOCK)
+    clear_caches()  # drawn from scratch, whatever other tests drew before
     fresh = render_image(game, highlight={STOCK, "under"}, now=30.0)
+    kept = cached_pictures()
+    assert kept > 0
     cached = render_image(game, highlight={STOCK, "under"}, now=30.0)
+    assert cached_pictures() == kept  # drawn from what the first one kept
     assert ImageChops.difference(fresh, cached).getbbox() is None
     other = render_image(game, highlight={STOCK}, now=30.0)  # the under card no longer ringed: a new region
     assert ImageChops.difference(fresh, other).getbbox() is not None

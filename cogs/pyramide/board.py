@@ -17,7 +17,7 @@ from pyramide.render import render_board
 from pyramide.solver import Verdict
 from pyramide.storage import ENDED, PLAYING, WON, GameRecord
 
-from ..answer import Answer
+from ..answer import DISCORD_ERRORS, Answer, log_refusal
 from ..common import board_labels, bot_of, mention
 from . import buttons
 from .words import tier_words
@@ -178,11 +178,27 @@ async def board_message(
     }
 
 
-async def post_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
-    """Answer with a fresh game message and make it the game's message (the old one loses its buttons)."""
+async def take_back(answer: Answer, live: Live) -> None:
+    """Remove a new game nobody saw (its board could not be posted): stored game, daily attempt and engine."""
+    bot = bot_of(answer.interaction)
+    await bot.storage.discard_game(live.record.id)
+    bot.manager.forget(live.record.channel_id)
+
+
+async def post_board(
+    answer: Answer, live: Live, lang: str, status: list[str], *, new: bool = False, **options: Any
+) -> None:
+    """Answer with a fresh game message and make it the game's message (the old one loses its buttons).
+    The board of a ``new`` game that cannot be posted takes the game back (nobody saw it, and it would
+    keep the channel busy), whatever Discord answered; the failure is raised on."""
     message = await board_message(answer, live, lang, status, **options)
     old = live.record.message_id
-    sent = await answer.post(note=status[0] if status else "", **message)
+    try:
+        sent = await answer.post(note=status[0] if status else "", **message)
+    except Exception:
+        if new:
+            await take_back(answer, live)
+        raise
     live.record.message_id = sent.id
     interaction = answer.interaction
     await bot_of(interaction).storage.set_message(live.record.id, sent.id)
@@ -201,9 +217,9 @@ async def post_board_to(
     message = await board_message(answer, live, lang, status)
     try:
         sent = await target.send(**message)
-    except discord.HTTPException:
-        await bot.storage.discard_game(live.record.id)
-        bot.manager.forget(live.record.channel_id)
+    except DISCORD_ERRORS as error:
+        log_refusal(f"board of game {live.record.id} in {live.record.channel_id}", error)
+        await take_back(answer, live)
         if made and isinstance(target, discord.Thread):
             with contextlib.suppress(discord.HTTPException):
                 await target.delete()
@@ -225,10 +241,12 @@ async def update_board(answer: Answer, live: Live, lang: str, status: list[str],
 
 
 async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit: bool, **kwargs: Any) -> None:
-    if edit:
-        await update_board(answer, live, lang, status, **kwargs)
-    else:
-        await post_board(answer, live, lang, status, **kwargs)
-    from .race import progress  # a race's scoreboard follows its games' boards
+    try:
+        if edit:
+            await update_board(answer, live, lang, status, **kwargs)
+        else:
+            await post_board(answer, live, lang, status, **kwargs)
+    finally:
+        from .race import progress  # a race's scoreboard follows its games' stored state
 
-    await progress(answer, live.record, lang)
+        await progress(answer, live.record, lang)  # whatever became of the board's answer

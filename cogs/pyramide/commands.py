@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from pyramide.i18n import t
 from pyramide.solving import SolverService
 from pyramide.storage import GuildSettings
 
-from ..answer import LOST
+from ..answer import Answer, answering
 from ..common import language, text
 from . import buttons, daily, flows, records
 from .flows import Finder
@@ -118,11 +117,14 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         finder = None
         if difficulty is not None:
             lang = language(interaction)
+            refusal = None
             if code:
-                await flows.reply(interaction, t(lang, "error.difficulty_code"))
-                return
-            if not Rules().with_options(**flows.options(rules)).is_default:
-                await flows.reply(interaction, t(lang, "error.difficulty_rules"))
+                refusal = "error.difficulty_code"
+            elif not Rules().with_options(**flows.options(rules)).is_default:
+                refusal = "error.difficulty_rules"
+            if refusal is not None:
+                async with answering(interaction) as answer:
+                    await answer.say(t(lang, refusal))
                 return
             finder = rated_finder(Tier(difficulty))
         await flows.new_game(
@@ -184,7 +186,8 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
 
     @app_commands.command(name="rules", description=text("cmd.rules"))
     async def rules(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(t(language(interaction), "rules.text"), ephemeral=True)
+        async with answering(interaction) as answer:
+            await answer.say(t(language(interaction), "rules.text"))
 
     # --------------------------------------------------------------- statistics
     @app_commands.command(name="stats", description=text("cmd.stats.show"))
@@ -239,8 +242,8 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         )
         ours = any(item.__discord_ui_compiled_template__.fullmatch(custom_id) for item in DYNAMIC_ITEMS)
         if not present or not ours:
-            with contextlib.suppress(*LOST):
-                await flows.reply(interaction, t(language(interaction), "error.stale_board"))
+            async with answering(interaction) as answer:
+                await answer.say(t(language(interaction), "error.stale_board"))
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -263,10 +266,11 @@ def rated_finder(tier: Tier) -> Finder:
 
 
 async def report_error(interaction: discord.Interaction, error: Exception) -> None:
-    """Log the failure and tell the player that nothing was lost (every answered move is stored)."""
+    """A command that failed before its flow began (a check, an option): logged, and the player told that
+    nothing was lost (every answered move is stored)."""
     log.error("command failed", exc_info=error)
-    with contextlib.suppress(*LOST):
-        await flows.reply(interaction, t(language(interaction), "error.generic"))
+    async with answering(interaction) as answer:
+        await answer.rescue(t(language(interaction), "error.generic"))
 
 
 @app_commands.guild_only()
@@ -302,9 +306,21 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         idle_minutes: app_commands.Range[int, 1, 1440] | None = None,
         new_in_thread: bool | None = None,
     ) -> None:
+        async with answering(interaction) as answer:
+            await self._settings(answer, error_help, who_can_play, idle_minutes, new_in_thread)
+
+    async def _settings(
+        self,
+        answer: Answer,
+        error_help: bool | None,
+        who_can_play: str | None,
+        idle_minutes: int | None,
+        new_in_thread: bool | None,
+    ) -> None:
+        interaction = answer.interaction
         lang = language(interaction)
         if not interaction.permissions.manage_guild:
-            await flows.reply(interaction, t(lang, "error.manage_server"))
+            await answer.say(t(lang, "error.manage_server"))
             return
         guild_id = interaction.guild_id or 0
         current = await self.bot.guild_settings(guild_id)
@@ -328,7 +344,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         )
         lines.append(t(lang, "settings.idle", minutes=changed.idle_minutes))
         lines.append(t(lang, "settings.thread.on" if changed.new_in_thread else "settings.thread.off"))
-        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+        await answer.say("\n".join(lines))
 
     @app_commands.command(name="reset-stats", description=text("cmd.stats.reset"))
     @app_commands.rename(player=text("opt.player"))

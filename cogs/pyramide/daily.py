@@ -23,13 +23,14 @@ from pyramide.daily import (
     today,
 )
 from pyramide.i18n import month_name, t, weekday_names
+from pyramide.manager import Live
 from pyramide.render import MonthPicture, render_month
 from pyramide.stats import day_streaks
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
-from ..answer import Answer, answering
+from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal
 from ..common import bot_of, language, mention, missing_permission
-from .board import post_board_to
+from .board import post_board_to, take_back
 from .words import share_text
 
 log = logging.getLogger(__name__)
@@ -118,9 +119,11 @@ async def play_daily(interaction: discord.Interaction) -> None:
             with contextlib.suppress(discord.HTTPException):
                 await thread.add_user(interaction.user)
             target, target_id = thread, thread.id
+        live: Live | None = None
         try:
             async with bot.manager.turn(target_id) as turn:
                 if turn.live is not None:
+                    await _remove_thread(thread)
                     await answer.say(t(lang, "error.daily_busy_here"))
                     return
                 live = await turn.start(
@@ -128,17 +131,25 @@ async def play_daily(interaction: discord.Interaction) -> None:
                 )
                 await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
                 title = [t(lang, "daily.title", number=number)]
-                if not await post_board_to(target, answer, live, lang, title, made=thread is not None):
+                posted = await post_board_to(target, answer, live, lang, title, made=thread is not None)
+                if not posted:
                     # The player never saw this board: its attempt and the empty thread were taken back.
-                    log.warning("daily board could not be posted in %s", target_id)
                     await answer.say(t(lang, "error.daily_post", permission="Attach Files / Send Messages in Threads"))
                     return
         except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
-            if thread is not None:
-                with contextlib.suppress(discord.HTTPException):
-                    await thread.delete()
+            await _remove_thread(thread)
             await answer.say(await _already(interaction, taken.attempt, lang, now))
             return
+        except Exception:
+            # Any later step failed before the board was up: nothing of this attempt stays half-made
+            # (the counted attempt is taken back with its game, so the player may open it again).
+            if live is not None and live.record.message_id is None:
+                with contextlib.suppress(Exception):
+                    await take_back(answer, live)
+                await _remove_thread(thread)
+            elif live is None:
+                await _remove_thread(thread)
+            raise
         await answer.say(
             "\n".join((t(lang, "daily.ready", number=number, thread=f"<#{target_id}>"), next_daily(lang, now)))
         )
@@ -156,14 +167,24 @@ async def _already(interaction: discord.Interaction, attempt: DailyAttempt, lang
     return "\n".join(lines)
 
 
+async def _remove_thread(thread: discord.Thread | None) -> None:
+    """Delete a thread made for a game that is not played in it after all (best effort, logged)."""
+    if thread is None:
+        return
+    try:
+        await thread.delete()
+    except DISCORD_ERRORS as error:
+        log_refusal(f"removal of thread {thread.id}", error)
+
+
 async def create_thread(parent: object, name: str) -> discord.Thread | None:
     if not isinstance(parent, discord.TextChannel):
         return None
     for kind in (discord.ChannelType.private_thread, discord.ChannelType.public_thread):
         try:
             return await parent.create_thread(name=name, type=kind, auto_archive_duration=1440, invitable=False)
-        except discord.HTTPException:
-            continue
+        except DISCORD_ERRORS as error:  # the next kind is tried; the player hears if none can be made
+            log.warning("%s not made in %s: %s", kind.name, parent.id, describe_failure(error))
     return None
 
 

@@ -5,6 +5,7 @@ actually in play, the action is applied and stored, and the answer is sent, all 
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -19,11 +20,13 @@ from pyramide.manager import Live, Turn
 from pyramide.solving import SolverBusy, SolverService
 from pyramide.storage import ABANDONED, ENDED, PLAYING
 
-from ..answer import Answer, answering
+from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
 from ..common import bot_of, language, mention, missing_permission
 from . import buttons
 from .board import post_board, post_board_to, show, update_board
 from .words import code_problem, ending_words, rules_words
+
+log = logging.getLogger(__name__)
 
 # How /pyramide new finds a deal of its own kind (a winnable one, or one of a difficulty), with notes.
 Finder = Callable[[SolverService, Rules, str], Awaitable[tuple[Game, tuple[str, ...]]]]
@@ -36,11 +39,6 @@ QUIET_EVENTS = (
     ev.NoPassesLeft,
     ev.GameOver,
 )
-
-
-async def reply(interaction: discord.Interaction, content: str) -> None:
-    """A private answer outside a flow (records, settings)."""
-    await Answer(interaction).say(content)
 
 
 async def allowed(answer: Answer, live: Live, lang: str) -> bool:
@@ -310,8 +308,15 @@ async def start_game(
             status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
         if thread is not None:
             await post_in_thread(answer, thread, live, lang, status)
-        else:
-            await post_board(answer, live, lang, status)
+            return
+        try:
+            await post_board(answer, live, lang, status, new=True)
+        except DISCORD_ERRORS as error:
+            turn.live = None  # taken back by post_board: the channel is free
+            if lost(error):
+                raise
+            log.error("board of game %s refused by Discord: %s", live.record.id, describe_failure(error))
+            await answer.rescue(t(lang, "error.board_refused"))
 
 
 async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
@@ -329,7 +334,8 @@ async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
         thread = await channel.create_thread(
             name=name, type=discord.ChannelType.public_thread, auto_archive_duration=1440
         )
-    except discord.HTTPException:
+    except DISCORD_ERRORS as error:
+        log_refusal(f"thread in {channel.id}", error)
         await answer.say(t(lang, "error.thread_permission", permission="Create Public Threads"))
         return None
     with contextlib.suppress(discord.HTTPException):

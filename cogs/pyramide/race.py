@@ -21,7 +21,7 @@ from pyramide.labels import format_duration
 from pyramide.rules import Rules
 from pyramide.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
 
-from ..answer import Answer, answering
+from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
 from ..common import bot_of, language, mention
 from . import buttons
 from .board import board_message, post_board_to
@@ -71,8 +71,8 @@ class Scoreboards:
             await channel.get_partial_message(race.message_id).edit(
                 content=content, view=view, allowed_mentions=discord.AllowedMentions.none()
             )
-        except discord.HTTPException as error:
-            log.warning("race %s: scoreboard not edited: %s", race_id, error)
+        except DISCORD_ERRORS as error:
+            log_refusal(f"race {race_id}: scoreboard edit", error)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, and shutting down)."""
@@ -83,9 +83,6 @@ class Scoreboards:
         for task in self.pending.values():
             task.cancel()
         self.pending.clear()
-
-
-SCOREBOARDS = Scoreboards()
 
 
 def _status(record: GameRecord, race: RaceRecord, lang: str) -> str:
@@ -146,12 +143,12 @@ async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discor
 async def progress(answer: Answer, record: GameRecord, lang: str) -> None:
     """After a game's board changed: if it is a race game, settle a finish and refresh the scoreboard."""
     bot = bot_of(answer.interaction)
-    race_id = await SCOREBOARDS.race_of(bot, record.id)
+    race_id = await bot.scoreboards.race_of(bot, record.id)
     if race_id is None:
         return
     if record.status != PLAYING:
         await settle(bot, race_id, record)
-    SCOREBOARDS.schedule(bot, race_id, lang)
+    bot.scoreboards.schedule(bot, race_id, lang)
 
 
 async def settle(bot: Any, race_id: int, record: GameRecord) -> None:
@@ -204,12 +201,14 @@ async def start_race(
         players = [interaction.user, opponent]
         threads: list[discord.Thread] = []
         games: list[tuple[int, int]] = []
+        race_id: int | None = None
+        scoreboard_message: discord.Message | None = None
         try:
             for index, player in enumerate(players):
                 name = t(lang, "race.thread", player=player.display_name)[:100]
                 thread = await create_thread(channel, name)
                 if thread is None:
-                    raise RuntimeError("no thread")
+                    raise NoThread
                 threads.append(thread)
                 with contextlib.suppress(discord.HTTPException):
                     await thread.add_user(player)
@@ -221,30 +220,66 @@ async def start_race(
                 await bot.storage.remember_name(player.id, player.display_name)
                 status = [t(lang, "race.board", opponent=mention(players[1 - index].id))]
                 if not await post_board_to(thread, answer, live, lang, status, made=True):
-                    threads.remove(thread)
-                    raise RuntimeError("board not posted")
-        except (RuntimeError, discord.HTTPException) as error:
-            log.warning("race not started: %s", error)
+                    threads.remove(thread)  # deleted with its game by post_board_to
+                    games.pop()
+                    raise NoThread
+            race_id = await bot.storage.create_race(interaction.guild_id, channel.id, game.code, bot.clock(), games)
             for _, game_id in games:
-                await bot.storage.discard_game(game_id)
-            for thread in threads:
-                bot.manager.forget(thread.id)
-                with contextlib.suppress(discord.HTTPException):
-                    await thread.delete()
-            await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
-            return
-        race_id = await bot.storage.create_race(interaction.guild_id, channel.id, game.code, bot.clock(), games)
-        for _, game_id in games:
-            SCOREBOARDS.by_game[game_id] = race_id
-        race = await bot.storage.race(race_id)
-        assert race is not None
-        content, view = await scoreboard(bot, race, lang)
-        threads_line = "\n" + " · ".join(f"{mention(p.id)}: <#{th.id}>" for p, th in zip(players, threads, strict=True))
-        sent = await answer.post(
-            content=content + threads_line, view=view, allowed_mentions=discord.AllowedMentions(users=True)
-        )
-        await bot.storage.set_race_message(race_id, sent.id)
-        SCOREBOARDS.last_edit[race_id] = time.monotonic()
+                bot.scoreboards.by_game[game_id] = race_id
+            race = await bot.storage.race(race_id)
+            assert race is not None
+            content, view = await scoreboard(bot, race, lang)
+            links = " · ".join(f"{mention(p.id)}: <#{th.id}>" for p, th in zip(players, threads, strict=True))
+            scoreboard_message = await answer.post(
+                content=content + "\n" + links, view=view, allowed_mentions=discord.AllowedMentions(users=True)
+            )
+            await bot.storage.set_race_message(race_id, scoreboard_message.id)
+        except Exception as error:
+            # Whatever failed, nothing of the race stays half-made: its games, threads and scoreboard go.
+            # The failure itself is logged by ``answering`` (a refusal at error level).
+            await _take_back_race(bot, race_id, games, threads, scoreboard_message)
+            if isinstance(error, NoThread):
+                log.warning("race not started: a thread could not be made or its board posted")
+                await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
+                return
+            raise
+        bot.scoreboards.last_edit[race_id] = time.monotonic()
+
+
+class NoThread(Exception):
+    """A race's thread could not be made, or its board not posted there."""
+
+
+async def _take_back_race(
+    bot: Any,
+    race_id: int | None,
+    games: list[tuple[int, int]],
+    threads: list[discord.Thread],
+    scoreboard_message: discord.Message | None,
+) -> None:
+    """Remove what a race that could not start had made (best effort, each part on its own)."""
+    for _, game_id in games:
+        bot.scoreboards.by_game.pop(game_id, None)
+        try:
+            await bot.storage.discard_game(game_id)
+        except Exception:
+            log.exception("race: game %s not taken back", game_id)
+    if race_id is not None:
+        try:
+            await bot.storage.close_race(race_id, bot.clock())  # no players left: it never counts
+        except Exception:
+            log.exception("race %s not closed", race_id)
+    for thread in threads:
+        bot.manager.forget(thread.id)
+        try:
+            await thread.delete()
+        except DISCORD_ERRORS as error:
+            log_refusal(f"removal of race thread {thread.id}", error)
+    if scoreboard_message is not None:
+        try:
+            await scoreboard_message.delete()
+        except DISCORD_ERRORS as error:
+            log_refusal(f"removal of race scoreboard {scoreboard_message.id}", error)
 
 
 async def give_up(answer: Answer, race_id: int) -> None:

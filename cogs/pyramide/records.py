@@ -13,10 +13,9 @@ from pyramide.labels import format_duration
 from pyramide.stats import day_streaks, player_stats
 from pyramide.storage import LeaderRow
 
-from ..answer import Answer
+from ..answer import Answer, answering
 from ..common import bot_of, language, mention
 from . import buttons
-from .flows import reply
 from .words import rules_words
 
 PAGE = 10
@@ -43,16 +42,23 @@ def time_text(seconds: float | None, lang: str) -> str:
 
 # --------------------------------------------------------------------------- stats
 async def show_stats(interaction: discord.Interaction, player: discord.abc.User | None) -> None:
+    async with answering(interaction, private=False) as answer:
+        await stats_answer(answer, player)
+
+
+async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
+    """A player's figures on this server, as a public embed."""
+    interaction = answer.interaction
     lang = language(interaction)
     if interaction.guild is None and interaction.guild_id is None:
-        await reply(interaction, t(lang, "error.guild_only"))
+        await answer.say(t(lang, "error.guild_only"))
         return
     bot = bot_of(interaction)
     who = player or interaction.user
     guild_id = interaction.guild_id or 0
     rows = await bot.storage.results(guild_id, who.id)
     if not rows:
-        await interaction.response.send_message(t(lang, "stats.none", player=mention(who.id)))
+        await answer.announce(content=t(lang, "stats.none", player=mention(who.id)))
         return
     stats = player_stats(rows)
     current_days, best_days = day_streaks(await bot.storage.daily_days(who.id), today(_now(interaction)))
@@ -81,7 +87,7 @@ async def show_stats(interaction: discord.Interaction, player: discord.abc.User 
     for key, value in fields:
         embed.add_field(name=t(lang, key), value=value)
     embed.add_field(name=t(lang, "stats.recent"), value="".join(RESULT_MARKS[r] for r in stats.recent), inline=False)
-    await interaction.response.send_message(embed=embed)
+    await answer.announce(embed=embed)
 
 
 # --------------------------------------------------------------------- leaderboard
@@ -147,8 +153,9 @@ async def leaderboard_page(
 
 
 async def show_leaderboard(interaction: discord.Interaction, period: str, rules: str | None = None) -> None:
-    embed, view = await leaderboard_page(interaction, period, 0, rules)
-    await interaction.response.send_message(embed=embed, view=view)
+    async with answering(interaction, private=False) as answer:
+        embed, view = await leaderboard_page(interaction, period, 0, rules)
+        await answer.announce(embed=embed, view=view)
 
 
 # --------------------------------------------------------------------------- reset
@@ -167,9 +174,15 @@ async def confirm_reset(answer: Answer, choice: str, player: int) -> None:
 
 
 async def ask_reset(interaction: discord.Interaction, player: discord.abc.User | None) -> None:
+    async with answering(interaction) as answer:
+        await _ask_reset(answer, player)
+
+
+async def _ask_reset(answer: Answer, player: discord.abc.User | None) -> None:
+    interaction = answer.interaction
     lang = language(interaction)
     if not interaction.permissions.manage_guild:
-        await reply(interaction, t(lang, "error.manage_server"))
+        await answer.say(t(lang, "error.manage_server"))
         return
     player_id = player.id if player else 0
     text = t(lang, "reset.confirm_player", player=mention(player_id)) if player else t(lang, "reset.confirm_all")
@@ -179,22 +192,24 @@ async def ask_reset(interaction: discord.Interaction, player: discord.abc.User |
     )
     view.add_item(buttons.ResetChoice("no", player_id, label=t(lang, "button.cancel")))
     view.stop()
-    await interaction.response.send_message(text, view=view, ephemeral=True)
+    await answer.say(text, view=view)
 
 
 # ------------------------------------------------------------------------- forget-me
 async def ask_forget(interaction: discord.Interaction) -> None:
+    async with answering(interaction) as answer:
+        await _ask_forget(answer)
+
+
+async def _ask_forget(answer: Answer) -> None:
+    interaction = answer.interaction
     lang = language(interaction)
     view = discord.ui.View(timeout=None)
     player = interaction.user.id
     view.add_item(buttons.ForgetChoice("yes", player, label=t(lang, "button.forget"), style=discord.ButtonStyle.danger))
     view.add_item(buttons.ForgetChoice("no", player, label=t(lang, "button.cancel")))
     view.stop()
-    await reply_with(interaction, t(lang, "forget.confirm"), view)
-
-
-async def reply_with(interaction: discord.Interaction, text: str, view: discord.ui.View) -> None:
-    await interaction.response.send_message(text, view=view, ephemeral=True)
+    await answer.say(t(lang, "forget.confirm"), view=view)
 
 
 async def confirm_forget(answer: Answer, choice: str, player: int) -> None:

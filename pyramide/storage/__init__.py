@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Protocol
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 PLAYING, WON, STUCK, ENDED = "playing", "won", "stuck", "ended"
 BROKEN = "broken"  # a stored game that could not be replayed: closed, played but never won
@@ -240,13 +240,18 @@ def from_url(url: str) -> Storage:
 
 
 def redact(url: str) -> str:
-    """A database URL as it may be printed and logged: without its password."""
+    """A database URL as it may be printed and logged: without its password, whether it is in the
+    address (``user:password@host``) or a query parameter (``?password=...``, as libpq reads it)."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return url.split("://", 1)[0] + "://…"  # unreadable: nothing of it but its kind
-    if parts.password is None:
+    fields = parts.query.split("&") if parts.query else []
+    hidden = ["password=***" if unquote(f.split("=", 1)[0]).lower() == "password" else f for f in fields]
+    if parts.password is None and hidden == fields:
         return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = parts.username or ""
-    return parts._replace(netloc=f"{user}:***@{netloc}").geturl()
+    if parts.password is not None:
+        netloc = parts.netloc.rsplit("@", 1)[1]
+        user = parts.username or ""
+        parts = parts._replace(netloc=f"{user}:***@{netloc}")
+    return parts._replace(query="&".join(hidden)).geturl()
