@@ -26,6 +26,7 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 from cogs.common import CatalogueTranslator
+from cogs.emojis import CardEmojis, SyncResult, sync_emojis
 from cogs.health import Health
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
@@ -92,6 +93,8 @@ class PyramideBot(commands.Bot):
         self._settings: dict[int, GuildSettings] = {}
         self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
         self.daily_codes: dict[date, str] = {}
+        self.card_emojis = CardEmojis()  # the buttons' card faces; empty (text labels) until synced
+        self.emoji_sync: asyncio.Task[SyncResult] | None = None
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """A server's settings, read from storage once and kept (they change only through this bot)."""
@@ -134,6 +137,8 @@ class PyramideBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to the development server", len(synced))
         await self.sync_commands(force=self.sync_on_start)
+        # In the background: a first start uploads the whole set, and boards meanwhile show text labels.
+        self.emoji_sync = asyncio.create_task(self.sync_card_emojis(force=self.sync_on_start))
         if self.metrics_port is not None:
             await self.health.serve(self.metrics_port, self.metrics_host)
 
@@ -158,6 +163,13 @@ class PyramideBot(commands.Bot):
         await self.storage.set_meta("commands_hash", digest)
         log.info("synced %d commands globally (their definition changed)", len(synced))
         return True
+
+    async def sync_card_emojis(self, *, force: bool = False) -> SyncResult:
+        """Bring the card-face emojis in step (see ``cogs.emojis``) and show them on the buttons from now
+        on, or text labels if Discord did not take them. ``force`` uploads them all again."""
+        result = await sync_emojis(self, self.storage, force=force)
+        self.card_emojis = result.emojis
+        return result
 
     def flow_started(self) -> None:
         self.in_flight += 1
@@ -191,6 +203,8 @@ class PyramideBot(commands.Bot):
         from cogs.pyramide.race import SCOREBOARDS
 
         SCOREBOARDS.cancel()
+        if self.emoji_sync is not None:
+            self.emoji_sync.cancel()
         await super().close()
         await self.health.stop()
 
@@ -295,7 +309,9 @@ def database_url(environ: Mapping[str, str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the Pyramide Discord bot")
-    parser.add_argument("--sync", action="store_true", help="push the slash commands to Discord once at start")
+    parser.add_argument(
+        "--sync", action="store_true", help="push the slash commands and upload the card emojis again at start"
+    )
     args = parser.parse_args(argv)
 
     load_dotenv(HERE / ".env")
