@@ -160,7 +160,7 @@ async def sync_emojis(
                     kept.pop(name, None)
                     deleted += 1
     except (discord.HTTPException, discord.RateLimited, aiohttp.ClientError, TimeoutError) as error:
-        reason = str(error) or type(error).__name__
+        reason = " ".join(str(error).split()) or type(error).__name__  # one line in the log
         log.warning(
             "card emojis: Discord did not take them (%s; %d uploaded before); the buttons show text labels",
             reason,
