@@ -832,10 +832,11 @@ def back_emoji() -> bytes:
 
 
 def empty_waste_emoji() -> bytes:
-    """The empty waste as a 128×128 PNG emoji: the board's empty place, a card's outline on the table."""
-    image = _emoji_card(TABLE_TOP, SLOT_LINE)
+    """The empty waste as a 128×128 PNG emoji: the board's empty place, a card's outline on the table
+    (in the light shade of the board's muted text, so that it stands out on a green button too)."""
+    image = _emoji_card(BAND, MUTED)
     ImageDraw.Draw(image).rounded_rectangle(
-        (0, 0, EMOJI_SIZE - 1, EMOJI_SIZE - 1), EMOJI_RADIUS, outline=SLOT_LINE, width=12
+        (0, 0, EMOJI_SIZE - 1, EMOJI_SIZE - 1), EMOJI_RADIUS, outline=MUTED, width=12
     )
     return _png_rgba(image)
 
