@@ -26,7 +26,7 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 from cogs.common import CatalogueTranslator
-from cogs.emojis import CardEmojis, SyncResult, sync_emojis
+from cogs.emojis import CardEmojis, SyncResult, emoji_images, sync_emojis
 from cogs.health import Health
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import HINT_POOL, VERDICT_POOL, GameManager
@@ -54,6 +54,7 @@ NEEDED_PERMISSIONS = discord.Permissions(
 def warm_faces() -> None:
     for language in LANGUAGES:
         faces_for(rank_letters(language))
+    emoji_images()  # the buttons' card emojis (under a second), drawn before presses arrive, not during
 
 
 class PyramideBot(commands.Bot):
