@@ -26,6 +26,7 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 from cogs.common import CatalogueTranslator
+from cogs.emojis import CardEmojis, SyncResult, emoji_images, sync_emojis
 from cogs.health import Health
 from cogs.pyramide.race import Scoreboards
 from pyramide.i18n import LANGUAGES, rank_letters
@@ -57,6 +58,7 @@ NEEDED_PERMISSIONS = discord.Permissions(
 def warm_faces() -> None:
     for language in LANGUAGES:
         faces_for(rank_letters(language))
+    emoji_images()  # the buttons' card emojis (under a second), drawn before presses arrive, not during
 
 
 class PyramideBot(commands.Bot):
@@ -106,6 +108,8 @@ class PyramideBot(commands.Bot):
         self.daily_codes: dict[date, str] = {}
         self._background: set[asyncio.Future[None]] = set()
         self.scoreboards = Scoreboards()  # the race scoreboards this bot keeps up to date
+        self.card_emojis = CardEmojis()  # the buttons' card faces; empty (text labels) until synced
+        self.emoji_sync: asyncio.Task[SyncResult] | None = None
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """A server's settings, read from storage once and kept (they change only through this bot)."""
@@ -169,6 +173,8 @@ class PyramideBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to the development server", len(synced))
         await self.sync_commands(force=self.sync_on_start)
+        # In the background: a first start uploads the whole set, and boards meanwhile show text labels.
+        self.emoji_sync = asyncio.create_task(self.sync_card_emojis(force=self.sync_on_start))
         if self.metrics_port is not None:
             await self.health.serve(self.metrics_port, self.metrics_host)
 
@@ -193,6 +199,13 @@ class PyramideBot(commands.Bot):
         await self.storage.set_meta("commands_hash", digest)
         log.info("synced %d commands globally (their definition changed)", len(synced))
         return True
+
+    async def sync_card_emojis(self, *, force: bool = False) -> SyncResult:
+        """Bring the card-face emojis in step (see ``cogs.emojis``) and show them on the buttons from now
+        on, or text labels if Discord did not take them. ``force`` uploads them all again."""
+        result = await sync_emojis(self, self.storage, force=force)
+        self.card_emojis = result.emojis
+        return result
 
     def flow_started(self) -> None:
         self.in_flight += 1
@@ -226,6 +239,8 @@ class PyramideBot(commands.Bot):
         if not self.is_closed():
             await self.drain()
         self.scoreboards.cancel()
+        if self.emoji_sync is not None:
+            self.emoji_sync.cancel()
         await super().close()
         await self.health.stop()
         self.release_workers()
@@ -290,7 +305,9 @@ async def connect(bot: PyramideBot, token: str, deployment: Deployment) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the Pyramide Discord bot")
-    parser.add_argument("--sync", action="store_true", help="push the slash commands to Discord once at start")
+    parser.add_argument(
+        "--sync", action="store_true", help="push the slash commands and upload the card emojis again at start"
+    )
     args = parser.parse_args(argv)
 
     load_dotenv(HERE / ".env")

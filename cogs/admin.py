@@ -1,4 +1,4 @@
-"""Housekeeping: command sync on demand (owner), and a loop every 5 minutes that drops idle engines,
+"""Housekeeping: command and card-emoji sync on demand (owner), and a loop every 5 minutes that drops idle engines,
 ends the dailies of past days, deletes the data of servers the bot left (after a grace period) and
 gives free pages back to the file system."""
 
@@ -63,7 +63,16 @@ class Admin(commands.Cog):
     @commands.command(name="sync")
     @commands.is_owner()
     async def sync(self, ctx: commands.Context, scope: str = "global") -> None:
-        """@Pyramide sync [global|here]: push the slash commands to Discord (owner only)."""
+        """@Pyramide sync [global|here|emojis]: push the slash commands to Discord, or upload the card
+        emojis again (owner only)."""
+        if scope == "emojis":
+            result = await self.bot.sync_card_emojis(force=True)
+            outcome = f"failed ({result.error}); the buttons show text labels" if result.error else "in use"
+            await ctx.reply(
+                f"Card emojis: uploaded {result.uploaded}, deleted {result.deleted}, {outcome}.",
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
         if scope == "here" and ctx.guild is not None:
             self.bot.tree.copy_global_to(guild=ctx.guild)
             synced = await self.bot.tree.sync(guild=ctx.guild)

@@ -4,8 +4,9 @@
 It does what the bot needs and what the tests look at: login, ``GET /gateway/bot``, IDENTIFY with
 shards, READY and one GUILD_CREATE per server of the shard, heartbeats, INTERACTION_CREATE sent on the
 shard that owns the server (``(guild_id >> 22) % shard_count``), interaction callbacks (JSON and
-multipart), webhooks (followups, the original response), channel messages, threads, command sync.
-Anything else is answered 404 in Discord's error shape.
+multipart), webhooks (followups, the original response), channel messages, threads, command sync,
+the application's emojis (``tests/app_emojis.py``: Discord's limits, and a message whose buttons name
+an emoji the application lacks is refused). Anything else is answered 404 in Discord's error shape.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.app_emojis import AppEmojis, Refused
 from tests.harness import APP_ID, BOT_PERMISSIONS, PLAIN, Harness, message_payload, snowflake, user_payload
 
 BOT = {**user_payload(APP_ID), "username": "Pyramide", "global_name": "Pyramide", "bot": True}
@@ -79,6 +81,7 @@ class FakeDiscord:
         self.thinking: set[str] = set()  # tokens of deferred answers still showing "thinking"
         self.callbacks: dict[str, int] = {}  # token -> first answers tried, refused ones (40060) included
         self.callback_seen = asyncio.Event()
+        self.app_emojis = AppEmojis(APP_ID)
         self.port = 0
         self._runner: web.AppRunner | None = None
 
@@ -248,6 +251,7 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ REST
     def message(self, channel_id: int, body: dict[str, Any], message_id: int | None = None) -> dict[str, Any]:
+        self.app_emojis.check_components(body)
         message_id = message_id or snowflake()
         old = self.messages.get(message_id, {})
         payload = message_payload(message_id, channel_id, body, old, BOT, body.get("flags", old.get("flags", 0)))
@@ -275,6 +279,12 @@ class FakeDiscord:
         answer.arrived.set()
 
     async def _rest(self, request: web.Request) -> web.Response:
+        try:
+            return await self._serve(request)
+        except Refused as refused:
+            return reply(refused.body, 400)
+
+    async def _serve(self, request: web.Request) -> web.Response:
         path, method = "/" + request.match_info["path"], request.method
         body, files = await self._body(request)
 
@@ -310,6 +320,14 @@ class FakeDiscord:
             )
         if re.fullmatch(r"/applications/\d+(/guilds/\d+)?/commands", path) and method == "PUT":
             return ok([{**c, "id": str(snowflake()), "application_id": str(APP_ID), "version": "1"} for c in body])
+        if match := re.fullmatch(r"/applications/\d+/emojis(/(\d+))?", path):
+            if method == "GET" and not match[1]:
+                return ok(self.app_emojis.listing())
+            if method == "POST" and not match[1]:
+                return ok(self.app_emojis.create(body))
+            if method == "DELETE" and match[2] and self.app_emojis.delete(int(match[2])):
+                return ok()
+            return reply({"message": "Unknown Emoji", "code": 10014}, 404)
         if match := re.fullmatch(r"/interactions/(\d+)/([^/]+)/callback", path):
             token = match[2]
             self.callbacks[token] = self.callbacks.get(token, 0) + 1

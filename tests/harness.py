@@ -27,6 +27,7 @@ from bot import PyramideBot
 from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.sqlite import SQLiteStorage
 from pyramide.workers import Workers
+from tests.app_emojis import AppEmojis, Refused
 
 APP_ID = 900_000_000_000_000_001
 GUILD_ID = 800_000_000_000_000_001
@@ -192,6 +193,10 @@ class Fault:
 ANSWER_WINDOW = 3.0  # seconds Discord waits for an interaction's first answer
 
 
+def bad_request(refused: Refused) -> discord.HTTPException:
+    return discord.HTTPException(SimpleNamespace(status=400, reason="Bad Request"), refused.body)  # type: ignore[arg-type]
+
+
 def unknown_interaction() -> discord.NotFound:
     return discord.NotFound(
         SimpleNamespace(status=404, reason="Not Found"),  # type: ignore[arg-type]
@@ -245,9 +250,14 @@ class Hub:
         self.in_flight: Callable[[], int] = lambda: 0  # the bot's count of interactions being answered
         # interaction token -> (channel, message the interaction came from); set by Harness._dispatch
         self.targets: dict[str, tuple[int, int | None]] = {}
+        self.app_emojis = AppEmojis(APP_ID)  # the application's own emojis (kept across restarts)
 
     # -- messages
     def message(self, channel_id: int, body: dict[str, Any], message_id: int | None = None) -> dict[str, Any]:
+        try:
+            self.app_emojis.check_components(body)
+        except Refused as refused:
+            raise bad_request(refused) from None
         message_id = message_id or snowflake()
         old = self.messages.get(message_id, {})
         # An edit keeps a message's flags (an ephemeral message stays ephemeral), as on Discord.
@@ -376,13 +386,19 @@ class Hub:
         self, method: str, path: str, code: int = 50013, message: str = "Missing Permissions", status: int = 403
     ) -> None:
         """Make the bot's next REST request ``method path`` (a route template) fail with ``status`` (403
-        Missing Permissions unless told)."""
+        Missing Permissions unless told; with code 429, 429 Too Many Requests, as discord.py reports a rate
+        limit it gave up waiting on)."""
         self.rest_faults.append((method, path, code, message, status))
 
     async def http_request(self, route: Any, *, files: Any = None, form: Any = None, **kwargs: Any) -> Any:
         fault = next((f for f in self.rest_faults if f[0] == route.method and f[1] == route.path), None)
         if fault is not None:
             self.rest_faults.remove(fault)
+            if fault[2] == 429:
+                raise discord.HTTPException(
+                    SimpleNamespace(status=429, reason="Too Many Requests"),  # type: ignore[arg-type]
+                    {"code": 0, "message": fault[3], "retry_after": 3600.0},
+                )
             raise discord_error(fault[4], fault[2], fault[3])
         data = kwargs.get("json")
         sent = self.record(route.method, route.path, data, files, form)
@@ -417,11 +433,29 @@ class Hub:
             return self.message(int(params["channel_id"]), sent.body)
         if path == "/channels/{channel_id}/messages/{message_id}" and route.method == "PATCH":
             return self.message(int(params["channel_id"]), sent.body, int(params["message_id"]))
+        if path.startswith("/applications/{application_id}/emojis"):
+            return self.emoji_request(route.method, ids[1] if len(ids) > 1 else 0, data)
         if path.endswith("/commands") and route.method == "PUT":  # command sync: Discord echoes them with ids
             return [
                 {**command, "id": str(snowflake()), "application_id": str(APP_ID), "version": "1"} for command in data
             ]
         return None
+
+    def emoji_request(self, method: str, emoji_id: int, data: Any) -> Any:
+        """The application-emoji routes: list, create (Discord's limits), delete."""
+        if method == "GET":
+            return self.app_emojis.listing()
+        if method == "POST":
+            try:
+                return self.app_emojis.create(data or {})
+            except Refused as refused:
+                raise bad_request(refused) from None
+        if method == "DELETE" and self.app_emojis.delete(emoji_id):
+            return None
+        raise discord.NotFound(
+            SimpleNamespace(status=404, reason="Not Found"),  # type: ignore[arg-type]
+            {"code": 10014, "message": "Unknown Emoji"},
+        )
 
     # -- views of what was sent
     def responses(self) -> list[Sent]:
@@ -496,6 +530,8 @@ class Harness:
         self.hub.in_flight = lambda: bot.in_flight
         await bot._async_setup_hook()
         await bot.setup_hook()
+        assert bot.emoji_sync is not None
+        await bot.emoji_sync  # the card emojis in step before the first interaction, as the tests expect
         bot._connection._add_guild_from_data(self.guild_payload())  # type: ignore[arg-type]
         async_context.set(RecordingAdapter(self.hub))
         self.bot = bot

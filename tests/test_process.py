@@ -1,8 +1,8 @@
 """The real ``bot.py`` process against a Discord-like server on 127.0.0.1 (tests/fake_discord.py): what
 only a whole process shows. A game played to its end; ``kill -9`` mid-game and a restart that loses no
 answered move; two processes with a shard each on one database; two processes holding the same shard
-(a rolling restart) and a press delivered to both, applied once. Those three run on SQLite and on
-PostgreSQL."""
+(a rolling restart) and a press delivered to both, applied once; the card emojis uploaded once and on
+the boards. Those run on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -412,3 +412,38 @@ def test_the_start_script_refuses_a_bad_metrics_port_naming_it(tmp_path):
         "Cannot start: METRICS_PORT must be a port number from 1 to 65535 (or empty), not 'abc'"
     ]
     assert not (tmp_path / "p.db").exists()  # nothing was opened
+
+
+async def test_the_process_uploads_the_card_emojis_once_and_its_boards_show_them(fake, tmp_path, database_url):
+    """A first start uploads the whole set, the boards' buttons carry emojis the application has (the fake
+    refuses any other), and a restart uploads nothing."""
+    from cogs.emojis import emoji_images
+
+    expected = len(emoji_images())
+    db = database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
+    bot = launch(fake, db, folder=tmp_path)
+    try:
+        await connected(fake, 1)
+        for _ in range(300):  # the set is uploaded in the background after the start
+            if len(fake.app_emojis.emojis) == expected:
+                break
+            await asyncio.sleep(0.1)
+        assert sorted(fake.app_emojis.uploads) == sorted(emoji_images())
+        board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
+        board = await tap(fake, GUILD_A, board, plan()[0])
+        cards = [b for row in board["components"] for b in row["components"] if "emoji" in b]
+        assert len(cards) >= 3 and all(int(b["emoji"]["id"]) in fake.app_emojis.emojis for b in cards)
+    finally:
+        stop(bot)
+    await fake.wait_for_shards(0)
+    bot = launch(fake, db, folder=tmp_path)
+    try:
+        await connected(fake, 1)
+        board = await tap(fake, GUILD_A, board, plan()[1])
+        cards = [b for row in board["components"] for b in row["components"] if "emoji" in b]
+        assert cards and all(int(b["emoji"]["id"]) in fake.app_emojis.emojis for b in cards)
+    finally:
+        log = stop(bot)
+    assert len(fake.app_emojis.uploads) == expected and not fake.app_emojis.deletions
+    assert f"card emojis: all {expected} unchanged" in log
+    assert fake.unknown == [], fake.unknown

@@ -19,6 +19,7 @@ from pyramide.storage import ENDED, PLAYING, WON, GameRecord
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal
 from ..common import board_labels, bot_of, mention
+from ..emojis import CardEmojis
 from . import buttons
 from .words import tier_words
 
@@ -63,18 +64,28 @@ def board_view(
     highlight: tuple = (),
     dead: bool = False,
     winnable: bool = False,
+    emojis: CardEmojis | None = None,
 ) -> discord.ui.View:
     """One button per playable card, the waste, the stock, then undo, hint and end. The cards of a hint
     are blue, a selected card green; a game where nothing can be removed any more also offers a new
-    deal or the same one again."""
+    deal or the same one again. With ``emojis`` (a complete set) the cards, the empty waste and the
+    stock show their faces beside the short labels (which screen readers and search still read)."""
     game, record = game or live.game, live.record
     if finished(game, record):
         return _finished_view(live, lang, winnable)
     view = buttons.ButtonRows()
     version = game.version
+    emojis = emojis or CardEmojis()
 
-    def button(action: str, label: str, style: discord.ButtonStyle, row: int, disabled: bool = False) -> None:
-        view.button(buttons.board_id(record.id, version, action), label, style, row, disabled=disabled)
+    def button(
+        action: str,
+        label: str,
+        style: discord.ButtonStyle,
+        row: int,
+        disabled: bool = False,
+        emoji: dict[str, Any] | None = None,
+    ) -> None:
+        view.button(buttons.board_id(record.id, version, action), label, style, row, disabled=disabled, emoji=emoji)
 
     cards = [s for s in game.selectable_spots() if isinstance(s, int)]
     for position, spot in enumerate(cards[:15]):
@@ -87,17 +98,18 @@ def board_view(
             if spot in highlight
             else discord.ButtonStyle.secondary
         )
-        button(str(spot), card_name(card, lang), style, row=position // 5)
+        button(str(spot), card_name(card, lang), style, row=position // 5, emoji=emojis.face(card, lang))
     row = (min(len(cards), 15) + 4) // 5
     top = game.card_at(WASTE)
     waste_style = discord.ButtonStyle.success if game.selected == WASTE else discord.ButtonStyle.primary
-    button("w", card_name(top, lang) if top else "—", waste_style, row, disabled=top is None)
+    waste_emoji = emojis.face(top, lang) if top else emojis.waste
+    button("w", card_name(top, lang) if top else "—", waste_style, row, disabled=top is None, emoji=waste_emoji)
     under = game.card_at(UNDER)
     if under is not None:
         style = discord.ButtonStyle.success if game.selected == UNDER else discord.ButtonStyle.secondary
-        button("u", t(lang, "button.under", card=card_name(under, lang)), style, row)
+        button("u", t(lang, "button.under", card=card_name(under, lang)), style, row, emoji=emojis.face(under, lang))
     if game.stock:
-        button("s", t(lang, "button.draw", n=len(game.stock)), discord.ButtonStyle.primary, row)
+        button("s", t(lang, "button.draw", n=len(game.stock)), discord.ButtonStyle.primary, row, emoji=emojis.back)
     elif game.can_turn:
         button("s", t(lang, "button.turn"), discord.ButtonStyle.primary, row)
     else:
@@ -173,6 +185,7 @@ async def board_message(
             snapshot,
             highlight=highlight,
             dead=dead,
+            emojis=bot_of(answer.interaction).card_emojis,
             winnable=finished(snapshot, record) and deal_winnable(answer, record),  # asked of finished boards only
         ),
     }

@@ -42,11 +42,26 @@ class ButtonRows(discord.ui.View):
         self._timeout: float | None = None
 
     def button(
-        self, custom_id: str, label: str, style: discord.ButtonStyle, row: int, *, disabled: bool = False
+        self,
+        custom_id: str,
+        label: str,
+        style: discord.ButtonStyle,
+        row: int,
+        *,
+        disabled: bool = False,
+        emoji: dict[str, Any] | None = None,
     ) -> None:
-        self.rows[row].append(
-            {"type": 2, "style": style.value, "custom_id": custom_id, "label": label[:80], "disabled": disabled}
-        )
+        """A button; ``emoji`` is a component's emoji JSON (an application emoji's id and name)."""
+        button: dict[str, Any] = {
+            "type": 2,
+            "style": style.value,
+            "custom_id": custom_id,
+            "label": label[:80],
+            "disabled": disabled,
+        }
+        if emoji is not None:
+            button["emoji"] = emoji
+        self.rows[row].append(button)
 
     def to_components(self) -> list[dict[str, Any]]:
         return [{"type": 1, "components": row} for row in self.rows if row]

@@ -1,5 +1,6 @@
-"""Regenerate the board's fixed palette (assets/palette.bin) and the reference boards after an intended
-design change:
+"""Regenerate the board's fixed palette (assets/palette.bin), the reference boards and the sheet of the
+card emojis (emojis.png: every emoji at 20 px, then at 40 px, on the grey, blue and green buttons) after
+an intended design change:
 
     .venv/bin/python tests/reference/regenerate.py
 
@@ -14,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from cogs.emojis import emoji_images  # noqa: E402
 from cogs.pyramide.daily import month_picture  # noqa: E402
 from pyramide import render  # noqa: E402
 from tests.reference.months import MONTHS  # noqa: E402
@@ -31,6 +33,9 @@ def main() -> None:
         path = Path(__file__).with_name(f"{name}.png")
         path.write_bytes(render.render_month(month_picture(month(), lang)[0]))
         print(f"wrote {path.relative_to(ROOT)}")
+    sheet = Path(__file__).with_name("emojis.png")
+    sheet.write_bytes(render.emoji_sheet([image.png for image in emoji_images().values()]))
+    print(f"wrote {sheet.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
