@@ -20,6 +20,7 @@ from pyramide.storage import ENDED, PLAYING, WON, GameRecord
 from ..answer import Answer
 from ..common import board_labels, bot_of, mention
 from . import buttons
+from .places import place_of
 
 
 def daily_name(record: GameRecord, lang: str) -> str:
@@ -184,7 +185,11 @@ async def post_board(answer: Answer, live: Live, lang: str, status: list[str], *
     live.record.message_id = sent.id
     interaction = answer.interaction
     await bot_of(interaction).storage.set_message(live.record.id, sent.id)
-    if old and old != sent.id and isinstance(interaction.channel, discord.abc.Messageable):
+    place = place_of(interaction)
+    # Where only the interaction can be answered, the old board keeps its buttons: a press on it is
+    # answered privately as out of date.
+    reachable = place is not None and place.bot_token
+    if reachable and old and old != sent.id and isinstance(interaction.channel, discord.abc.Messageable):
         with contextlib.suppress(discord.HTTPException):
             await interaction.channel.get_partial_message(old).edit(view=None)  # type: ignore[union-attr]
 

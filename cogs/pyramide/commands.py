@@ -65,7 +65,10 @@ def deal_options(command: F) -> F:
     return app_commands.choices(passes=PASS_CHOICES)(command)
 
 
-@app_commands.guild_only()
+# Playable everywhere: servers that invited the bot, and a player's own install (the bot's DM, group DMs,
+# other users' DMs, servers without the bot). Discord reads these on top-level commands only.
+@app_commands.allowed_installs(guilds=True, users=True)
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
 class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text("cmd.pyramide")):
     daily = app_commands.Group(name="daily", description=text("cmd.daily"))
 
@@ -82,8 +85,10 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     # ------------------------------------------------------------------ playing
     @app_commands.command(name="new", description=text("cmd.new"))
     @deal_options
-    @app_commands.rename(winnable=text("opt.winnable"), thread=text("opt.thread"))
-    @app_commands.describe(winnable=text("cmd.new.winnable"), thread=text("cmd.new.thread"))
+    @app_commands.rename(winnable=text("opt.winnable"), thread=text("opt.thread"), anyone=text("opt.anyone"))
+    @app_commands.describe(
+        winnable=text("cmd.new.winnable"), thread=text("cmd.new.thread"), anyone=text("cmd.new.anyone")
+    )
     async def new(
         self,
         interaction: discord.Interaction,
@@ -94,6 +99,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         card_with_cover: bool | None = None,
         winnable: bool = False,
         thread: bool | None = None,
+        anyone: bool | None = None,
     ) -> None:
         await flows.new_game(
             interaction,
@@ -106,6 +112,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
             },
             winnable=winnable,
             thread=thread,
+            anyone=anyone,
         )
 
     @app_commands.command(name="race", description=text("cmd.race"))
@@ -228,6 +235,8 @@ async def report_error(interaction: discord.Interaction, error: Exception) -> No
 
 
 @app_commands.guild_only()
+@app_commands.allowed_installs(guilds=True, users=False)
+@app_commands.allowed_contexts(guilds=True, dms=False, private_channels=False)
 @app_commands.default_permissions(manage_guild=True)
 class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_description=text("cmd.admin")):
     """Server settings and statistics resets: a top-level command of its own, because Discord applies
