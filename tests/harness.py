@@ -594,7 +594,16 @@ class Harness:
             payload.update(
                 guild_id=str(FOREIGN_GUILD_ID),
                 guild={"id": str(FOREIGN_GUILD_ID), "locale": self.guild_locale, "features": []},
-                channel={"id": str(channel_id), "type": 0, "guild_id": str(FOREIGN_GUILD_ID), "name": "lounge"},
+                channel={
+                    "id": str(channel_id),
+                    "type": 0,
+                    "guild_id": str(FOREIGN_GUILD_ID),
+                    "name": "lounge",
+                    "position": 0,
+                    "permission_overwrites": [],
+                    "nsfw": False,
+                    "parent_id": None,
+                },
                 authorizing_integration_owners=owners,
                 context=0,
                 app_permissions=str(OUTSIDE_APP_PERMISSIONS),

@@ -57,7 +57,9 @@ async def allowed(answer: Answer, live: Live, lang: str) -> bool:
     settings = await bot_of(interaction).guild_settings(settings_key(live.record))
     if settings.anyone_can_play:
         return True
-    await answer.say(t(lang, "error.not_your_game", owner=mention(live.record.owner_id)))
+    place = place_of(interaction)
+    key = "error.not_your_game" if place is None or place.threads else "error.not_your_game_here"
+    await answer.say(t(lang, key, owner=mention(live.record.owner_id)))
     return False
 
 
