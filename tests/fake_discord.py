@@ -7,6 +7,12 @@ shard that owns the server (``(guild_id >> 22) % shard_count``), interaction cal
 multipart), webhooks (followups, the original response), channel messages, threads, command sync,
 the application's emojis (``tests/app_emojis.py``: Discord's limits, and a message whose buttons name
 an emoji the application lacks is refused). Anything else is answered 404 in Discord's error shape.
+
+Places reached through a player's own install are modelled as Discord has them: the bot's DMs
+(``dms``: the bot may post there, no threads), group DMs (``group_dms``) and channels of servers
+without the bot (``foreign``: channel -> server), where every bot-token request is refused with 403
+Missing Access (50001) and counted in ``unreachable``. An interaction's token serves its follow-ups
+and edits for 15 minutes, and at most 5 follow-ups.
 """
 
 from __future__ import annotations
@@ -14,13 +20,25 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from tests.app_emojis import AppEmojis, Refused
-from tests.harness import APP_ID, BOT_PERMISSIONS, PLAIN, Harness, message_payload, snowflake, user_payload
+from tests.harness import (
+    APP_ID,
+    BOT_PERMISSIONS,
+    MAX_FOLLOWUPS,
+    OUTSIDE_APP_PERMISSIONS,
+    PLAIN,
+    TOKEN_LIFETIME,
+    Harness,
+    message_payload,
+    snowflake,
+    user_payload,
+)
 
 BOT = {**user_payload(APP_ID), "username": "Pyramide", "global_name": "Pyramide", "bot": True}
 user = user_payload
@@ -82,6 +100,12 @@ class FakeDiscord:
         self.callbacks: dict[str, int] = {}  # token -> first answers tried, refused ones (40060) included
         self.callback_seen = asyncio.Event()
         self.app_emojis = AppEmojis(APP_ID)
+        self.dms: set[int] = set()  # the bot's DMs with players
+        self.group_dms: set[int] = set()
+        self.foreign: dict[int, int] = {}  # channel of a server without the bot -> that server
+        self.unreachable: list[str] = []  # bot-token requests to channels the bot is not in
+        self.created: dict[str, float] = {}  # interaction token -> when it was sent
+        self.followups: dict[str, int] = {}
         self.port = 0
         self._runner: web.AppRunner | None = None
 
@@ -197,6 +221,34 @@ class FakeDiscord:
         }
         if message is not None:
             payload["message"] = message
+        if channel_id in self.foreign:
+            payload.update(
+                guild_id=str(self.foreign[channel_id]),
+                guild={"id": str(self.foreign[channel_id]), "locale": "en-US", "features": []},
+                authorizing_integration_owners={"1": str(player)},
+                app_permissions=str(OUTSIDE_APP_PERMISSIONS),
+            )
+            payload["channel"].update(guild_id=str(self.foreign[channel_id]), position=0, permission_overwrites=[])
+        elif channel_id in self.dms or channel_id in self.group_dms:
+            for key in ("guild_id", "member", "guild_locale"):
+                payload.pop(key)
+            dm = channel_id in self.dms
+            payload.update(
+                user=user(player),
+                app_permissions=str(OUTSIDE_APP_PERMISSIONS),
+                authorizing_integration_owners={"1": str(player)},
+                context=1 if dm else 2,
+                channel={"id": str(channel_id), "type": 1, "recipients": [user(player)]}
+                if dm
+                else {
+                    "id": str(channel_id),
+                    "type": 3,
+                    "name": None,
+                    "icon": None,
+                    "owner_id": str(player),
+                    "recipients": [user(player), user(player + 1)],
+                },
+            )
         return payload
 
     def command(self, guild_id: int, channel_id: int, player: int, name: str, **options: Any) -> dict[str, Any]:
@@ -223,7 +275,9 @@ class FakeDiscord:
         self.channel_of[token] = int(payload["channel_id"])
         if "message" in payload:
             self.original[token] = int(payload["message"]["id"])
-        targets = shards if shards is not None else self.shard_for(int(payload["guild_id"]))
+        self.created[token] = time.monotonic()
+        # Outside servers an interaction comes on shard 0 (as a DM's events do).
+        targets = shards if shards is not None else self.shard_for(int(payload.get("guild_id") or 0))
         assert targets, "no shard connected for that server"
         for shard in targets:
             await shard.dispatch("INTERACTION_CREATE", payload)
@@ -350,6 +404,13 @@ class FakeDiscord:
             return ok({"interaction": {"id": match[1], "type": 2}, "resource": resource})
         if match := re.fullmatch(r"/webhooks/(\d+)/([^/]+)(/messages/(@original|\d+))?", path):
             token = match[2]
+            if time.monotonic() - self.created.get(token, time.monotonic()) > TOKEN_LIFETIME:
+                return reply({"message": "Invalid Webhook Token", "code": 50027}, 401)
+            if match[3] is None and method == "POST":
+                if self.followups.get(token, 0) >= MAX_FOLLOWUPS:
+                    message = "This interaction has hit the maximum number of follow up messages"
+                    return reply({"message": message, "code": 40094}, 400)
+                self.followups[token] = self.followups.get(token, 0) + 1
             self._record(token, method, path, body, files)
             channel_id = self.channel_of.get(token, 0)
             if match[3] is None and method == "POST":
@@ -368,6 +429,13 @@ class FakeDiscord:
             if method == "GET" and target in self.messages:
                 return ok(self.messages[target])
             return ok(self.message(channel_id, body, target))
+        if (match := re.match(r"/channels/(\d+)", path)) and (
+            int(match[1]) in self.group_dms or int(match[1]) in self.foreign
+        ):
+            self.unreachable.append(f"{method} {path}")  # the bot is not in that channel
+            return reply({"message": "Missing Access", "code": 50001}, 403)
+        if (match := re.fullmatch(r"/channels/(\d+)/threads", path)) and int(match[1]) in self.dms:
+            return reply({"message": "Cannot execute action on this channel type", "code": 50024}, 400)
         if match := re.fullmatch(r"/channels/(\d+)/messages(/(\d+))?", path):
             channel_id = int(match[1])
             if method == "POST":

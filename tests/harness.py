@@ -36,10 +36,18 @@ OTHER_CHANNEL_ID = 700_000_000_000_000_002
 OWNER = 600_000_000_000_000_001
 STRANGER = 600_000_000_000_000_002
 ADMIN = 600_000_000_000_000_003
+# Places the bot is reached in through a player's own install (user install), besides the server above:
+DM_CHANNEL_ID = 700_000_000_000_000_101  # the bot's DM with a player (context 1: the bot is in it)
+GROUP_DM_ID = 700_000_000_000_000_102  # a group DM (context 2: the bot is not in it)
+FOREIGN_GUILD_ID = 800_000_000_000_000_002  # a server without the bot (context 0, user install only)
+FOREIGN_CHANNEL_ID = 700_000_000_000_000_103  # a text channel of that server
 
 MANAGE_MESSAGES = 1 << 13
 MANAGE_GUILD = 1 << 5
 PLAIN = (1 << 10) | (1 << 11) | (1 << 31)  # view channel, send messages, use application commands
+USE_EXTERNAL_APPS = 1 << 50  # without it, Discord makes a user-installed app's answers in a server ephemeral
+# What Discord gives an app where its bot is not a member, or in a DM: attach files, embed links, mention everyone.
+OUTSIDE_APP_PERMISSIONS = (1 << 15) | (1 << 14) | (1 << 17)
 # The bot's own permissions as invited (README): embed links, attach files, threads (create public,
 # create private, send messages in threads).
 BOT_PERMISSIONS = PLAIN | (1 << 14) | (1 << 15) | (1 << 35) | (1 << 36) | (1 << 38)
@@ -197,6 +205,16 @@ def bad_request(refused: Refused) -> discord.HTTPException:
     return discord.HTTPException(SimpleNamespace(status=400, reason="Bad Request"), refused.body)  # type: ignore[arg-type]
 
 
+TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token can be used for follow-ups and edits
+MAX_FOLLOWUPS = 5  # follow-up messages an interaction may send
+
+
+def refused(status: int, code: int, message: str) -> discord.HTTPException:
+    kinds: dict[int, type[discord.HTTPException]] = {403: discord.Forbidden, 404: discord.NotFound}
+    response = SimpleNamespace(status=status, reason=message)
+    return kinds.get(status, discord.HTTPException)(response, {"code": code, "message": message})  # type: ignore[arg-type]
+
+
 def unknown_interaction() -> discord.NotFound:
     return discord.NotFound(
         SimpleNamespace(status=404, reason="Not Found"),  # type: ignore[arg-type]
@@ -251,6 +269,13 @@ class Hub:
         # interaction token -> (channel, message the interaction came from); set by Harness._dispatch
         self.targets: dict[str, tuple[int, int | None]] = {}
         self.app_emojis = AppEmojis(APP_ID)  # the application's own emojis (kept across restarts)
+        # Channels the bot is not in (group DMs, channels of servers without the bot): a bot-token request
+        # to one is refused with 403 Missing Access, and counted in ``unreachable``.
+        self.outside: set[int] = {GROUP_DM_ID, FOREIGN_CHANNEL_ID}
+        self.private_channels: set[int] = {DM_CHANNEL_ID}  # DMs: no threads
+        self.unreachable: list[Sent] = []
+        self.forced_ephemeral: set[str] = set()  # tokens whose answers Discord makes ephemeral
+        self.followups: dict[str, int] = {}  # token -> follow-up messages sent
 
     # -- messages
     def message(self, channel_id: int, body: dict[str, Any], message_id: int | None = None) -> dict[str, Any]:
@@ -302,6 +327,8 @@ class Hub:
             kind = sent.data["type"]  # type: ignore[index]
             interaction = {"id": str(route.webhook_id), "type": 2}
             channel_id, message_id = self.targets[token]
+            if kind in (4, 5) and token in self.forced_ephemeral:
+                sent.body["flags"] = int(sent.body.get("flags") or 0) | 64
             if kind in (4, 7):  # new message / update the component's message
                 message = self.message(channel_id, sent.body, message_id if kind == 7 else None)
                 self.original[token] = int(message["id"])
@@ -329,6 +356,8 @@ class Hub:
             self.original[token] = int(message["id"])
             return message
         if route.method == "POST":  # followup: the first one after a deferral replaces the "thinking" message
+            if token in self.forced_ephemeral:
+                sent.body["flags"] = int(sent.body.get("flags") or 0) | 64
             if token in self.thinking:
                 body = {**sent.body, "flags": self.thinking.pop(token)}
                 return self.message(channel_id, body, self.original[token])
@@ -370,6 +399,13 @@ class Hub:
             if late:
                 raise unknown_interaction()
             self.acknowledged.add(token)
+        if created is not None and time.perf_counter() - created > TOKEN_LIFETIME:
+            raise refused(401, 50027, "Invalid Webhook Token")
+        if route.method == "POST" and not route.path.endswith("/callback"):
+            count = self.followups.get(route.webhook_token, 0)
+            if count >= MAX_FOLLOWUPS:
+                raise refused(400, 40094, "This interaction has hit the maximum number of follow up messages")
+            self.followups[route.webhook_token] = count + 1
 
     def first_answer(self, token: str) -> asyncio.Future[Sent]:
         """A future set by the first request that answers the interaction ``token`` (for a test to wait
@@ -406,6 +442,11 @@ class Hub:
         path = route.path
         ids = [int(x) for x in re.findall(r"/([0-9]{5,})", route.url)]
         params = {"channel_id": ids[0] if ids else 0, "message_id": ids[1] if len(ids) > 1 else 0}
+        if path.startswith("/channels/") and params["channel_id"] in self.outside:
+            self.unreachable.append(sent)  # the bot token cannot reach a channel the bot is not in
+            raise refused(403, 50001, "Missing Access")
+        if path == "/channels/{channel_id}/threads" and params["channel_id"] in self.private_channels:
+            raise refused(400, 50024, "Cannot execute action on this channel type")
         if path == "/channels/{channel_id}/threads" and route.method == "POST":
             thread = {
                 "id": str(snowflake()),
@@ -515,6 +556,8 @@ class Harness:
         self.synchronous = "FULL"
         self.app_permissions = BOT_PERMISSIONS
         self.guild_id = GUILD_ID
+        self.installer: int | None = None  # whose user install brings the bot outside its server (None: the user)
+        self.foreign_permissions = USE_EXTERNAL_APPS  # a member's in the server without the bot
 
     async def start(self) -> Harness:
         self.hub.guild_id = self.guild_id
@@ -599,6 +642,12 @@ class Harness:
         }
 
     def _base(self, kind: int, user: int, channel_id: int, permissions: int) -> dict[str, Any]:
+        payload = self._in_server(kind, user, channel_id, permissions)
+        if channel_id in (DM_CHANNEL_ID, GROUP_DM_ID, FOREIGN_CHANNEL_ID):
+            return self._elsewhere(payload, user, channel_id, permissions)
+        return payload
+
+    def _in_server(self, kind: int, user: int, channel_id: int, permissions: int) -> dict[str, Any]:
         interaction_id = snowflake()
         token = f"token-{interaction_id}"
         channel_type = 0 if channel_id in (CHANNEL_ID, OTHER_CHANNEL_ID) else 12
@@ -647,6 +696,52 @@ class Harness:
             "authorizing_integration_owners": {"0": str(self.guild_id)},
             "context": 0,
         }
+
+    def _elsewhere(self, payload: dict[str, Any], user: int, channel_id: int, permissions: int) -> dict[str, Any]:
+        """``payload`` (made for the server with the bot) as Discord sends it from a place reached through
+        the player's own install: the bot's DM, a group DM, or a server without the bot."""
+        owners = {"1": str(self.installer or user)}
+        if channel_id == FOREIGN_CHANNEL_ID:
+            payload.update(
+                guild_id=str(FOREIGN_GUILD_ID),
+                guild={"id": str(FOREIGN_GUILD_ID), "locale": self.guild_locale, "features": []},
+                channel={
+                    "id": str(channel_id),
+                    "type": 0,
+                    "guild_id": str(FOREIGN_GUILD_ID),
+                    "name": "lounge",
+                    "position": 0,
+                    "permission_overwrites": [],
+                    "nsfw": False,
+                    "parent_id": None,
+                },
+                authorizing_integration_owners=owners,
+                context=0,
+                app_permissions=str(OUTSIDE_APP_PERMISSIONS),
+            )
+            payload["member"]["permissions"] = str(permissions | (self.foreign_permissions & USE_EXTERNAL_APPS))
+            if not self.foreign_permissions & USE_EXTERNAL_APPS:
+                self.hub.forced_ephemeral.add(payload["token"])
+            return payload
+        for key in ("guild_id", "member", "guild_locale"):
+            payload.pop(key)
+        payload["user"] = user_payload(user)
+        payload["app_permissions"] = str(OUTSIDE_APP_PERMISSIONS)
+        payload["authorizing_integration_owners"] = owners
+        if channel_id == DM_CHANNEL_ID:
+            payload["channel"] = {"id": str(channel_id), "type": 1, "recipients": [user_payload(user)]}
+            payload["context"] = 1
+        else:
+            payload["channel"] = {
+                "id": str(channel_id),
+                "type": 3,
+                "name": None,
+                "icon": None,
+                "owner_id": str(OWNER),
+                "recipients": [user_payload(u) for u in (OWNER, STRANGER, ADMIN) if u != user],
+            }
+            payload["context"] = 2
+        return payload
 
     def fire(self, payload: dict[str, Any], message_id: int | None = None) -> None:
         """Hand an interaction to the bot as the gateway would, without waiting for the answer."""

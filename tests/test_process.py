@@ -447,3 +447,33 @@ async def test_the_process_uploads_the_card_emojis_once_and_its_boards_show_them
     assert len(fake.app_emojis.uploads) == expected and not fake.app_emojis.deletions
     assert f"card emojis: all {expected} unchanged" in log
     assert fake.unknown == [], fake.unknown
+
+
+BOT_DM, GROUP_DM, FOREIGN = 710_000_000_000_000_101, 710_000_000_000_000_102, 710_000_000_000_000_103
+GUILD_WITHOUT_BOT = (1 << 40) + (2 << 22)
+
+
+@pytest.mark.parametrize(
+    ("channel", "counted_for"),
+    [(BOT_DM, 0), (GROUP_DM, 0), (FOREIGN, GUILD_WITHOUT_BOT)],
+    ids=["bot's DM", "group DM", "server without the bot"],
+)
+async def test_a_game_is_won_outside_the_bots_servers_against_the_process(fake, tmp_path, channel, counted_for):
+    """Through a player's own install: every answer is the interaction's own, and the bot token never
+    reaches a channel the bot is not in (the fake refuses and counts such requests)."""
+    fake.dms.add(BOT_DM)
+    fake.group_dms.add(GROUP_DM)
+    fake.foreign[FOREIGN] = GUILD_WITHOUT_BOT
+    db = tmp_path / "pyramide.db"
+    bot = launch(fake, db, folder=tmp_path)
+    try:
+        await connected(fake, 1)
+        board = await deal(fake, 0, channel, kings_and_pairs().code)
+        for label in plan():
+            board = await tap(fake, 0, board, label)
+        assert "You won!" in board["content"]
+    finally:
+        stop(bot)
+    assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        assert connection.execute("SELECT status, guild_id FROM games").fetchall() == [("won", counted_for)]

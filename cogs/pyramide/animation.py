@@ -19,6 +19,7 @@ from pyramide.storage import PLAYING
 from ..answer import Answer
 from ..common import board_labels, bot_of, language, mention
 from .daily import is_todays_deal
+from .places import of_this_place
 
 LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
 
@@ -30,7 +31,7 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
     lang = language(interaction)
     bot = bot_of(interaction)
     record = await bot.manager.record(game_id)
-    if record is None or record.guild_id != interaction.guild_id or record.channel_id != interaction.channel_id:
+    if record is None or not of_this_place(record, interaction):
         await answer.say(t(lang, "error.stale_board"))
         return
     if record.status == PLAYING:

@@ -21,6 +21,7 @@ from ..answer import DISCORD_ERRORS, Answer, log_refusal
 from ..common import board_labels, bot_of, mention
 from ..emojis import CardEmojis
 from . import buttons
+from .places import place_of
 from .words import tier_words
 
 
@@ -215,7 +216,11 @@ async def post_board(
     live.record.message_id = sent.id
     interaction = answer.interaction
     await bot_of(interaction).storage.set_message(live.record.id, sent.id)
-    if old and old != sent.id and isinstance(interaction.channel, discord.abc.Messageable):
+    place = place_of(interaction)
+    # Where only the interaction can be answered, the old board keeps its buttons: a press on it is
+    # answered privately as out of date.
+    reachable = place is not None and place.bot_token
+    if reachable and old and old != sent.id and isinstance(interaction.channel, discord.abc.Messageable):
         with contextlib.suppress(discord.HTTPException):
             await interaction.channel.get_partial_message(old).edit(view=None)  # type: ignore[union-attr]
 

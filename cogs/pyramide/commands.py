@@ -74,7 +74,10 @@ def deal_options(command: F) -> F:
     return app_commands.choices(passes=PASS_CHOICES)(command)
 
 
-@app_commands.guild_only()
+# Playable everywhere: servers that invited the bot, and a player's own install (the bot's DM, group DMs,
+# other users' DMs, servers without the bot). Discord reads these on top-level commands only.
+@app_commands.allowed_installs(guilds=True, users=True)
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
 class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text("cmd.pyramide")):
     daily = app_commands.Group(name="daily", description=text("cmd.daily"))
 
@@ -91,9 +94,17 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     # ------------------------------------------------------------------ playing
     @app_commands.command(name="new", description=text("cmd.new"))
     @deal_options
-    @app_commands.rename(winnable=text("opt.winnable"), thread=text("opt.thread"), difficulty=text("opt.difficulty"))
+    @app_commands.rename(
+        winnable=text("opt.winnable"),
+        thread=text("opt.thread"),
+        difficulty=text("opt.difficulty"),
+        anyone=text("opt.anyone"),
+    )
     @app_commands.describe(
-        winnable=text("cmd.new.winnable"), thread=text("cmd.new.thread"), difficulty=text("cmd.new.difficulty")
+        winnable=text("cmd.new.winnable"),
+        thread=text("cmd.new.thread"),
+        difficulty=text("cmd.new.difficulty"),
+        anyone=text("cmd.new.anyone"),
     )
     @app_commands.choices(difficulty=TIER_CHOICES)
     async def new(
@@ -107,6 +118,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         winnable: bool = False,
         thread: bool | None = None,
         difficulty: str | None = None,
+        anyone: bool | None = None,
     ) -> None:
         rules = {
             "strict_win": strict,
@@ -128,7 +140,13 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
                 return
             finder = rated_finder(Tier(difficulty))
         await flows.new_game(
-            interaction, code=code, rules=rules, winnable=winnable or finder is not None, thread=thread, finder=finder
+            interaction,
+            code=code,
+            rules=rules,
+            winnable=winnable or finder is not None,
+            thread=thread,
+            finder=finder,
+            anyone=anyone,
         )
 
     @app_commands.command(name="race", description=text("cmd.race"))
@@ -274,6 +292,8 @@ async def report_error(interaction: discord.Interaction, error: Exception) -> No
 
 
 @app_commands.guild_only()
+@app_commands.allowed_installs(guilds=True, users=False)
+@app_commands.allowed_contexts(guilds=True, dms=False, private_channels=False)
 @app_commands.default_permissions(manage_guild=True)
 class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_description=text("cmd.admin")):
     """Server settings and statistics resets: a top-level command of its own, because Discord applies

@@ -30,7 +30,8 @@ from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
 from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal
 from ..common import bot_of, language, mention, missing_permission
-from .board import post_board_to, take_back
+from .board import board_message, post_board_to, take_back
+from .places import of_this_place, place_of
 from .words import share_text
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,8 @@ async def play_daily(interaction: discord.Interaction) -> None:
     lang = language(interaction)
     bot = bot_of(interaction)
     async with answering(interaction) as answer:
-        if interaction.guild_id is None or interaction.channel_id is None:
+        place = place_of(interaction)
+        if place is None:
             await answer.say(t(lang, "error.guild_only"))
             return
         now = now_of(interaction)
@@ -98,6 +100,10 @@ async def play_daily(interaction: discord.Interaction) -> None:
             await answer.say(await _already(interaction, attempt, lang, now))
             return
         channel = interaction.channel
+        if not place.threads:  # a DM, a group DM, a server without the bot: played here, as an answer
+            await answer.defer()
+            await play_daily_here(answer, lang, now)
+            return
         in_place = isinstance(channel, IN_PLACE)
         if not in_place:
             missing = missing_thread_permission(interaction)
@@ -109,7 +115,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
         thread: discord.Thread | None = None
         if in_place:
             target: discord.abc.Messageable = channel  # type: ignore[assignment]
-            target_id = interaction.channel_id
+            target_id = place.channel_id
         else:
             name = t(lang, "daily.thread", number=number, player=interaction.user.display_name)[:100]
             thread = await create_thread(channel, name)
@@ -127,7 +133,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
                     await answer.say(t(lang, "error.daily_busy_here"))
                     return
                 live = await turn.start(
-                    guild_id=interaction.guild_id, owner_id=interaction.user.id, game=game, daily=key, locale=lang
+                    guild_id=place.stats_id, owner_id=interaction.user.id, game=game, daily=key, locale=lang
                 )
                 await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
                 title = [t(lang, "daily.title", number=number)]
@@ -153,6 +159,40 @@ async def play_daily(interaction: discord.Interaction) -> None:
         await answer.say(
             "\n".join((t(lang, "daily.ready", number=number, thread=f"<#{target_id}>"), next_daily(lang, now)))
         )
+
+
+async def play_daily_here(answer: Answer, lang: str, now: datetime) -> None:
+    """The daily where no thread can be made: its board is the interaction's own answer (public, as in
+    a server's thread or voice channel; its code hidden until the attempt is over)."""
+    interaction = answer.interaction
+    bot = bot_of(interaction)
+    place = place_of(interaction)
+    assert place is not None
+    day = today(now)
+    key, number = day_key(day), daily_number(day)
+    game = await todays_game(interaction, day)
+    try:
+        async with bot.manager.turn(place.channel_id) as turn:
+            if turn.live is not None:
+                await answer.say(t(lang, "error.daily_busy_here"))
+                return
+            live = await turn.start(
+                guild_id=place.stats_id, owner_id=interaction.user.id, game=game, daily=key, locale=lang
+            )
+            await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
+            message = await board_message(answer, live, lang, [t(lang, "daily.title", number=number)])
+            note = "\n".join((t(lang, "daily.ready_here", number=number), next_daily(lang, now)))
+            try:
+                sent = await answer.post(note=note, **message)
+            except discord.HTTPException:
+                # The player never saw this board: its attempt is taken back.
+                await bot.storage.discard_game(live.record.id)
+                bot.manager.forget(place.channel_id)
+                raise
+            live.record.message_id = sent.id
+            await bot.storage.set_message(live.record.id, sent.id)
+    except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
+        await answer.say(await _already(interaction, taken.attempt, lang, now))
 
 
 async def _already(interaction: discord.Interaction, attempt: DailyAttempt, lang: str, now: datetime) -> str:
@@ -198,7 +238,7 @@ async def share_daily(answer: Answer, game_id: int) -> None:
         record is None
         or not record.counted
         or record.status == PLAYING
-        or record.guild_id != interaction.guild_id
+        or not of_this_place(record, interaction)
         or record.daily is None
     ):
         await answer.say(t(lang, "error.stale_board"))
@@ -212,6 +252,11 @@ async def share_daily(answer: Answer, game_id: int) -> None:
         + "\n"
         + share_text(record, attempt.picture if attempt else None, lang)
     )
+    place = place_of(interaction)
+    if place is not None and not place.threads:  # no thread to come from: shared as this press's answer
+        answer.private = False
+        await answer.announce(content=text, allowed_mentions=discord.AllowedMentions.none())
+        return
     channel = interaction.channel
     target = channel.parent if isinstance(channel, discord.Thread) and channel.parent is not None else channel
     if not isinstance(target, discord.abc.Messageable):
@@ -226,6 +271,10 @@ async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
     storage = bot_of(interaction).storage
     now = now_of(interaction)
     day = today(now)
+    place = place_of(interaction)
+    if place is not None and not place.in_server:
+        await show_daily_standing(interaction)
+        return
     async with answering(interaction) as answer:
         rows = await storage.daily_rows(day_key(day), interaction.guild_id or 0)
         players, winners = await storage.daily_totals(day_key(day))
@@ -308,3 +357,47 @@ async def show_month(interaction: discord.Interaction, *, last: bool = False) ->
         png = render_month(picture)  # a few milliseconds, once per command: no worker needed
         answer.private = False  # shown in the channel, as the daily ranking is: a badge is worth showing
         await answer.announce(file=discord.File(io.BytesIO(png), filename="month.png", description=alt))
+
+
+async def show_daily_standing(interaction: discord.Interaction) -> None:
+    """The daily leaderboard outside servers (a DM, a group DM): the day's totals across every place,
+    and the player's own result and rank among everyone who finished it (no list of strangers)."""
+    lang = language(interaction)
+    storage = bot_of(interaction).storage
+    now = now_of(interaction)
+    day = today(now)
+    key = day_key(day)
+    async with answering(interaction) as answer:
+        players, winners = await storage.daily_totals(key)
+        attempt = await storage.daily_attempt(key, interaction.user.id)
+        totals = t(
+            lang,
+            "daily.totals.everywhere",
+            players=t(lang, "daily.players", players=players),
+            winners=t(lang, "daily.winners", winners=winners),
+        )
+        if attempt is None:
+            mine = t(lang, "daily.standing.none")
+        elif attempt.status is None:
+            mine = t(lang, "daily.standing.playing")
+        else:
+            rank = await storage.daily_rank(key, interaction.user.id)
+            mine = t(
+                lang,
+                "daily.standing.mine",
+                result=t(lang, f"daily.result.{attempt.status}"),
+                rank=rank or players,
+                players=players,
+            )
+            record = await storage.game(attempt.game_id)
+            if record is not None:
+                mine += "\n" + share_text(record, attempt.picture, lang)
+        embed = discord.Embed(
+            title=t(lang, "daily.standing.title", number=daily_number(day)),
+            description=mine,
+            colour=discord.Colour.blurple(),
+        )
+        embed.add_field(name="\u200b", value=totals, inline=False)
+        embed.set_footer(text=next_daily(lang, now))
+        answer.private = False
+        await answer.announce(embed=embed)

@@ -5,6 +5,7 @@ actually in play, the action is applied and stored, and the answer is sent, all 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -24,6 +25,7 @@ from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_re
 from ..common import bot_of, language, mention, missing_permission
 from . import buttons
 from .board import post_board, post_board_to, show, update_board
+from .places import of_this_place, place_of, settings_key
 from .words import code_problem, ending_words, rules_words
 
 log = logging.getLogger(__name__)
@@ -42,14 +44,17 @@ QUIET_EVENTS = (
 
 
 async def allowed(answer: Answer, live: Live, lang: str) -> bool:
-    """Only the game's starter plays it, unless the server lets anyone in the channel play."""
+    """Only the game's starter plays it, unless the server (outside servers: the channel's last
+    ``/pyramide new``) lets anyone in the channel play."""
     interaction = answer.interaction
     if interaction.user.id == live.record.owner_id:
         return True
-    settings = await bot_of(interaction).guild_settings(live.record.guild_id)
+    settings = await bot_of(interaction).guild_settings(settings_key(live.record))
     if settings.anyone_can_play:
         return True
-    await answer.say(t(lang, "error.not_your_game", owner=mention(live.record.owner_id)))
+    place = place_of(interaction)
+    key = "error.not_your_game" if place is None or place.threads else "error.not_your_game_here"
+    await answer.say(t(lang, key, owner=mention(live.record.owner_id)))
     return False
 
 
@@ -71,17 +76,16 @@ async def may_replace(interaction: discord.Interaction, live: Live) -> tuple[boo
     (recorded as abandoned: played, not won)."""
     if may_end(interaction, live):
         return True, ENDED
-    settings = await bot_of(interaction).guild_settings(live.record.guild_id)
+    settings = await bot_of(interaction).guild_settings(settings_key(live.record))
     if await idle_minutes(interaction, live) >= settings.idle_minutes:
         return True, ABANDONED
     return False, ENDED
 
 
 def _place(answer: Answer) -> tuple[int, int] | None:
-    interaction = answer.interaction
-    if interaction.guild_id is None or interaction.channel_id is None:
-        return None
-    return interaction.guild_id, interaction.channel_id
+    """The guild id games here are stored under (``OUTSIDE_SERVERS`` in DMs) and the channel's id."""
+    place = place_of(answer.interaction)
+    return None if place is None else (place.stats_id, place.channel_id)
 
 
 async def _current_or_redraw(answer: Answer, turn: Turn, game_id: int, version: int, lang: str) -> Live | None:
@@ -162,7 +166,7 @@ async def play(answer: Answer, turn: Turn, lang: str, action: Callable[[Game], e
     """Apply a move to the turn's game, store it, and answer with the new board (inside the lock)."""
     bot = bot_of(answer.interaction)
     assert turn.live is not None
-    guild_id = turn.live.record.guild_id
+    guild_id = settings_key(turn.live.record)
     result = await turn.apply(action, request=answer.interaction.id)
     event = result.event
     quiet = not edit and isinstance(event, QUIET_EVENTS)
@@ -261,9 +265,11 @@ async def start_game(
     daily: str | None = None,
     notes: tuple[str, ...] = (),
     thread: discord.Thread | None = None,
+    anyone: bool | None = None,
 ) -> None:
     """Deal ``game`` in this channel. A running game is never dropped silently: the player is asked,
-    and "End it and deal" (``replace_id``) ends exactly the game it was asked about."""
+    and "End it and deal" (``replace_id``) ends exactly the game it was asked about. Outside servers
+    ``anyone`` (``/pyramide new``'s option) decides who may play from now on in this channel."""
     interaction = answer.interaction
     lang = language(interaction)
     bot = bot_of(interaction)
@@ -301,6 +307,8 @@ async def start_game(
             guild_id=place[0], owner_id=interaction.user.id, game=game, daily=daily, locale=lang, ending=ending
         )
         await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
+        if anyone is not None:
+            await choose_who_plays(answer, anyone)
         status = [t(lang, "new.dealt"), *notes]
         if turn.broken is not None:
             status.insert(0, t(lang, "new.broken_closed"))
@@ -317,6 +325,17 @@ async def start_game(
                 raise
             log.error("board of game %s refused by Discord: %s", live.record.id, describe_failure(error))
             await answer.rescue(t(lang, "error.board_refused"))
+
+
+async def choose_who_plays(answer: Answer, anyone: bool) -> None:
+    """Outside servers, the channel's own setting: whether anyone in it may play its game."""
+    place = place_of(answer.interaction)
+    if place is None or place.in_server:
+        return
+    bot = bot_of(answer.interaction)
+    current = await bot.guild_settings(place.channel_id)
+    if current.anyone_can_play != anyone:
+        await bot.save_guild_settings(place.channel_id, dataclasses.replace(current, anyone_can_play=anyone))
 
 
 async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
@@ -383,7 +402,7 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
     )
     view.stop()
     text = t(lang, "error.game_exists")
-    settings = await bot_of(interaction).guild_settings(running.record.guild_id)
+    settings = await bot_of(interaction).guild_settings(settings_key(running.record))
     if ending == ABANDONED:
         text += "\n" + t(lang, "error.idle_game", minutes=settings.idle_minutes)
     elif not allowed_to_end:
@@ -397,7 +416,7 @@ async def deal_again(answer: Answer, game_id: int, action: str) -> None:
     interaction = answer.interaction
     record = await bot_of(interaction).manager.record(game_id)
     lang = language(interaction)
-    if record is None or record.guild_id != interaction.guild_id or record.channel_id != interaction.channel_id:
+    if record is None or not of_this_place(record, interaction):
         await answer.say(t(lang, "error.stale_board"))
         return
     rules = Rules.from_token(record.rules)
@@ -415,17 +434,27 @@ async def new_game(
     winnable: bool,
     thread: bool | None = None,
     finder: Finder | None = None,
+    anyone: bool | None = None,
 ) -> None:
     """/pyramide new: a random deal, the deal of a code, or a winnable deal (found by ``finder`` when
     given, e.g. one of a difficulty); in a thread of its own with ``thread`` (or the server's setting),
-    so a busy channel stays free."""
+    so a busy channel stays free. Where no thread can be made (a DM, a group DM, a server without the
+    bot) the game is dealt in place, with a note if one was asked."""
     lang = language(interaction)
+    where = place_of(interaction)
+    # Outside servers nobody sets who may play: each /pyramide new does (only its starter by default).
+    anyone = None if where is None or where.in_server else bool(anyone)
     async with answering(interaction) as answer:
         game: Game | None = None
+        notes: tuple[str, ...] = ()
         if code:
             game = await deal_of_code(answer, code, rules, lang)
             if game is None:
                 return
+        if where is not None and not where.threads:
+            if thread:
+                notes = (t(lang, "new.no_thread_here"),)
+            thread = False
         if thread is None and interaction.guild_id is not None:
             thread = (await bot_of(interaction).guild_settings(interaction.guild_id)).new_in_thread
         room: discord.Thread | None = None
@@ -435,7 +464,7 @@ async def new_game(
                 return
         chosen = game.rules if game is not None else Rules().with_options(**options(rules))
         if game is not None or not winnable:
-            await start_game(answer, game or Game.new(chosen), thread=room)
+            await start_game(answer, game or Game.new(chosen), thread=room, notes=notes, anyone=anyone)
             return
         place = _place(answer)
         manager = bot_of(interaction).manager
@@ -453,8 +482,8 @@ async def new_game(
             raise SolverBusy()  # said privately, before the public deferral
         answer.private = False
         await answer.defer()
-        found, notes = await (finder or winnable_game)(solver, chosen, lang)
-        await start_game(answer, found, notes=notes, thread=room)
+        found, found_notes = await (finder or winnable_game)(solver, chosen, lang)
+        await start_game(answer, found, notes=notes + found_notes, thread=room, anyone=anyone)
 
 
 async def deal_of_code(answer: Answer, code: str, rules: dict[str, Any], lang: str) -> Game | None:
@@ -499,7 +528,7 @@ async def command_move(interaction: discord.Interaction, action: Callable[[Game]
         if live is None:
             return True
         if live.record.owner_id != interaction.user.id:
-            settings = bot.cached_settings(live.record.guild_id)
+            settings = bot.cached_settings(settings_key(live.record))
             if settings is None or not settings.anyone_can_play:
                 return True
         return isinstance(action(live.game.copy()), QUIET_EVENTS)

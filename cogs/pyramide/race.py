@@ -26,6 +26,7 @@ from ..common import bot_of, language, mention
 from . import buttons
 from .board import board_message, post_board_to
 from .daily import create_thread, missing_thread_permission, peeks_at_the_daily
+from .places import place_of
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,12 @@ async def start_race(
     bot = bot_of(interaction)
     async with answering(interaction) as answer:
         channel = interaction.channel
+        place = place_of(interaction)
+        if place is not None and not place.threads:
+            # Threads and an editable scoreboard need the bot as a member (not a DM, a group DM, or a
+            # server that only a player's own install reached).
+            await answer.say(t(lang, "race.needs_the_bot"))
+            return
         if interaction.guild_id is None or not isinstance(channel, discord.TextChannel):
             await answer.say(t(lang, "race.needs_threads"))
             return

@@ -16,6 +16,7 @@ from pyramide.storage import LeaderRow
 from ..answer import Answer, answering
 from ..common import bot_of, language, mention
 from . import buttons
+from .places import place_of
 from .words import rules_words
 
 PAGE = 10
@@ -50,22 +51,29 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
     """A player's figures on this server, as a public embed."""
     interaction = answer.interaction
     lang = language(interaction)
-    if interaction.guild is None and interaction.guild_id is None:
+    place = place_of(interaction)
+    if place is None:
         await answer.say(t(lang, "error.guild_only"))
+        return
+    if not place.in_server and player is not None and player.id != interaction.user.id:
+        # Outside servers a player's figures gather their DMs and group DMs: only they see them.
+        await answer.say(t(lang, "stats.outside_own_only"))
         return
     bot = bot_of(interaction)
     who = player or interaction.user
-    guild_id = interaction.guild_id or 0
+    guild_id = place.stats_id
     rows = await bot.storage.results(guild_id, who.id)
     if not rows:
         await answer.announce(content=t(lang, "stats.none", player=mention(who.id)))
         return
     stats = player_stats(rows)
     current_days, best_days = day_streaks(await bot.storage.daily_days(who.id), today(_now(interaction)))
-    guild_name = interaction.guild.name if interaction.guild else str(guild_id)
-    embed = discord.Embed(
-        title=t(lang, "stats.title", player=who.display_name, guild=guild_name), colour=discord.Colour.dark_green()
-    )
+    if place.in_server:
+        guild_name = interaction.guild.name if interaction.guild and interaction.guild.name else str(guild_id)
+        title = t(lang, "stats.title", player=who.display_name, guild=guild_name)
+    else:
+        title = t(lang, "stats.title_outside", player=who.display_name)
+    embed = discord.Embed(title=title, colour=discord.Colour.dark_green())
     dash = t(lang, "stats.dash")
     fields = [
         ("stats.played", str(stats.played)),
@@ -153,6 +161,11 @@ async def leaderboard_page(
 
 
 async def show_leaderboard(interaction: discord.Interaction, period: str, rules: str | None = None) -> None:
+    place = place_of(interaction)
+    if place is not None and not place.in_server:  # no server, no fellow players to rank
+        async with answering(interaction) as answer:
+            await answer.say(t(language(interaction), "leaderboard.outside"))
+        return
     async with answering(interaction, private=False) as answer:
         embed, view = await leaderboard_page(interaction, period, 0, rules)
         await answer.announce(embed=embed, view=view)

@@ -175,6 +175,13 @@ DAILY_ROWS = (
 DAILY_TOTALS = (
     "SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'won') FROM daily_attempts WHERE day = ? AND status IS NOT NULL"
 )
+# A player's place among everyone who finished the day's daily, anywhere (the order of DAILY_ROWS).
+DAILY_RANK = (
+    "SELECT place FROM (SELECT player_id, ROW_NUMBER() OVER (ORDER BY status = 'won' DESC,"
+    " CASE WHEN status = 'won' THEN hints END NULLS FIRST, seconds IS NULL, seconds, moves,"
+    " finished_at NULLS FIRST, player_id) AS place FROM daily_attempts WHERE day = ? AND status IS NOT NULL)"
+    " AS ranked WHERE player_id = ?"
+)
 DAILY_DAYS = "SELECT day FROM daily_attempts WHERE player_id = ? AND status IS NOT NULL ORDER BY day"
 DAILY_MONTH = (
     "SELECT day, player_id, guild_id, channel_id, game_id, opened_at, status, seconds, moves, hints, removed,"
@@ -506,6 +513,11 @@ class SQLStorage:
     async def daily_totals(self, day: str) -> tuple[int, int]:
         found = await self._read(row(DAILY_TOTALS, day))
         return (int(found[0]), int(found[1] or 0)) if found else (0, 0)
+
+    async def daily_rank(self, day: str, player_id: int) -> int | None:
+        """The player's rank among everyone who finished the day's daily, in every place."""
+        found = await self._read(row(DAILY_RANK, day, player_id))
+        return int(found[0]) if found else None
 
     async def daily_days(self, player_id: int) -> list[str]:
         return [str(r[0]) for r in await self._read(rows(DAILY_DAYS, player_id))]

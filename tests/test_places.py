@@ -1,0 +1,200 @@
+"""Pyramide outside the server that invited it: the bot's DM, a group DM, and a server reached through a
+player's own install. The harness's Hub refuses every bot-token request to a channel the bot is not
+in (403 Missing Access) and counts them: a test asserts that none was made."""
+
+import pytest
+from discord.app_commands import AppInstallationType
+
+from tests.deals import kings_and_pairs
+from tests.harness import (
+    CHANNEL_ID,
+    DM_CHANNEL_ID,
+    FOREIGN_CHANNEL_ID,
+    FOREIGN_GUILD_ID,
+    GROUP_DM_ID,
+    GUILD_ID,
+    OWNER,
+    STRANGER,
+    labels,
+)
+
+T0 = 1_764_460_800 + 365 * 86_400  # 2026-11-30 00:00 UTC
+PLACES = {"bot's DM": DM_CHANNEL_ID, "group DM": GROUP_DM_ID, "server without the bot": FOREIGN_CHANNEL_ID}
+STATS_GUILD = {DM_CHANNEL_ID: 0, GROUP_DM_ID: 0, FOREIGN_CHANNEL_ID: FOREIGN_GUILD_ID}
+
+
+def said(sent):
+    return "\n".join(s.content for s in sent)
+
+
+def bot_token_requests(h, channel_id):
+    """The bot's own REST requests to ``channel_id`` (not the interaction's answers)."""
+    return [s for s in h.hub.sent if s.url and f"/channels/{channel_id}" in s.url]
+
+
+async def deal(h, channel_id, user=OWNER, **options):
+    sent = await h.command("new", user=user, channel_id=channel_id, code=kings_and_pairs().code, **options)
+    assert any(s.png for s in sent), said(sent)
+    return sent
+
+
+async def clear_with_buttons(h, done=()):
+    """Clear the kings-and-pairs pyramid by pressing its buttons (but the cards ``done``); returns the last
+    press's answers."""
+    game = kings_and_pairs()
+    sent = []
+    for row in range(6, -1, -1):
+        first_spot = row * (row + 1) // 2
+        names = [str(game.pyramid[i]) for i in range(first_spot, first_spot + row + 1)]
+        names = [name for name in names if name not in done]
+        while names:
+            name = names.pop(0)
+            sent = await h.press(h.board_button(name))
+            if not name.startswith("K"):
+                sent = await h.press(h.board_button(names.pop(0)))
+    return sent
+
+
+async def test_the_synced_commands_declare_where_they_can_be_installed_and_used(harness):
+    put = next(s for s in harness.hub.sent if s.method == "PUT" and s.path.endswith("/commands"))
+    pyramide, admin = put.data
+    assert pyramide["name"] == "pyramide"
+    assert sorted(pyramide["integration_types"]) == [0, 1]  # a server install and a player's own install
+    assert sorted(pyramide["contexts"]) == [0, 1, 2]  # servers, the bot's DM, group DMs and other DMs
+    assert admin["name"] == "pyramide-admin"
+    assert admin["integration_types"] == [0] and admin["contexts"] == [0]
+    # The hash that spares a sync covers these fields: a change of them is pushed.
+    assert not await harness.bot.sync_commands()
+    harness.bot.tree.get_command("pyramide").allowed_installs = AppInstallationType(guild=True, user=False)
+    assert await harness.bot.sync_commands()
+
+
+@pytest.mark.parametrize("channel_id", PLACES.values(), ids=PLACES.keys())
+async def test_a_game_is_won_through_buttons_in_each_place(harness, channel_id):
+    sent = await deal(harness, channel_id)
+    board = next(s for s in sent if s.png)
+    assert board.path.endswith("/callback") and not harness.hub.visible_flags(board) & 64  # a public answer
+    first = await harness.press(harness.board_button("K♠"))
+    assert first[-1].path.endswith("/callback") and first[-1].data["type"] == 7  # the pressed message, edited
+    final = await clear_with_buttons(harness, done=("K♠",))
+    assert "You won! 280 points" in final[-1].content
+    assert labels(harness.board())[:2] == ["New game", "Same deal again"]
+    rows = await harness.storage.results(STATS_GUILD[channel_id], OWNER)
+    assert [(r.status, r.score) for r in rows] == [("won", 280)]
+    assert await harness.storage.results(GUILD_ID, OWNER) == []
+    assert harness.hub.unreachable == []
+    if channel_id != DM_CHANNEL_ID:
+        assert bot_token_requests(harness, channel_id) == []
+    # The winning line and the replay come as answers of the press, in the same place.
+    sent = await harness.press(harness.board_button("Replay my game"))
+    assert any(s.files and s.files[0][0].startswith("replay") for s in sent), said(sent)
+    assert harness.hub.unreachable == []
+
+
+@pytest.mark.parametrize("channel_id", [GROUP_DM_ID, FOREIGN_CHANNEL_ID], ids=["group DM", "server without the bot"])
+async def test_a_press_on_an_old_board_is_answered_privately_as_out_of_date(harness, channel_id):
+    await deal(harness, channel_id)
+    old = harness.board()
+    await harness.command("draw", channel_id=channel_id)  # a typed move answers with a fresh board
+    assert harness.board()["id"] != old["id"]
+    # The bot could not take the old board's buttons off: they stay, and do no harm.
+    assert any(c.startswith("pyr:") for row in old["components"] for c in [b["custom_id"] for b in row["components"]])
+    draw = next(b["custom_id"] for row in old["components"] for b in row["components"] if "Draw" in b["label"])
+    sent = await harness.press(draw, message_id=int(old["id"]))
+    assert "out of date" in sent[-1].content and harness.hub.visible_flags(sent[-1]) & 64
+    live = await harness.bot.manager.live(channel_id)
+    assert live.game.moves == 1  # only the typed draw
+    assert harness.hub.unreachable == []
+
+
+async def test_in_a_group_dm_only_the_starter_plays_unless_new_says_anyone(harness):
+    await deal(harness, GROUP_DM_ID)
+    sent = await harness.press(harness.board_button("K♠"), user=STRANGER)
+    assert "Only its starter plays it here" in said(sent) and harness.hub.visible_flags(sent[-1]) & 64
+    await harness.command("end", channel_id=GROUP_DM_ID)
+    await deal(harness, GROUP_DM_ID, anyone=True)
+    sent = await harness.press(harness.board_button("K♠"), user=STRANGER)
+    assert "K♠ removed" in sent[-1].content
+    await harness.command("end", channel_id=GROUP_DM_ID)
+    await deal(harness, GROUP_DM_ID)  # the next /pyramide new without it: its starter only again
+    sent = await harness.press(harness.board_button("K♠"), user=STRANGER)
+    assert "K♠ removed" not in said(sent)
+    assert harness.hub.unreachable == []
+
+
+async def test_without_the_external_apps_permission_answers_are_private_and_still_play(harness):
+    harness.foreign_permissions = 0
+    sent = await deal(harness, FOREIGN_CHANNEL_ID)
+    assert harness.hub.visible_flags(sent[-1]) & 64  # Discord made the board ephemeral
+    sent = await harness.press(harness.board_button("K♠"))
+    assert "K♠ removed" in sent[-1].content
+    assert harness.hub.unreachable == []
+
+
+async def test_threads_and_races_where_the_bot_cannot_make_them(harness):
+    sent = await harness.command("new", channel_id=FOREIGN_CHANNEL_ID, thread=True)
+    assert "cannot be made here" in said(sent) and any(s.png for s in sent)  # dealt in place, with the reason
+    for channel_id in (GROUP_DM_ID, DM_CHANNEL_ID, FOREIGN_CHANNEL_ID):
+        sent = await harness.command("race", channel_id=channel_id, opponent=_user(STRANGER))
+        assert "server I am a member of" in sent[-1].content and harness.hub.visible_flags(sent[-1]) & 64
+    assert harness.hub.unreachable == [] and harness.hub.threads == []
+
+
+async def test_the_fake_refuses_a_bot_token_request_where_the_bot_is_not(harness):
+    import discord
+
+    channel = harness.bot.get_partial_messageable(GROUP_DM_ID)
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.send("hello")
+    assert refused.value.code == 50001
+    assert len(harness.hub.unreachable) == 1  # counted, so that the other tests can assert none
+
+
+async def test_the_daily_is_played_in_place_and_counted_once_across_places(harness):
+    harness.now[0] = T0 + 3600
+    sent = await harness.command("daily play", channel_id=DM_CHANNEL_ID)
+    assert "dealt here" in said(sent), said(sent)
+    board = harness.board()
+    assert "Daily #" in board["content"] and "PY1-" not in board["content"]  # its code stays hidden
+    sent = await harness.command("code", channel_id=DM_CHANNEL_ID)
+    assert "shown once your attempt is finished" in said(sent)
+    for channel_id in (GROUP_DM_ID, FOREIGN_CHANNEL_ID, CHANNEL_ID):
+        sent = await harness.command("daily play", channel_id=channel_id)
+        assert "waiting for you" in said(sent) and harness.hub.visible_flags(sent[-1]) & 64
+    live = await harness.bot.manager.live(DM_CHANNEL_ID)
+    sent = await harness.command("new", channel_id=GROUP_DM_ID, code=live.game.code)
+    assert "today's daily deal" in said(sent)  # no peeking in another place either
+    assert harness.hub.threads == [] and harness.hub.unreachable == []
+    # Finished (given up), it is counted once, and the DM's daily leaderboard shows it with its rank.
+    await harness.command("end", channel_id=DM_CHANNEL_ID)
+    assert await harness.storage.daily_totals("2026-11-30") == (1, 0)
+    sent = await harness.command("daily leaderboard", channel_id=DM_CHANNEL_ID)
+    embed = sent[-1].body["embeds"][0]
+    assert "rank 1 of 1" in embed["description"] and "Everywhere today" in embed["fields"][0]["value"]
+    sent = await harness.command("daily play", channel_id=GROUP_DM_ID)
+    assert "played daily" in said(sent)
+
+
+async def test_stats_outside_servers_are_the_players_own_and_forget_me_deletes_them(harness):
+    await deal(harness, GROUP_DM_ID)
+    await clear_with_buttons(harness)
+    sent = await harness.command("stats", channel_id=DM_CHANNEL_ID)
+    embed = sent[-1].body["embeds"][0]
+    assert "outside servers" in embed["title"]
+    assert next(f["value"] for f in embed["fields"] if f["name"] == "Won") == "1"
+    sent = await harness.command("stats", channel_id=GROUP_DM_ID, player=_user(STRANGER))
+    assert "only your own" in said(sent)
+    sent = await harness.command("stats")  # the server's figures do not hold it
+    assert "has not finished a game on this server" in said(sent), said(sent)
+    sent = await harness.command("leaderboard", channel_id=DM_CHANNEL_ID)
+    assert "ranks the players of a server" in said(sent)
+    sent = await harness.command("forget-me", channel_id=DM_CHANNEL_ID)
+    await harness.press(sent[-1].button("Yes, delete my data"))
+    assert await harness.storage.results(0, OWNER) == []
+    assert harness.hub.unreachable == []
+
+
+def _user(user_id):
+    import discord
+
+    return discord.Object(user_id)
