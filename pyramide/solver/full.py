@@ -37,6 +37,10 @@ class _FullSearch(_Search):
         self.passes = game.passes
         self.limit = game.rules.pass_limit
         self.lost: dict[tuple[int, int], tuple[int, int]] = {}
+        # Strict win with the drawn card: lines are searched in a canonical order (see win_line), and
+        # a position can be lost in that order only, with the pyramid's own pairs closed.
+        self.canonical = game.rules.strict_win and game.rules.draw_with_waste
+        self.lost_closed: dict[tuple[int, int], tuple[int, int]] = {}
         unlimited = copy(game)
         unlimited.rules = replace(game.rules, pass_limit=None)
         self.relaxed: _Search = unlimited_search(unlimited, node_limit)
@@ -162,6 +166,59 @@ class _FullSearch(_Search):
         lost = self.lost.get((mask, out))
         if lost is None or (passes, cursor) < lost:
             self.lost[(mask, out)] = (passes, cursor)
+
+    def win_line(self, state: tuple, pairs_open: bool = True) -> list[Step] | None:
+        """``_Search.win_line``; under strict win with the drawn card, in a canonical order.
+
+        A pyramid pair (both cards in the pyramid) and a move of the stock and waste alone (a draw, a
+        turn, the waste top with the card under it) touch different cards and never enable or block
+        each other, so they can swap places in any line. Every winning line can therefore be put in an
+        order where, between two moves that pair a pyramid card with the waste top, the pyramid pairs
+        come first: after a stock or waste move, pyramid pairs wait (``pairs_open`` false) until the
+        next pyramid-with-waste move. A position found lost that way only is kept apart
+        (``lost_closed``) from one lost outright."""
+        if not self.canonical:
+            return super().win_line(state)
+        self.tick()
+        state, forced = self.expand(state)
+        if self.is_win(state):
+            return forced
+        if self.known_dead(state) or (not pairs_open and self.closed_dead(state)):
+            return None
+        if self.hopeless(state):
+            self.mark_dead(state)
+            return None
+        for step, child, opens in self.canonical_successors(state, pairs_open):
+            rest = self.win_line(child, opens)
+            if rest is not None:
+                return [*forced, step, *rest]
+        if pairs_open:
+            self.mark_dead(state)
+        else:
+            self.mark_closed_dead(state)
+        return None
+
+    def closed_dead(self, state: tuple) -> bool:
+        """Lost with the pyramid pairs closed (``known_dead`` for that table)."""
+        mask, out, cursor, passes = state
+        lost = self.lost_closed.get((mask, out))
+        return lost is not None and lost <= (passes, cursor)
+
+    def mark_closed_dead(self, state: tuple) -> None:
+        mask, out, cursor, passes = state
+        lost = self.lost_closed.get((mask, out))
+        if lost is None or (passes, cursor) < lost:
+            self.lost_closed[(mask, out)] = (passes, cursor)
+
+    def canonical_successors(self, state: tuple, pairs_open: bool) -> Iterator[tuple[Step, tuple, bool]]:
+        """``successors`` in the canonical order of ``win_line``, with whether pyramid pairs are open after."""
+        for step, child in self.successors(state):
+            move: Move = step.a
+            if move.kind == "pair" and WASTE not in move.spots:
+                if pairs_open:
+                    yield step, child, True
+            else:
+                yield step, child, move.kind == "pair" and UNDER not in move.spots
 
     def hopeless(self, state: tuple) -> bool:
         mask, out, cursor, passes = state
@@ -297,7 +354,10 @@ class _FullSearch(_Search):
         alive = self._alive.get(key)
         if alive is None:
             self.relaxed.nodes = 0
-            alive = self.relaxed.win_line(key) is not None
+            if isinstance(self.relaxed, _OrderSearch):
+                alive = self.relaxed.reaches_win(key, self._alive)
+            else:
+                alive = self.relaxed.win_line(key) is not None
             self.nodes += self.relaxed.nodes
             self._alive[key] = alive
         return alive
