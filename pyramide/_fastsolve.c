@@ -649,6 +649,21 @@ static int only_partner_pair(const Search *s, uint32_t mask, uint64_t out, int t
     return 0;
 }
 
+/* _FullSearch.first_places: the same outside cards by value, in order, at the first positions holding them */
+static void first_places(const Search *s, uint64_t *out, int *cursor) {
+    uint64_t places = 0;
+    int first = 0, new_cursor = -1;
+    for (int q = 0; q < s->nout; q++) {
+        if (q == *cursor) new_cursor = first;
+        if (!(*out >> q & 1)) continue;
+        while (s->outv[first] != s->outv[q]) first++;
+        places |= 1ULL << first;
+        first++;
+    }
+    *out = places;
+    *cursor = new_cursor < 0 ? first : new_cursor;
+}
+
 static void expand(Search *s, State *st) {
     uint32_t kings = s->value_masks[KING];
     for (;;) {
@@ -666,7 +681,10 @@ static void expand(Search *s, State *st) {
         } else {
             if (!s->strict_win) st->out = reachable(s, st->mask, st->out, st->cursor, st->passes);
             int i, partner;
-            if (!only_partner_pair(s, st->mask, st->out, top, &i, &partner)) return;
+            if (!only_partner_pair(s, st->mask, st->out, top, &i, &partner)) {
+                if (s->canonical) first_places(s, &st->out, &st->cursor);
+                return;
+            }
             st->mask &= ~(1u << i);
             if (partner == WASTE_SPOT)
                 st->out &= ~(1ULL << top);

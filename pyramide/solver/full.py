@@ -117,6 +117,8 @@ class _FullSearch(_Search):
                     out = self.reachable(mask, out, cursor, passes)
                 pair = self.only_partner_pair(mask, out, top)
                 if pair is None:
+                    if self.canonical:
+                        out, cursor = self.first_places(out, cursor)
                     return (mask, out, cursor, passes), forced
                 i, partner = pair
                 mask &= ~(1 << i)
@@ -125,6 +127,25 @@ class _FullSearch(_Search):
                 else:
                     mask &= ~(1 << partner)  # type: ignore[operator]
                 forced.append(Step("m", Move("pair", (i, partner))))
+
+    def first_places(self, out: int, cursor: int) -> tuple[int, int]:
+        """The same outside cards, by value and in their order, with as many in the waste, at the
+        first positions that hold such values: one state for positions that differ only in which of
+        two cards of a value is left (suits never matter), e.g. after a 7 paired with the 6 under it
+        or with the 6 drawn onto it."""
+        values = self.outside
+        places = 0
+        first = 0
+        new_cursor = -1
+        for q, value in enumerate(values):
+            if q == cursor:
+                new_cursor = first
+            if out >> q & 1:
+                while values[first] != value:
+                    first += 1
+                places |= 1 << first
+                first += 1
+        return places, first if new_cursor < 0 else new_cursor
 
     def only_partner_pair(self, mask: int, out: int, top: int) -> tuple[int, int | str] | None:
         """A free pyramid card whose one and only possible partner left is available now.
