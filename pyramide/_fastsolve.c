@@ -664,6 +664,20 @@ static void first_places(const Search *s, uint64_t *out, int *cursor) {
     *cursor = new_cursor < 0 ? first : new_cursor;
 }
 
+/* _FullSearch.top_only_partner: the pyramid card, or UNDER_SPOT, that is the waste top's one possible
+ * partner left and available now; -1 when there is none */
+static int top_only_partner(const Search *s, uint32_t mask, uint64_t out, int cursor) {
+    int top = waste_top(out, cursor), under = waste_under(out, cursor);
+    if (top < 0) return -1;
+    int partner = 13 - s->outv[top];
+    uint32_t pyramid = mask & s->value_masks[partner];
+    int below_ok = under >= 0 && s->outv[under] == partner;
+    if ((out & ~below_cursor(cursor) & s->out_value_masks[partner]) || popcount32(pyramid) + below_ok != 1) return -1;
+    if (below_ok) return UNDER_SPOT;
+    int i = highest32(pyramid);
+    return is_free(s, mask, i) ? i : -1;
+}
+
 static void expand(Search *s, State *st) {
     uint32_t kings = s->value_masks[KING];
     for (;;) {
@@ -682,6 +696,18 @@ static void expand(Search *s, State *st) {
             if (!s->strict_win) st->out = reachable(s, st->mask, st->out, st->cursor, st->passes);
             int i, partner;
             if (!only_partner_pair(s, st->mask, st->out, top, &i, &partner)) {
+                int only = s->canonical && st->passes == s->limit ? top_only_partner(s, st->mask, st->out, st->cursor) : -1;
+                if (only >= 0) {
+                    st->out &= ~(1ULL << top);
+                    if (only == UNDER_SPOT) {
+                        st->out &= ~(1ULL << waste_top(st->out, st->cursor));
+                        push(s, MV_PAIR, WASTE_SPOT, UNDER_SPOT);
+                    } else {
+                        st->mask &= ~(1u << only);
+                        push(s, MV_PAIR, only, WASTE_SPOT);
+                    }
+                    continue;
+                }
                 if (s->canonical) first_places(s, &st->out, &st->cursor);
                 return;
             }
@@ -703,6 +729,22 @@ static uint32_t lost_rank(const State *st) { return (uint32_t)st->passes << 8 | 
 
 static int is_win(const Search *s, const State *st) { return st->mask == 0 && (!s->strict_win || st->out == 0); }
 
+/* _FullSearch.stuck_in_waste: in the last pass, a waste card that can never go */
+static int stuck_in_waste(const Search *s, uint32_t mask, uint64_t out, int cursor) {
+    int waste[MAX_OUT], n = 0, stock[14];
+    for (int p = 0; p < cursor; p++)
+        if (out >> p & 1) waste[n++] = p;
+    outside_counts(s, out & ~below_cursor(cursor), stock);
+    for (int k = 0; k < n; k++) {
+        int partner = 13 - s->outv[waste[k]];
+        if (!partner || (mask & s->value_masks[partner]) || stock[partner]) continue;
+        if (k > 0 && s->outv[waste[k - 1]] == partner) continue;
+        if (k + 1 < n && s->outv[waste[k + 1]] == partner) continue;
+        return 1;
+    }
+    return 0;
+}
+
 static int hopeless(Search *s, const State *st) {
     if (st->mask == 0) return !s->draw_with_waste;
     if (s->strict_win && reachable(s, st->mask, st->out, st->cursor, st->passes) != st->out) return 1;
@@ -711,6 +753,7 @@ static int hopeless(Search *s, const State *st) {
     if (orphan(s, st->mask, counts) || unmatched(s, st->mask, counts)) return 1;
     if (stack_unmatched(s, st->mask, st->out, st->cursor, st->passes)) return 1;
     if (apex_unmatched(s, st->mask, st->out, st->cursor, st->passes)) return 1;
+    if (s->canonical && st->passes == s->limit && stuck_in_waste(s, st->mask, st->out, st->cursor)) return 1;
     return !relaxed_alive(s, st->mask, st->out, counts);
 }
 

@@ -116,6 +116,18 @@ class _FullSearch(_Search):
                     # forget them, so that positions differing only there are one state.
                     out = self.reachable(mask, out, cursor, passes)
                 pair = self.only_partner_pair(mask, out, top)
+                if pair is None and self.canonical and passes == self.limit:
+                    partner = self.top_only_partner(mask, out, cursor)
+                    if partner is not None:
+                        top, under = self.tops(out, cursor)
+                        out &= ~(1 << top)
+                        if partner == UNDER:
+                            out &= ~(1 << under)
+                            forced.append(Step("m", Move("pair", (WASTE, UNDER))))
+                        else:
+                            mask &= ~(1 << partner)  # type: ignore[operator]
+                            forced.append(Step("m", Move("pair", (partner, WASTE))))
+                        continue
                 if pair is None:
                     if self.canonical:
                         out, cursor = self.first_places(out, cursor)
@@ -127,6 +139,27 @@ class _FullSearch(_Search):
                 else:
                     mask &= ~(1 << partner)  # type: ignore[operator]
                 forced.append(Step("m", Move("pair", (i, partner))))
+
+    def top_only_partner(self, mask: int, out: int, cursor: int) -> int | str | None:
+        """Last pass under strict win with the drawn card: the waste top's one and only possible
+        partner left, when it is available now (a free pyramid card, or ``UNDER``).
+
+        Its possible partners are the pyramid cards of the partner value, the card under it and the
+        cards still to draw (nothing else can come next to it). Every winning line pairs it with that
+        one, and doing so at once only puts the cards drawn meanwhile on the card under it instead,
+        where none of them could pair with the top anyway."""
+        top, under = self.tops(out, cursor)
+        if top < 0:
+            return None
+        partner = 13 - self.outside[top]
+        pyramid = mask & self.value_masks[partner]
+        below_ok = under >= 0 and self.outside[under] == partner
+        if self.outside_counts(out & ~((1 << cursor) - 1))[partner] or pyramid.bit_count() + below_ok != 1:
+            return None
+        if below_ok:
+            return UNDER
+        i = pyramid.bit_length() - 1
+        return i if i in _free(mask) else None
 
     def first_places(self, out: int, cursor: int) -> tuple[int, int]:
         """The same outside cards, by value and in their order, with as many in the waste, at the
@@ -252,7 +285,29 @@ class _FullSearch(_Search):
             return True
         if self.apex_unmatched(mask, out, cursor, passes):
             return True
+        if self.canonical and passes == self.limit and self.stuck_in_waste(mask, out, cursor):
+            return True
         return not self.relaxed_alive(mask, out)
+
+    def stuck_in_waste(self, mask: int, out: int, cursor: int) -> bool:
+        """Last pass under strict win with the drawn card: a waste card that can never go.
+
+        A waste card goes when it is on top, with a pyramid card, or with the card under it then: the
+        card now under it (nothing under it can go first), the card now on it, or a card still to draw
+        (the cards between must go first, and none of them can leave before the card on it)."""
+        waste = [p for p in range(cursor) if out >> p & 1]
+        stock = self.outside_counts(out & ~((1 << cursor) - 1))
+        values = self.outside
+        for k, p in enumerate(waste):
+            partner = 13 - values[p]
+            if not partner or mask & self.value_masks[partner] or stock[partner]:
+                continue
+            if k > 0 and values[waste[k - 1]] == partner:
+                continue
+            if k + 1 < len(waste) and values[waste[k + 1]] == partner:
+                continue
+            return True
+        return False
 
     def stack_unmatched(self, mask: int, out: int, cursor: int, passes: int) -> bool:
         """Counting proof for the last pass, where the waste is a stack.
