@@ -777,6 +777,9 @@ static int full_win(Search *s, State st, int open) {
     int saved = s->line_len;
     expand(s, &st);
     if (is_win(s, &st)) return 1;
+    /* a forced pyramid card with the waste top is such a move too: pyramid pairs open after it */
+    for (int k = saved; k < s->line_len && !open; k++)
+        if (s->line[k].kind == MV_PAIR && s->line[k].b == WASTE_SPOT && s->line[k].a < N_PYR) open = 1;
     if (known_in(&s->lost, &st) || (!open && known_in(&s->lost_closed, &st))) {
         s->line_len = saved;
         return 0;

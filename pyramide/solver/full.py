@@ -237,6 +237,10 @@ class _FullSearch(_Search):
         state, forced = self.expand(state)
         if self.is_win(state):
             return forced
+        # A forced pyramid card with the waste top is such a move too: pyramid pairs open after it.
+        pairs_open = pairs_open or any(
+            step.a.kind == "pair" and WASTE in step.a.spots and UNDER not in step.a.spots for step in forced
+        )
         if self.known_dead(state) or (not pairs_open and self.closed_dead(state)):
             return None
         if self.hopeless(state):
