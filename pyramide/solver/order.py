@@ -11,6 +11,13 @@ from ..game import Game
 from .base import _COVER_MASK, Step, _free, _Search
 
 
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
 class _OrderSearch(_Search):
     """Unlimited passes, drawn card with waste and strict win: outside cards by position, since the
     neighbour pairs that clear the stock and waste depend on their order."""
@@ -75,38 +82,35 @@ class _OrderSearch(_Search):
         pairs. Returns ``("p", i, n)`` for pyramid card i or ``("o", p, n)`` for outside position p,
         n its pairs, or None when no card qualifies."""
         free = _free(mask)
+        free_mask = sum(1 << i for i in free)
+        counts = self.outside_counts(out)
         values = self.values
+        cover = self.rules.pair_with_cover
         best: tuple[str, int, int] | None = None
         for i in free:
             value = values[i]
             if value == KING:
                 continue
             partners = mask & self.compat[i]
-            count = 0
-            while partners:
-                low = partners & -partners
-                j = low.bit_length() - 1
-                partners ^= low
-                if j in free or (self.rules.pair_with_cover and mask & _COVER_MASK[j] == 1 << i):
-                    count += 1
-                else:
-                    break
-            else:
-                count += self.outside_counts(out)[13 - value]
-                if best is None or count < best[2]:
-                    best = ("p", i, count)
-        positions = [p for p in range(len(self.outside)) if out >> p & 1]
+            waiting = partners & ~free_mask  # partners not free: only one covered by i alone may pair now
+            if waiting and not (cover and all(mask & _COVER_MASK[j] == 1 << i for j in _bits(waiting))):
+                continue
+            count = partners.bit_count() + counts[13 - value]
+            if best is None or count < best[2]:
+                best = ("p", i, count)
+        outside = self.outside
+        positions = [p for p in range(len(outside)) if out >> p & 1]
         for k, p in enumerate(positions):
-            value = self.outside[p]
-            partner = 13 - value
+            partner = 13 - outside[p]
             pyramid = self.value_masks[partner] & mask
-            if value == KING or any(pyramid >> j & 1 and j not in free for j in range(len(values))):
+            if not partner or pyramid & ~free_mask:
                 continue
-            near = [positions[n] for n in (k - 1, k + 1) if 0 <= n < len(positions)]
-            adjacent = [q for q in near if self.outside[q] == partner]
-            if self.outside_counts(out)[partner] != len(adjacent):
+            adjacent = (k > 0 and outside[positions[k - 1]] == partner) + (
+                k + 1 < len(positions) and outside[positions[k + 1]] == partner
+            )
+            if counts[partner] != adjacent:
                 continue
-            count = pyramid.bit_count() + len(adjacent)
+            count = pyramid.bit_count() + adjacent
             if best is None or count < best[2]:
                 best = ("o", p, count)
         return best
