@@ -678,7 +678,8 @@ static int top_only_partner(const Search *s, uint32_t mask, uint64_t out, int cu
     return is_free(s, mask, i) ? i : -1;
 }
 
-static void expand(Search *s, State *st) {
+/* _FullSearch.expand; for_win: searching for a win (the waste top with its only partner is forced too) */
+static void expand(Search *s, State *st, int for_win) {
     uint32_t kings = s->value_masks[KING];
     for (;;) {
         uint32_t free_kings = 0;
@@ -696,7 +697,7 @@ static void expand(Search *s, State *st) {
             if (!s->strict_win) st->out = reachable(s, st->mask, st->out, st->cursor, st->passes);
             int i, partner;
             if (!only_partner_pair(s, st->mask, st->out, top, &i, &partner)) {
-                int only = s->canonical && st->passes == s->limit ? top_only_partner(s, st->mask, st->out, st->cursor) : -1;
+                int only = for_win && s->canonical && st->passes == s->limit ? top_only_partner(s, st->mask, st->out, st->cursor) : -1;
                 if (only >= 0) {
                     st->out &= ~(1ULL << top);
                     if (only == UNDER_SPOT) {
@@ -775,7 +776,7 @@ static int known_in(const Map *table, const State *st) {
 static int full_win(Search *s, State st, int open) {
     tick(s);
     int saved = s->line_len;
-    expand(s, &st);
+    expand(s, &st, 1);
     if (is_win(s, &st)) return 1;
     /* a forced pyramid card with the waste top is such a move too: pyramid pairs open after it */
     for (int k = saved; k < s->line_len && !open; k++)
@@ -914,7 +915,7 @@ static int order_most(Search *s, uint32_t mask, uint64_t out) {
 static int full_most(Search *s, State st) {
     tick(s);
     uint32_t mask0 = st.mask;
-    expand(s, &st);
+    expand(s, &st, 0);
     s->line_len = 0; /* the forced moves are not wanted here */
     int gained = popcount32(mask0 ^ st.mask);
     uint64_t key = full_key(&st);

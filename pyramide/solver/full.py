@@ -96,7 +96,9 @@ class _FullSearch(_Search):
         rest = below & ~(1 << top)
         return top, (rest.bit_length() - 1 if rest else -1)
 
-    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+    def expand(self, state: tuple, for_win: bool = False) -> tuple[tuple, list[Step]]:
+        """Forced moves: kings, a card with its only possible partner and, searching for a win (``for_win``:
+        not for the most cards removable), the waste top with its only one (``top_only_partner``)."""
         mask, out, cursor, passes = state
         forced: list[Step] = []
         kings = self.value_masks[KING]
@@ -116,7 +118,7 @@ class _FullSearch(_Search):
                     # forget them, so that positions differing only there are one state.
                     out = self.reachable(mask, out, cursor, passes)
                 pair = self.only_partner_pair(mask, out, top)
-                if pair is None and self.canonical and passes == self.limit:
+                if pair is None and for_win and self.canonical and passes == self.limit:
                     partner = self.top_only_partner(mask, out, cursor)
                     if partner is not None:
                         top, under = self.tops(out, cursor)
@@ -234,7 +236,7 @@ class _FullSearch(_Search):
         if not self.canonical:
             return super().win_line(state)
         self.tick()
-        state, forced = self.expand(state)
+        state, forced = self.expand(state, True)
         if self.is_win(state):
             return forced
         # A forced pyramid card with the waste top is such a move too: pyramid pairs open after it.
