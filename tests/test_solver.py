@@ -428,4 +428,3 @@ def test_verdicts_match_trying_every_move_near_the_end(token, numbers, moves_lef
         assert compiled.verdict is (Verdict.WON if truth else Verdict.IMPOSSIBLE), str(game)
         truths.append(truth)
     assert True in truths and False in truths
-
