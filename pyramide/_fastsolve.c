@@ -128,7 +128,7 @@ typedef struct {
     uint32_t cover_masks[N_PYR];
     int strict_win, draw_with_waste, pair_with_cover;
     int order; /* strict win and drawn card with waste: the bound is the order search */
-    int canonical; /* the same rules: win lines searched in canonical order (full_win) */
+    int canonical; /* win lines searched in canonical order (full_win), outside cards at their first places */
     int nout;
     int outv[MAX_OUT];
     uint64_t out_value_masks[14]; /* outside positions holding each value */
@@ -457,8 +457,28 @@ static int relaxed_alive(Search *s, uint32_t mask, uint64_t out, int *counts) {
 
 static uint64_t below_cursor(int cursor) { return (1ULL << cursor) - 1; /* cursor <= MAX_OUT */ }
 
+/* _FullSearch.stuck_in_waste: in the last pass with the drawn card, the highest waste card that can never go, or -1 */
+static int stuck_in_waste(const Search *s, uint32_t mask, uint64_t out, int cursor) {
+    int waste[MAX_OUT], n = 0, stock[14];
+    for (int p = 0; p < cursor; p++)
+        if (out >> p & 1) waste[n++] = p;
+    outside_counts(s, out & ~below_cursor(cursor), stock);
+    for (int k = n - 1; k >= 0; k--) {
+        int partner = 13 - s->outv[waste[k]];
+        if (!partner || (mask & s->value_masks[partner]) || stock[partner]) continue;
+        if (k > 0 && s->outv[waste[k - 1]] == partner) continue;
+        if (k + 1 < n && s->outv[waste[k + 1]] == partner) continue;
+        return waste[k];
+    }
+    return -1;
+}
+
 static uint64_t reachable(const Search *s, uint32_t mask, uint64_t out, int cursor, int passes) {
-    if (s->draw_with_waste || passes < s->limit) return out;
+    if (passes < s->limit) return out;
+    if (s->draw_with_waste) {
+        int stuck = stuck_in_waste(s, mask, out, cursor);
+        return stuck < 0 ? out : out & ~below_cursor(stuck + 1);
+    }
     uint64_t below = out & below_cursor(cursor);
     uint64_t keep = out & ~below;
     while (below) {
@@ -697,7 +717,7 @@ static void expand(Search *s, State *st, int for_win) {
             if (!s->strict_win) st->out = reachable(s, st->mask, st->out, st->cursor, st->passes);
             int i, partner;
             if (!only_partner_pair(s, st->mask, st->out, top, &i, &partner)) {
-                int only = for_win && s->canonical && st->passes == s->limit ? top_only_partner(s, st->mask, st->out, st->cursor) : -1;
+                int only = for_win && s->order && st->passes == s->limit ? top_only_partner(s, st->mask, st->out, st->cursor) : -1;
                 if (only >= 0) {
                     st->out &= ~(1ULL << top);
                     if (only == UNDER_SPOT) {
@@ -730,22 +750,6 @@ static uint32_t lost_rank(const State *st) { return (uint32_t)st->passes << 8 | 
 
 static int is_win(const Search *s, const State *st) { return st->mask == 0 && (!s->strict_win || st->out == 0); }
 
-/* _FullSearch.stuck_in_waste: in the last pass, a waste card that can never go */
-static int stuck_in_waste(const Search *s, uint32_t mask, uint64_t out, int cursor) {
-    int waste[MAX_OUT], n = 0, stock[14];
-    for (int p = 0; p < cursor; p++)
-        if (out >> p & 1) waste[n++] = p;
-    outside_counts(s, out & ~below_cursor(cursor), stock);
-    for (int k = 0; k < n; k++) {
-        int partner = 13 - s->outv[waste[k]];
-        if (!partner || (mask & s->value_masks[partner]) || stock[partner]) continue;
-        if (k > 0 && s->outv[waste[k - 1]] == partner) continue;
-        if (k + 1 < n && s->outv[waste[k + 1]] == partner) continue;
-        return 1;
-    }
-    return 0;
-}
-
 static int hopeless(Search *s, const State *st) {
     if (st->mask == 0) return !s->draw_with_waste;
     if (s->strict_win && reachable(s, st->mask, st->out, st->cursor, st->passes) != st->out) return 1;
@@ -754,7 +758,6 @@ static int hopeless(Search *s, const State *st) {
     if (orphan(s, st->mask, counts) || unmatched(s, st->mask, counts)) return 1;
     if (stack_unmatched(s, st->mask, st->out, st->cursor, st->passes)) return 1;
     if (apex_unmatched(s, st->mask, st->out, st->cursor, st->passes)) return 1;
-    if (s->canonical && st->passes == s->limit && stuck_in_waste(s, st->mask, st->out, st->cursor)) return 1;
     return !relaxed_alive(s, st->mask, st->out, counts);
 }
 
@@ -1080,7 +1083,7 @@ static Search *parse_search(PyObject *args, State *start) {
         }
     }
     s->order = strict_win && draw_with_waste;
-    s->canonical = s->order;
+    s->canonical = 1;
     s->strict_win = strict_win;
     s->draw_with_waste = draw_with_waste;
     s->pair_with_cover = pair_with_cover;

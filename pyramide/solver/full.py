@@ -37,9 +37,11 @@ class _FullSearch(_Search):
         self.passes = game.passes
         self.limit = game.rules.pass_limit
         self.lost: dict[tuple[int, int], tuple[int, int]] = {}
-        # Strict win with the drawn card: lines are searched in a canonical order (see win_line), and
-        # a position can be lost in that order only, with the pyramid's own pairs closed.
-        self.canonical = game.rules.strict_win and game.rules.draw_with_waste
+        # Lines are searched in a canonical order (see win_line), and a position can be lost in that
+        # order only, with the pyramid's own pairs closed; outside cards sit at their first places.
+        self.canonical = True
+        # Strict win with the drawn card: the last-pass rules of stuck_in_waste and top_only_partner.
+        self.strict_waste = game.rules.strict_win and game.rules.draw_with_waste
         self.lost_closed: dict[tuple[int, int], tuple[int, int]] = {}
         unlimited = copy(game)
         unlimited.rules = replace(game.rules, pass_limit=None)
@@ -118,7 +120,7 @@ class _FullSearch(_Search):
                     # forget them, so that positions differing only there are one state.
                     out = self.reachable(mask, out, cursor, passes)
                 pair = self.only_partner_pair(mask, out, top)
-                if pair is None and for_win and self.canonical and passes == self.limit:
+                if pair is None and for_win and self.strict_waste and passes == self.limit:
                     partner = self.top_only_partner(mask, out, cursor)
                     if partner is not None:
                         top, under = self.tops(out, cursor)
@@ -291,12 +293,10 @@ class _FullSearch(_Search):
             return True
         if self.apex_unmatched(mask, out, cursor, passes):
             return True
-        if self.canonical and passes == self.limit and self.stuck_in_waste(mask, out, cursor):
-            return True
         return not self.relaxed_alive(mask, out)
 
-    def stuck_in_waste(self, mask: int, out: int, cursor: int) -> bool:
-        """Last pass under strict win with the drawn card: a waste card that can never go.
+    def stuck_in_waste(self, mask: int, out: int, cursor: int) -> int:
+        """Last pass with the drawn card: the position of the highest waste card that can never go, or -1.
 
         A waste card goes when it is on top, with a pyramid card, or with the card under it then: the
         card now under it (nothing under it can go first), the card now on it, or a card still to draw
@@ -304,16 +304,16 @@ class _FullSearch(_Search):
         waste = [p for p in range(cursor) if out >> p & 1]
         stock = self.outside_counts(out & ~((1 << cursor) - 1))
         values = self.outside
-        for k, p in enumerate(waste):
-            partner = 13 - values[p]
+        for k in range(len(waste) - 1, -1, -1):
+            partner = 13 - values[waste[k]]
             if not partner or mask & self.value_masks[partner] or stock[partner]:
                 continue
             if k > 0 and values[waste[k - 1]] == partner:
                 continue
             if k + 1 < len(waste) and values[waste[k + 1]] == partner:
                 continue
-            return True
-        return False
+            return waste[k]
+        return -1
 
     def stack_unmatched(self, mask: int, out: int, cursor: int, passes: int) -> bool:
         """Counting proof for the last pass, where the waste is a stack.
@@ -411,9 +411,14 @@ class _FullSearch(_Search):
         """Outside cards that may still become the waste top.
 
         Once no turn of the waste is left, a waste card that can never be removed (no partner
-        value left in the pyramid) buries every card under it for good."""
-        if self.rules.draw_with_waste or self.limit is None or passes < self.limit:
+        value left in the pyramid) buries every card under it for good. With the drawn card, a
+        waste card can also go with the card under it or on it, or with a card still to draw
+        (``stuck_in_waste``); one that can do none of these buries itself and the cards under it."""
+        if self.limit is None or passes < self.limit:
             return out
+        if self.rules.draw_with_waste:
+            stuck = self.stuck_in_waste(mask, out, cursor)
+            return out if stuck < 0 else out & ~((1 << (stuck + 1)) - 1)
         below = out & ((1 << cursor) - 1)
         keep = out & ~below
         while below:
