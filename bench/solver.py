@@ -28,7 +28,10 @@ RULE_SETS = {
     "strict win (S)": Rules(strict_win=True),
     "drawn card with waste (W)": Rules(draw_with_waste=True),
     "card with cover (C)": Rules(pair_with_cover=True),
-    **{token: Rules.from_token(token) for token in ("SP0", "SP2", "P0W", "P2W", "P0C", "P2WC", "SW", "SWC")},
+    **{
+        token: Rules.from_token(token)
+        for token in ("SP0", "SP1", "SP2", "P1", "P0C", "P1C", "P0W", "P1W", "P2W", "P0WC", "P1WC", "P2WC", "SW", "SWC")
+    },
     # strict win with the drawn card, the hardest family: every pass limit, with and without C
     **{f"SP{n}W{c}": Rules.from_token(f"SP{n}W{c}") for c in ("", "C") for n in range(MAX_PASS_LIMIT + 1)},
 }
