@@ -128,6 +128,7 @@ typedef struct {
     uint32_t cover_masks[N_PYR];
     int strict_win, draw_with_waste, pair_with_cover;
     int order; /* strict win and drawn card with waste: the bound is the order search */
+    int canonical; /* win lines searched in canonical order (full_win), outside cards at their first places */
     int nout;
     int outv[MAX_OUT];
     uint64_t out_value_masks[14]; /* outside positions holding each value */
@@ -137,6 +138,7 @@ typedef struct {
     unsigned long work; /* steps of every search, bounds included: the clock is read every 4096 */
     int timed_out;
     Map lost;    /* (mask, out) -> smallest lost passes * 256 + cursor */
+    Map lost_closed; /* the same, lost with the pyramid pairs closed (canonical order only) */
     Map alive;   /* relaxed key -> 1 alive / 0 dead (answers of relaxed_alive) */
     Map relaxed; /* relaxed key -> dead (the _CountSearch's own table) */
     Map most;    /* full key -> most cards removable (most_removed's memo) */
@@ -347,12 +349,65 @@ static void order_expand(const Search *s, uint32_t *mask, uint64_t *out) {
     *out &= ~s->out_value_masks[KING];
 }
 
+/* _OrderSearch.pivot: a card all of whose partners left are available now, with the fewest of them.
+ * Returns 0 (none), 1 (pyramid card *card) or 2 (outside position *card). */
+static int order_pivot(const Search *s, uint32_t mask, uint64_t out, const int *free, int nfree, const int *counts,
+                       int *card) {
+    int side = 0, best = 0;
+    uint32_t free_mask = 0;
+    for (int f = 0; f < nfree; f++) free_mask |= 1u << free[f];
+    for (int f = 0; f < nfree; f++) {
+        int i = free[f], value = s->values[i];
+        if (value == KING) continue;
+        uint32_t partners = mask & s->compat[i];
+        int count = 0, available = 1;
+        while (partners) {
+            int j = lowest32(partners);
+            partners &= partners - 1;
+            if ((free_mask >> j & 1) || (s->pair_with_cover && (mask & s->cover_masks[j]) == (1u << i))) {
+                count++;
+            } else {
+                available = 0;
+                break;
+            }
+        }
+        if (!available) continue;
+        count += counts[13 - value];
+        if (!side || count < best) {
+            side = 1;
+            best = count;
+            *card = i;
+        }
+    }
+    int positions[MAX_OUT], n = 0;
+    for (int p = 0; p < s->nout; p++)
+        if (out >> p & 1) positions[n++] = p;
+    for (int k = 0; k < n; k++) {
+        int p = positions[k], value = s->outv[p], partner = 13 - value;
+        if (value == KING) continue;
+        uint32_t pyramid = s->value_masks[partner] & mask;
+        if (pyramid & ~free_mask) continue;
+        int adjacent = (k > 0 && s->outv[positions[k - 1]] == partner) + (k + 1 < n && s->outv[positions[k + 1]] == partner);
+        if (counts[partner] != adjacent) continue;
+        int count = popcount32(pyramid) + adjacent;
+        if (!side || count < best) {
+            side = 2;
+            best = count;
+            *card = p;
+        }
+    }
+    return side;
+}
+
 static int order_win(Search *s, uint32_t mask, uint64_t out) {
     s->nodes++; /* counted, never stopped: the caller's next tick checks the limit */
     watch(s);
     order_expand(s, &mask, &out);
     if (mask == 0 && out == 0) return 1;
     uint64_t key = order_key(mask, out);
+    /* positions answered before: by relaxed_alive, or on a winning line found here (_OrderSearch.reaches_win) */
+    uint32_t *known = map_get(&s->alive, key);
+    if (known) return (int)*known;
     if (map_get(&s->relaxed, key)) return 0;
     int neighbours[2 * MAX_OUT], counts[14];
     int nneighbours = neighbour_pairs(s, out, neighbours);
@@ -364,17 +419,28 @@ static int order_win(Search *s, uint32_t mask, uint64_t out) {
     int free[N_PYR], pairs[2 * MAX_PAIRS];
     int nfree = free_cards(s, mask, free);
     int npairs = pyramid_pairs(s, mask, free, nfree, pairs);
-    for (int p = 0; p < npairs; p++)
-        if (order_win(s, mask & ~(1u << pairs[2 * p]) & ~(1u << pairs[2 * p + 1]), out)) return 1;
-    for (int f = 0; f < nfree; f++) {
-        uint64_t partners = out & s->out_value_masks[13 - s->values[free[f]]];
-        for (int p = 0; p < s->nout; p++)
-            if ((partners >> p & 1) && order_win(s, mask & ~(1u << free[f]), out & ~(1ULL << p))) return 1;
+    int card = -1, side = order_pivot(s, mask, out, free, nfree, counts, &card);
+    for (int p = 0; p < npairs; p++) {
+        if (side && !(side == 1 && (pairs[2 * p] == card || pairs[2 * p + 1] == card))) continue;
+        if (order_win(s, mask & ~(1u << pairs[2 * p]) & ~(1u << pairs[2 * p + 1]), out)) goto won;
     }
-    for (int k = 0; k < nneighbours; k++)
-        if (order_win(s, mask, out & ~(1ULL << neighbours[2 * k]) & ~(1ULL << neighbours[2 * k + 1]))) return 1;
+    for (int f = 0; f < nfree; f++) {
+        if (side == 1 && free[f] != card) continue;
+        uint64_t partners = out & s->out_value_masks[13 - s->values[free[f]]];
+        for (int p = 0; p < s->nout; p++) {
+            if (side == 2 && p != card) continue;
+            if ((partners >> p & 1) && order_win(s, mask & ~(1u << free[f]), out & ~(1ULL << p))) goto won;
+        }
+    }
+    for (int k = 0; k < nneighbours; k++) {
+        if (side && !(side == 2 && (neighbours[2 * k] == card || neighbours[2 * k + 1] == card))) continue;
+        if (order_win(s, mask, out & ~(1ULL << neighbours[2 * k]) & ~(1ULL << neighbours[2 * k + 1]))) goto won;
+    }
     put(s, &s->relaxed, key, 1);
     return 0;
+won:
+    put(s, &s->alive, key, 1);
+    return 1;
 }
 
 /* counts: outside_counts(out), which the caller has already; the count search reads values 1-12 only */
@@ -391,8 +457,28 @@ static int relaxed_alive(Search *s, uint32_t mask, uint64_t out, int *counts) {
 
 static uint64_t below_cursor(int cursor) { return (1ULL << cursor) - 1; /* cursor <= MAX_OUT */ }
 
+/* _FullSearch.stuck_in_waste: in the last pass with the drawn card, the highest waste card that can never go, or -1 */
+static int stuck_in_waste(const Search *s, uint32_t mask, uint64_t out, int cursor) {
+    int waste[MAX_OUT], n = 0, stock[14];
+    for (int p = 0; p < cursor; p++)
+        if (out >> p & 1) waste[n++] = p;
+    outside_counts(s, out & ~below_cursor(cursor), stock);
+    for (int k = n - 1; k >= 0; k--) {
+        int partner = 13 - s->outv[waste[k]];
+        if (!partner || (mask & s->value_masks[partner]) || stock[partner]) continue;
+        if (k > 0 && s->outv[waste[k - 1]] == partner) continue;
+        if (k + 1 < n && s->outv[waste[k + 1]] == partner) continue;
+        return waste[k];
+    }
+    return -1;
+}
+
 static uint64_t reachable(const Search *s, uint32_t mask, uint64_t out, int cursor, int passes) {
-    if (s->draw_with_waste || passes < s->limit) return out;
+    if (passes < s->limit) return out;
+    if (s->draw_with_waste) {
+        int stuck = stuck_in_waste(s, mask, out, cursor);
+        return stuck < 0 ? out : out & ~below_cursor(stuck + 1);
+    }
     uint64_t below = out & below_cursor(cursor);
     uint64_t keep = out & ~below;
     while (below) {
@@ -583,7 +669,37 @@ static int only_partner_pair(const Search *s, uint32_t mask, uint64_t out, int t
     return 0;
 }
 
-static void expand(Search *s, State *st) {
+/* _FullSearch.first_places: the same outside cards by value, in order, at the first positions holding them */
+static void first_places(const Search *s, uint64_t *out, int *cursor) {
+    uint64_t places = 0;
+    int first = 0, new_cursor = -1;
+    for (int q = 0; q < s->nout; q++) {
+        if (q == *cursor) new_cursor = first;
+        if (!(*out >> q & 1)) continue;
+        while (s->outv[first] != s->outv[q]) first++;
+        places |= 1ULL << first;
+        first++;
+    }
+    *out = places;
+    *cursor = new_cursor < 0 ? first : new_cursor;
+}
+
+/* _FullSearch.top_only_partner: the pyramid card, or UNDER_SPOT, that is the waste top's one possible
+ * partner left and available now; -1 when there is none */
+static int top_only_partner(const Search *s, uint32_t mask, uint64_t out, int cursor) {
+    int top = waste_top(out, cursor), under = waste_under(out, cursor);
+    if (top < 0) return -1;
+    int partner = 13 - s->outv[top];
+    uint32_t pyramid = mask & s->value_masks[partner];
+    int below_ok = under >= 0 && s->outv[under] == partner;
+    if ((out & ~below_cursor(cursor) & s->out_value_masks[partner]) || popcount32(pyramid) + below_ok != 1) return -1;
+    if (below_ok) return UNDER_SPOT;
+    int i = highest32(pyramid);
+    return is_free(s, mask, i) ? i : -1;
+}
+
+/* _FullSearch.expand; for_win: searching for a win (the waste top with its only partner is forced too) */
+static void expand(Search *s, State *st, int for_win) {
     uint32_t kings = s->value_masks[KING];
     for (;;) {
         uint32_t free_kings = 0;
@@ -600,7 +716,22 @@ static void expand(Search *s, State *st) {
         } else {
             if (!s->strict_win) st->out = reachable(s, st->mask, st->out, st->cursor, st->passes);
             int i, partner;
-            if (!only_partner_pair(s, st->mask, st->out, top, &i, &partner)) return;
+            if (!only_partner_pair(s, st->mask, st->out, top, &i, &partner)) {
+                int only = for_win && s->order && st->passes == s->limit ? top_only_partner(s, st->mask, st->out, st->cursor) : -1;
+                if (only >= 0) {
+                    st->out &= ~(1ULL << top);
+                    if (only == UNDER_SPOT) {
+                        st->out &= ~(1ULL << waste_top(st->out, st->cursor));
+                        push(s, MV_PAIR, WASTE_SPOT, UNDER_SPOT);
+                    } else {
+                        st->mask &= ~(1u << only);
+                        push(s, MV_PAIR, only, WASTE_SPOT);
+                    }
+                    continue;
+                }
+                if (s->canonical) first_places(s, &st->out, &st->cursor);
+                return;
+            }
             st->mask &= ~(1u << i);
             if (partner == WASTE_SPOT)
                 st->out &= ~(1ULL << top);
@@ -630,32 +761,48 @@ static int hopeless(Search *s, const State *st) {
     return !relaxed_alive(s, st->mask, st->out, counts);
 }
 
-static void mark_lost(Search *s, const State *st) {
+static void mark_in(Search *s, Map *table, const State *st) {
     uint64_t key = lost_key(st);
-    uint32_t *lost = map_get(&s->lost, key);
-    if (!lost || lost_rank(st) < *lost) put(s, &s->lost, key, lost_rank(st));
+    uint32_t *lost = map_get(table, key);
+    if (!lost || lost_rank(st) < *lost) put(s, table, key, lost_rank(st));
 }
 
-static int full_win(Search *s, State st) {
+static void mark_lost(Search *s, const State *st) { mark_in(s, &s->lost, st); }
+
+static int known_in(const Map *table, const State *st) {
+    uint32_t *lost = map_get(table, lost_key(st));
+    return lost && *lost <= lost_rank(st);
+}
+
+/* _FullSearch.win_line. open: whether pyramid pairs may be played (always, outside the canonical order
+ * of strict win with the drawn card; there, only until the next move of the stock or waste alone). */
+static int full_win(Search *s, State st, int open) {
     tick(s);
     int saved = s->line_len;
-    expand(s, &st);
+    expand(s, &st, 1);
     if (is_win(s, &st)) return 1;
-    uint32_t *lost = map_get(&s->lost, lost_key(&st));
-    if ((lost && *lost <= lost_rank(&st)) || hopeless(s, &st)) {
+    /* a forced pyramid card with the waste top is such a move too: pyramid pairs open after it */
+    for (int k = saved; k < s->line_len && !open; k++)
+        if (s->line[k].kind == MV_PAIR && s->line[k].b == WASTE_SPOT && s->line[k].a < N_PYR) open = 1;
+    if (known_in(&s->lost, &st) || (!open && known_in(&s->lost_closed, &st))) {
+        s->line_len = saved;
+        return 0;
+    }
+    if (hopeless(s, &st)) {
         mark_lost(s, &st);
         s->line_len = saved;
         return 0;
     }
     int free[N_PYR], pairs[2 * MAX_PAIRS];
     int nfree = free_cards(s, st.mask, free);
-    int npairs = pyramid_pairs(s, st.mask, free, nfree, pairs);
+    int npairs = open ? pyramid_pairs(s, st.mask, free, nfree, pairs) : 0;
     int base = s->line_len;
+    int stock_open = !s->canonical; /* pyramid pairs after a move of the stock or waste alone */
     for (int p = 0; p < npairs; p++) {
         int i = pairs[2 * p], j = pairs[2 * p + 1];
         push(s, MV_PAIR, i, j);
         State child = {st.mask & ~(1u << i) & ~(1u << j), st.out, st.cursor, st.passes};
-        if (full_win(s, child)) return 1;
+        if (full_win(s, child, 1)) return 1;
         s->line_len = base;
     }
     int top = waste_top(st.out, st.cursor);
@@ -665,7 +812,7 @@ static int full_win(Search *s, State st) {
             if (s->values[i] + s->outv[top] == 13) {
                 push(s, MV_PAIR, i, WASTE_SPOT);
                 State child = {st.mask & ~(1u << i), st.out & ~(1ULL << top), st.cursor, st.passes};
-                if (full_win(s, child)) return 1;
+                if (full_win(s, child, 1)) return 1;
                 s->line_len = base;
             }
         }
@@ -673,7 +820,7 @@ static int full_win(Search *s, State st) {
         if (s->draw_with_waste && under >= 0 && s->outv[top] + s->outv[under] == 13) {
             push(s, MV_PAIR, WASTE_SPOT, UNDER_SPOT);
             State child = {st.mask, st.out & ~(1ULL << top) & ~(1ULL << under), st.cursor, st.passes};
-            if (full_win(s, child)) return 1;
+            if (full_win(s, child, stock_open)) return 1;
             s->line_len = base;
         }
     }
@@ -681,15 +828,15 @@ static int full_win(Search *s, State st) {
     if (ahead) {
         push(s, MV_DRAW, -1, -1);
         State child = {st.mask, st.out, st.cursor + lowest64(ahead) + 1, st.passes};
-        if (full_win(s, child)) return 1;
+        if (full_win(s, child, stock_open)) return 1;
         s->line_len = base;
     } else if (st.out && st.passes < s->limit) {
         push(s, MV_TURN, -1, -1);
         State child = {st.mask, st.out, 0, st.passes + 1};
-        if (full_win(s, child)) return 1;
+        if (full_win(s, child, stock_open)) return 1;
         s->line_len = base;
     }
-    mark_lost(s, &st);
+    mark_in(s, open ? &s->lost : &s->lost_closed, &st);
     s->line_len = saved;
     return 0;
 }
@@ -771,7 +918,7 @@ static int order_most(Search *s, uint32_t mask, uint64_t out) {
 static int full_most(Search *s, State st) {
     tick(s);
     uint32_t mask0 = st.mask;
-    expand(s, &st);
+    expand(s, &st, 0);
     s->line_len = 0; /* the forced moves are not wanted here */
     int gained = popcount32(mask0 ^ st.mask);
     uint64_t key = full_key(&st);
@@ -851,6 +998,7 @@ static int read_ints(PyObject *seq, int *dst, Py_ssize_t want, Py_ssize_t max, P
 
 static void free_search(Search *s) {
     map_free(&s->lost);
+    map_free(&s->lost_closed);
     map_free(&s->alive);
     map_free(&s->relaxed);
     map_free(&s->most);
@@ -935,6 +1083,7 @@ static Search *parse_search(PyObject *args, State *start) {
         }
     }
     s->order = strict_win && draw_with_waste;
+    s->canonical = 1;
     s->strict_win = strict_win;
     s->draw_with_waste = draw_with_waste;
     s->pair_with_cover = pair_with_cover;
@@ -946,7 +1095,7 @@ static Search *parse_search(PyObject *args, State *start) {
     start->cursor = cursor;
     start->passes = passes;
     const size_t cap = 1 << 12;
-    if (map_init(&s->lost, cap) < 0 || map_init(&s->alive, cap) < 0 || map_init(&s->relaxed, cap) < 0 ||
+    if (map_init(&s->lost, cap) < 0 || map_init(&s->lost_closed, cap) < 0 || map_init(&s->alive, cap) < 0 || map_init(&s->relaxed, cap) < 0 ||
         map_init(&s->most, cap) < 0 || map_init(&s->bound, cap) < 0) {
         PyErr_NoMemory();
         goto fail;
@@ -966,7 +1115,7 @@ static int run(Search *s, State start, int what) {
     Py_BEGIN_ALLOW_THREADS
     switch (setjmp(s->stop)) {
     case 0:
-        result = what == RUN_SOLVE ? full_win(s, start) : full_most(s, start);
+        result = what == RUN_SOLVE ? full_win(s, start, 1) : full_most(s, start);
         break;
     case 1:
         result = 2; /* node limit */

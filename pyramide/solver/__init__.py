@@ -23,6 +23,18 @@ more proofs: cards buried under an unremovable card are out of reach; the pyrami
 must pair off against a top part of the waste plus some of the stock; and the
 pyramid's top card, which goes last, needs its partner on top at the very end.
 
+Every limited-passes search keeps the outside cards at the first places holding their values (one
+state for positions that differ only in which card of a value is left) and tries pyramid pairs only
+before a move of the stock or waste alone (the two kinds swap places in any line); with the drawn
+card, a waste card that can never go in the last pass buries itself and the cards under it.
+Strict win with the drawn card (S and W together), the hardest family, has more, all exact:
+- The unlimited-turns search there (``order``) only tries the pairs of one card whose partners left
+  are all available now (every move stays possible until one of its cards goes, so such a pair can
+  move to the front of any winning line), and its answers, every position of a winning line it found
+  included, are kept for the limited-passes search that asks it as a bound.
+- In the last pass, the waste top is paired at once with its one possible partner when that one is
+  available (searching for a win only).
+
 The limited-passes search (winning line and most cards removable) also exists compiled, in
 ``pyramide/_fastsolve.c``: the same search step for step, with the same answers and node counts, used
 when it was built. This package stays its reference and the fallback.

@@ -264,6 +264,10 @@ class _Search:
     def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
         raise NotImplementedError
 
+    def win_successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+        """The successors a search for a win must try (all of them, unless a search knows better)."""
+        return self.successors(state)
+
     def is_win(self, state: tuple) -> bool:
         raise NotImplementedError
 
@@ -287,7 +291,7 @@ class _Search:
         if self.known_dead(state) or self.hopeless(state):
             self.mark_dead(state)
             return None
-        for step, child in self.successors(state):
+        for step, child in self.win_successors(state):
             rest = self.win_line(child)
             if rest is not None:
                 return [*forced, step, *rest]

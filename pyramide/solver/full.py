@@ -37,6 +37,12 @@ class _FullSearch(_Search):
         self.passes = game.passes
         self.limit = game.rules.pass_limit
         self.lost: dict[tuple[int, int], tuple[int, int]] = {}
+        # Lines are searched in a canonical order (see win_line), and a position can be lost in that
+        # order only, with the pyramid's own pairs closed; outside cards sit at their first places.
+        self.canonical = True
+        # Strict win with the drawn card: the last-pass rules of stuck_in_waste and top_only_partner.
+        self.strict_waste = game.rules.strict_win and game.rules.draw_with_waste
+        self.lost_closed: dict[tuple[int, int], tuple[int, int]] = {}
         unlimited = copy(game)
         unlimited.rules = replace(game.rules, pass_limit=None)
         self.relaxed: _Search = unlimited_search(unlimited, node_limit)
@@ -92,7 +98,9 @@ class _FullSearch(_Search):
         rest = below & ~(1 << top)
         return top, (rest.bit_length() - 1 if rest else -1)
 
-    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+    def expand(self, state: tuple, for_win: bool = False) -> tuple[tuple, list[Step]]:
+        """Forced moves: kings, a card with its only possible partner and, searching for a win (``for_win``:
+        not for the most cards removable), the waste top with its only one (``top_only_partner``)."""
         mask, out, cursor, passes = state
         forced: list[Step] = []
         kings = self.value_masks[KING]
@@ -112,7 +120,21 @@ class _FullSearch(_Search):
                     # forget them, so that positions differing only there are one state.
                     out = self.reachable(mask, out, cursor, passes)
                 pair = self.only_partner_pair(mask, out, top)
+                if pair is None and for_win and self.strict_waste and passes == self.limit:
+                    partner = self.top_only_partner(mask, out, cursor)
+                    if partner is not None:
+                        top, under = self.tops(out, cursor)
+                        out &= ~(1 << top)
+                        if partner == UNDER:
+                            out &= ~(1 << under)
+                            forced.append(Step("m", Move("pair", (WASTE, UNDER))))
+                        else:
+                            mask &= ~(1 << partner)  # type: ignore[operator]
+                            forced.append(Step("m", Move("pair", (partner, WASTE))))
+                        continue
                 if pair is None:
+                    if self.canonical:
+                        out, cursor = self.first_places(out, cursor)
                     return (mask, out, cursor, passes), forced
                 i, partner = pair
                 mask &= ~(1 << i)
@@ -121,6 +143,46 @@ class _FullSearch(_Search):
                 else:
                     mask &= ~(1 << partner)  # type: ignore[operator]
                 forced.append(Step("m", Move("pair", (i, partner))))
+
+    def top_only_partner(self, mask: int, out: int, cursor: int) -> int | str | None:
+        """Last pass under strict win with the drawn card: the waste top's one and only possible
+        partner left, when it is available now (a free pyramid card, or ``UNDER``).
+
+        Its possible partners are the pyramid cards of the partner value, the card under it and the
+        cards still to draw (nothing else can come next to it). Every winning line pairs it with that
+        one, and doing so at once only puts the cards drawn meanwhile on the card under it instead,
+        where none of them could pair with the top anyway."""
+        top, under = self.tops(out, cursor)
+        if top < 0:
+            return None
+        partner = 13 - self.outside[top]
+        pyramid = mask & self.value_masks[partner]
+        below_ok = under >= 0 and self.outside[under] == partner
+        if self.outside_counts(out & ~((1 << cursor) - 1))[partner] or pyramid.bit_count() + below_ok != 1:
+            return None
+        if below_ok:
+            return UNDER
+        i = pyramid.bit_length() - 1
+        return i if i in _free(mask) else None
+
+    def first_places(self, out: int, cursor: int) -> tuple[int, int]:
+        """The same outside cards, by value and in their order, with as many in the waste, at the
+        first positions that hold such values: one state for positions that differ only in which of
+        two cards of a value is left (suits never matter), e.g. after a 7 paired with the 6 under it
+        or with the 6 drawn onto it."""
+        values = self.outside
+        places = 0
+        first = 0
+        new_cursor = -1
+        for q, value in enumerate(values):
+            if q == cursor:
+                new_cursor = first
+            if out >> q & 1:
+                while values[first] != value:
+                    first += 1
+                places |= 1 << first
+                first += 1
+        return places, first if new_cursor < 0 else new_cursor
 
     def only_partner_pair(self, mask: int, out: int, top: int) -> tuple[int, int | str] | None:
         """A free pyramid card whose one and only possible partner left is available now.
@@ -163,6 +225,63 @@ class _FullSearch(_Search):
         if lost is None or (passes, cursor) < lost:
             self.lost[(mask, out)] = (passes, cursor)
 
+    def win_line(self, state: tuple, pairs_open: bool = True) -> list[Step] | None:
+        """``_Search.win_line``; under strict win with the drawn card, in a canonical order.
+
+        A pyramid pair (both cards in the pyramid) and a move of the stock and waste alone (a draw, a
+        turn, the waste top with the card under it) touch different cards and never enable or block
+        each other, so they can swap places in any line. Every winning line can therefore be put in an
+        order where, between two moves that pair a pyramid card with the waste top, the pyramid pairs
+        come first: after a stock or waste move, pyramid pairs wait (``pairs_open`` false) until the
+        next pyramid-with-waste move. A position found lost that way only is kept apart
+        (``lost_closed``) from one lost outright."""
+        if not self.canonical:
+            return super().win_line(state)
+        self.tick()
+        state, forced = self.expand(state, True)
+        if self.is_win(state):
+            return forced
+        # A forced pyramid card with the waste top is such a move too: pyramid pairs open after it.
+        pairs_open = pairs_open or any(
+            step.a.kind == "pair" and WASTE in step.a.spots and UNDER not in step.a.spots for step in forced
+        )
+        if self.known_dead(state) or (not pairs_open and self.closed_dead(state)):
+            return None
+        if self.hopeless(state):
+            self.mark_dead(state)
+            return None
+        for step, child, opens in self.canonical_successors(state, pairs_open):
+            rest = self.win_line(child, opens)
+            if rest is not None:
+                return [*forced, step, *rest]
+        if pairs_open:
+            self.mark_dead(state)
+        else:
+            self.mark_closed_dead(state)
+        return None
+
+    def closed_dead(self, state: tuple) -> bool:
+        """Lost with the pyramid pairs closed (``known_dead`` for that table)."""
+        mask, out, cursor, passes = state
+        lost = self.lost_closed.get((mask, out))
+        return lost is not None and lost <= (passes, cursor)
+
+    def mark_closed_dead(self, state: tuple) -> None:
+        mask, out, cursor, passes = state
+        lost = self.lost_closed.get((mask, out))
+        if lost is None or (passes, cursor) < lost:
+            self.lost_closed[(mask, out)] = (passes, cursor)
+
+    def canonical_successors(self, state: tuple, pairs_open: bool) -> Iterator[tuple[Step, tuple, bool]]:
+        """``successors`` in the canonical order of ``win_line``, with whether pyramid pairs are open after."""
+        for step, child in self.successors(state):
+            move: Move = step.a
+            if move.kind == "pair" and WASTE not in move.spots:
+                if pairs_open:
+                    yield step, child, True
+            else:
+                yield step, child, move.kind == "pair" and UNDER not in move.spots
+
     def hopeless(self, state: tuple) -> bool:
         mask, out, cursor, passes = state
         if mask == 0:
@@ -175,6 +294,26 @@ class _FullSearch(_Search):
         if self.apex_unmatched(mask, out, cursor, passes):
             return True
         return not self.relaxed_alive(mask, out)
+
+    def stuck_in_waste(self, mask: int, out: int, cursor: int) -> int:
+        """Last pass with the drawn card: the position of the highest waste card that can never go, or -1.
+
+        A waste card goes when it is on top, with a pyramid card, or with the card under it then: the
+        card now under it (nothing under it can go first), the card now on it, or a card still to draw
+        (the cards between must go first, and none of them can leave before the card on it)."""
+        waste = [p for p in range(cursor) if out >> p & 1]
+        stock = self.outside_counts(out & ~((1 << cursor) - 1))
+        values = self.outside
+        for k in range(len(waste) - 1, -1, -1):
+            partner = 13 - values[waste[k]]
+            if not partner or mask & self.value_masks[partner] or stock[partner]:
+                continue
+            if k > 0 and values[waste[k - 1]] == partner:
+                continue
+            if k + 1 < len(waste) and values[waste[k + 1]] == partner:
+                continue
+            return waste[k]
+        return -1
 
     def stack_unmatched(self, mask: int, out: int, cursor: int, passes: int) -> bool:
         """Counting proof for the last pass, where the waste is a stack.
@@ -272,9 +411,14 @@ class _FullSearch(_Search):
         """Outside cards that may still become the waste top.
 
         Once no turn of the waste is left, a waste card that can never be removed (no partner
-        value left in the pyramid) buries every card under it for good."""
-        if self.rules.draw_with_waste or self.limit is None or passes < self.limit:
+        value left in the pyramid) buries every card under it for good. With the drawn card, a
+        waste card can also go with the card under it or on it, or with a card still to draw
+        (``stuck_in_waste``); one that can do none of these buries itself and the cards under it."""
+        if self.limit is None or passes < self.limit:
             return out
+        if self.rules.draw_with_waste:
+            stuck = self.stuck_in_waste(mask, out, cursor)
+            return out if stuck < 0 else out & ~((1 << (stuck + 1)) - 1)
         below = out & ((1 << cursor) - 1)
         keep = out & ~below
         while below:
@@ -297,7 +441,10 @@ class _FullSearch(_Search):
         alive = self._alive.get(key)
         if alive is None:
             self.relaxed.nodes = 0
-            alive = self.relaxed.win_line(key) is not None
+            if isinstance(self.relaxed, _OrderSearch):
+                alive = self.relaxed.reaches_win(key, self._alive)
+            else:
+                alive = self.relaxed.win_line(key) is not None
             self.nodes += self.relaxed.nodes
             self._alive[key] = alive
         return alive
