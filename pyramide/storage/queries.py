@@ -166,21 +166,21 @@ REMEMBER_NAME = (
     " ON CONFLICT (player_id) DO UPDATE SET name = excluded.name WHERE players.name != excluded.name"
 )
 # Wins without hints, then wins with the fewest hints, then the others; each by time, then moves.
+_DAILY_ORDER = (
+    "status = 'won' DESC, CASE WHEN status = 'won' THEN hints END NULLS FIRST, seconds IS NULL, seconds, moves,"
+    " finished_at NULLS FIRST, player_id"
+)
 DAILY_ROWS = (
     "SELECT player_id, status, seconds, moves, hints FROM daily_attempts"
-    " WHERE day = ? AND guild_id = ? AND status IS NOT NULL"
-    " ORDER BY status = 'won' DESC, CASE WHEN status = 'won' THEN hints END NULLS FIRST, seconds IS NULL,"
-    " seconds, moves, finished_at NULLS FIRST, player_id"
+    f" WHERE day = ? AND guild_id = ? AND status IS NOT NULL ORDER BY {_DAILY_ORDER}"
 )
 DAILY_TOTALS = (
     "SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'won') FROM daily_attempts WHERE day = ? AND status IS NOT NULL"
 )
 # A player's place among everyone who finished the day's daily, anywhere (the order of DAILY_ROWS).
 DAILY_RANK = (
-    "SELECT place FROM (SELECT player_id, ROW_NUMBER() OVER (ORDER BY status = 'won' DESC,"
-    " CASE WHEN status = 'won' THEN hints END NULLS FIRST, seconds IS NULL, seconds, moves,"
-    " finished_at NULLS FIRST, player_id) AS place FROM daily_attempts WHERE day = ? AND status IS NOT NULL)"
-    " AS ranked WHERE player_id = ?"
+    f"SELECT place FROM (SELECT player_id, ROW_NUMBER() OVER (ORDER BY {_DAILY_ORDER}) AS place"
+    " FROM daily_attempts WHERE day = ? AND status IS NOT NULL) AS ranked WHERE player_id = ?"
 )
 DAILY_DAYS = "SELECT day FROM daily_attempts WHERE player_id = ? AND status IS NOT NULL ORDER BY day"
 DAILY_MONTH = (
