@@ -122,13 +122,22 @@ class Holder:
         self.thread.join()
 
 
+async def manager_waits_for_the_writer(storage) -> None:
+    """Until a write is queued for the writer's thread (the group committer has work), not a fixed time."""
+    for _ in range(10_000):
+        if storage._committer is not None and not storage._committer.done():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the write never reached the writer")
+
+
 @pytest.mark.sqlite_only
 async def test_reads_do_not_wait_behind_a_write_waiting_for_a_lock(storage):
     manager = GameManager(storage)
     live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     with Holder(storage.path, 4.0):
         write = asyncio.ensure_future(manager.act(5, lambda g: g.tap(STOCK)))
-        await asyncio.sleep(0.1)
+        await manager_waits_for_the_writer(storage)
         assert not write.done()  # the write waits for the other process
         record = await storage.game(live.record.id)  # a read goes by
         settings = await storage.settings(1)
@@ -519,10 +528,11 @@ async def test_a_stop_finishes_the_presses_in_flight_first(harness):
     async with harness.bot.manager.turn(CHANNEL_ID):  # a press waits for the channel
         payload = harness.press_payload(harness.board_button("K♠"), harness.board())
         harness.fire(payload, int(harness.board()["id"]))
-        await asyncio.sleep(0.05)
+        await harness.queued(CHANNEL_ID, 2)  # this turn, and the press waiting for it
         assert harness.bot.in_flight == 1
         stopping = asyncio.ensure_future(harness.bot.drain(10))
-        await asyncio.sleep(0.05)
+        for _ in range(20):  # the drain has every chance to end, and does not while the press waits
+            await asyncio.sleep(0)
         assert not stopping.done()
     assert await stopping  # drained once the press was stored and answered
     await harness.settle(known)
