@@ -8,14 +8,10 @@ words.py     what players read about a game
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ..common import Host
 from .commands import Pyramide, PyramideAdmin
 
-if TYPE_CHECKING:
-    from bot import PyramideBot
 
-
-async def setup(bot: PyramideBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Pyramide(bot))
     await bot.add_cog(PyramideAdmin(bot))

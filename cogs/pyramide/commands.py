@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -20,13 +20,10 @@ from pyramide.solving import SolverService
 from pyramide.storage import GuildSettings
 
 from ..answer import Answer, answering
-from ..common import language, text
+from ..common import Host, language, text
 from . import buttons, daily, flows, records
 from .flows import Finder
 from .race import start_race
-
-if TYPE_CHECKING:
-    from bot import PyramideBot
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +78,7 @@ def deal_options(command: F) -> F:
 class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text("cmd.pyramide")):
     daily = app_commands.Group(name="daily", description=text("cmd.daily"))
 
-    def __init__(self, bot: PyramideBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         super().__init__()
 
@@ -300,7 +297,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
     ``default_member_permissions`` only to top-level commands (inside /pyramide every member would see
     them). The Manage Server check stays inside each command as well."""
 
-    def __init__(self, bot: PyramideBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         super().__init__()
 

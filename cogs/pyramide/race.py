@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any
+from typing import Any, cast
 
 import discord
 
@@ -74,6 +74,16 @@ class Scoreboards:
             )
         except DISCORD_ERRORS as error:
             log_refusal(f"race {race_id}: scoreboard edit", error)
+
+    async def progress(self, bot: Any, record: GameRecord, lang: str) -> None:
+        """After a game's board changed (``board.show``, the move already stored): if it is a race game,
+        settle a finish and refresh the scoreboard."""
+        race_id = await self.race_of(bot, record.id)
+        if race_id is None:
+            return
+        if record.status != PLAYING:
+            await settle(bot, race_id, record)
+        self.schedule(bot, race_id, lang)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, and shutting down)."""
@@ -139,17 +149,6 @@ async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discor
     view.add_item(buttons.RaceGiveUp(race.id, label=t(lang, "race.give_up")))
     view.stop()
     return "\n".join(lines)[:2000], view
-
-
-async def progress(answer: Answer, record: GameRecord, lang: str) -> None:
-    """After a game's board changed: if it is a race game, settle a finish and refresh the scoreboard."""
-    bot = bot_of(answer.interaction)
-    race_id = await bot.scoreboards.race_of(bot, record.id)
-    if race_id is None:
-        return
-    if record.status != PLAYING:
-        await settle(bot, race_id, record)
-    bot.scoreboards.schedule(bot, race_id, lang)
 
 
 async def settle(bot: Any, race_id: int, record: GameRecord) -> None:
@@ -232,7 +231,7 @@ async def start_race(
                     raise NoThread
             race_id = await bot.storage.create_race(interaction.guild_id, channel.id, game.code, bot.clock(), games)
             for _, game_id in games:
-                bot.scoreboards.by_game[game_id] = race_id
+                cast(Scoreboards, bot.scoreboards).by_game[game_id] = race_id
             race = await bot.storage.race(race_id)
             assert race is not None
             content, view = await scoreboard(bot, race, lang)
@@ -250,7 +249,7 @@ async def start_race(
                 await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
                 return
             raise
-        bot.scoreboards.last_edit[race_id] = time.monotonic()
+        cast(Scoreboards, bot.scoreboards).last_edit[race_id] = time.monotonic()
 
 
 class NoThread(Exception):
@@ -318,4 +317,4 @@ async def give_up(answer: Answer, race_id: int) -> None:
             with contextlib.suppress(discord.HTTPException):
                 await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
     await answer.say(t(lang, "race.you_gave_up"))
-    await progress(answer, live.record, lang)
+    await bot.scoreboards.progress(bot, live.record, lang)
