@@ -1,4 +1,4 @@
-"""The /pyramide command group: thin commands over the flows, the records and the daily."""
+"""The /pyramide command group: thin commands over the adapters, dealing, the records and the daily."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from pyramide.storage import GuildSettings
 
 from ..answer import Answer, answering
 from ..common import Host, language, text
-from . import buttons, daily, flows, records
-from .flows import Finder
+from . import adapters, buttons, daily, dealing, records
+from .dealing import Finder
 from .race import start_race
 
 log = logging.getLogger(__name__)
@@ -129,14 +129,14 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
             refusal = None
             if code:
                 refusal = "error.difficulty_code"
-            elif not Rules().with_options(**flows.options(rules)).is_default:
+            elif not Rules().with_options(**dealing.options(rules)).is_default:
                 refusal = "error.difficulty_rules"
             if refusal is not None:
                 async with answering(interaction) as answer:
                     await answer.say(t(lang, refusal))
                 return
             finder = rated_finder(Tier(difficulty))
-        await flows.new_game(
+        await dealing.new_game(
             interaction,
             code=code,
             rules=rules,
@@ -173,31 +173,31 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     @app_commands.rename(card=text("opt.card"))
     @app_commands.describe(card=text("cmd.tap.card"))
     async def tap(self, interaction: discord.Interaction, card: str) -> None:
-        await flows.command_move(interaction, flows.card_action(card, language(interaction)))
+        await adapters.command_move(interaction, adapters.card_action(card, language(interaction)))
 
     @tap.autocomplete("card")
     async def tap_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
-        return [Choice(name=name, value=value) for name, value in await flows.card_choices(interaction, current)]
+        return [Choice(name=name, value=value) for name, value in await adapters.card_choices(interaction, current)]
 
     @app_commands.command(name="draw", description=text("cmd.draw"))
     async def draw(self, interaction: discord.Interaction) -> None:
-        await flows.command_move(interaction, lambda game: game.tap(STOCK))
+        await adapters.command_move(interaction, lambda game: game.tap(STOCK))
 
     @app_commands.command(name="undo", description=text("cmd.undo"))
     async def undo(self, interaction: discord.Interaction) -> None:
-        await flows.command_move(interaction, lambda game: game.undo())
+        await adapters.command_move(interaction, lambda game: game.undo())
 
     @app_commands.command(name="hint", description=text("cmd.hint"))
     async def hint(self, interaction: discord.Interaction) -> None:
-        await flows.command_hint(interaction)
+        await adapters.command_hint(interaction)
 
     @app_commands.command(name="code", description=text("cmd.code"))
     async def code(self, interaction: discord.Interaction) -> None:
-        await flows.command_code(interaction)
+        await adapters.command_code(interaction)
 
     @app_commands.command(name="end", description=text("cmd.end"))
     async def end(self, interaction: discord.Interaction) -> None:
-        await flows.command_end(interaction)
+        await adapters.command_end(interaction)
 
     @app_commands.command(name="rules", description=text("cmd.rules"))
     async def rules(self, interaction: discord.Interaction) -> None:
@@ -273,7 +273,7 @@ def rated_finder(tier: Tier) -> Finder:
     async def find(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
         found = await solver.rated(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules, tier)
         if found is None:
-            game, notes = await flows.winnable_game(solver, rules, lang)
+            game, notes = await dealing.winnable_game(solver, rules, lang)
             return game, (t(lang, "error.difficulty_not_found"), *notes)
         return Game.from_number(found[0], rules), ()
 

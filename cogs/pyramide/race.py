@@ -23,10 +23,11 @@ from pyramide.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
 from ..common import bot_of, language, mention
-from . import buttons
+from . import buttons, dealing
 from .board import board_message, post_board_to
-from .daily import create_thread, missing_thread_permission, peeks_at_the_daily
+from .daily import missing_thread_permission, peeks_at_the_daily
 from .places import place_of
+from .threads import create_thread
 
 log = logging.getLogger(__name__)
 
@@ -190,15 +191,13 @@ async def start_race(
         if missing is not None:
             await answer.say(t(lang, "error.thread_permission", permission=missing))
             return
-        from .flows import deal_of_code, options  # the flows build on the boards this module imports
-
         if code:
-            found = await deal_of_code(answer, code, rules, lang)
+            found = await dealing.deal_of_code(answer, code, rules, lang)
             if found is None:
                 return
             game = found
         else:
-            game = Game.new(Rules().with_options(**options(rules)))
+            game = Game.new(Rules().with_options(**dealing.options(rules)))
         if await peeks_at_the_daily(interaction, game):
             await answer.say(t(lang, "error.daily_peek"))
             return
