@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 import discord
 from discord.ext import commands, tasks
 
-if TYPE_CHECKING:
-    from bot import PyramideBot
+from .common import Host
 
 log = logging.getLogger(__name__)
 
 
 class Admin(commands.Cog):
-    def __init__(self, bot: PyramideBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
 
     async def cog_load(self) -> None:
@@ -81,5 +79,5 @@ class Admin(commands.Cog):
         await ctx.reply(f"Synced {len(synced)} commands ({scope}).", allowed_mentions=discord.AllowedMentions.none())
 
 
-async def setup(bot: PyramideBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Admin(bot))

@@ -23,10 +23,10 @@ import aiohttp
 import discord
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
-from bot import PyramideBot
 from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.sqlite import SQLiteStorage
 from pyramide.workers import Workers
+from pyramide_bot.app import PyramideBot
 from tests.app_emojis import AppEmojis, Refused
 
 APP_ID = 900_000_000_000_000_001

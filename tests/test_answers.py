@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 import discord
 import pytest
 
-from cogs.logs import RedactTokens
 from pyramide.daily import day_key, today
 from pyramide.storage import redact
 from pyramide.storage.postgres import PostgresStorage
+from pyramide_bot.logs import RedactTokens
 from tests.backends import raw
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.harness import CHANNEL_ID, OWNER, STRANGER, labels, start

@@ -11,8 +11,9 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from prometheus_client import generate_latest
 
-from bot import connect, make_bot
 from pyramide.storage import from_url
+from pyramide_bot.app import make_bot
+from pyramide_bot.process import connect
 from pyramide_bot.settings import Deployment
 from tests.fake_discord import FakeDiscord, Guild
 

@@ -395,7 +395,7 @@ async def test_a_new_database_gives_back_free_pages(tmp_path):
 
 # ------------------------------------------------------------------------ logs
 def test_interaction_tokens_and_voice_warnings_never_reach_the_log():
-    from cogs.logs import RedactTokens
+    from pyramide_bot.logs import RedactTokens
 
     def passes(message, *args):
         record = logging.LogRecord("discord.webhook", logging.DEBUG, __file__, 1, message, args, None)

@@ -1,21 +1,21 @@
 """The Pyramide cog: the /pyramide commands, the game's buttons and messages, and what they do.
 
-commands.py  the /pyramide command group        buttons.py  the DynamicItem buttons
-flows.py     what a press or a command does      board.py    the game message (picture, buttons)
-daily.py     the daily challenge                 records.py  statistics, leaderboards, reset
-words.py     what players read about a game
+commands.py  the /pyramide command group        buttons.py   the DynamicItem buttons
+adapters.py  a press or a command handed over    board.py     the game message (picture, buttons)
+policy.py    who may play, end, replace          turns.py     press -> apply -> store -> answer
+hints.py     the two-phase hint                  dealing.py   new deals, threads, winnable/difficulty
+daily.py     the daily challenge                 records.py   statistics, leaderboards, reset
+race.py      races and their scoreboards         threads.py   threads made for games
+words.py     what players read about a game      places.py    where an interaction happened
+animation.py winning lines and replays
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ..common import Host
 from .commands import Pyramide, PyramideAdmin
 
-if TYPE_CHECKING:
-    from bot import PyramideBot
 
-
-async def setup(bot: PyramideBot) -> None:
+async def setup(bot: Host) -> None:
     await bot.add_cog(Pyramide(bot))
     await bot.add_cog(PyramideAdmin(bot))

@@ -264,7 +264,6 @@ async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit
             await update_board(answer, live, lang, status, **kwargs)
         else:
             await post_board(answer, live, lang, status, **kwargs)
-    finally:
-        from .race import progress  # a race's scoreboard follows its games' stored state
-
-        await progress(answer, live.record, lang)  # whatever became of the board's answer
+    finally:  # a race's scoreboard follows its games' stored state, whatever became of the board's answer
+        bot = bot_of(answer.interaction)
+        await bot.scoreboards.progress(bot, live.record, lang)

@@ -1,5 +1,5 @@
 """The buttons of the game's messages, as ``DynamicItem``s: their ``custom_id`` carries what a press
-needs after a restart. Each callback hands the press to the flows (``cogs.pyramide.flows``)."""
+needs after a restart. Each callback hands the press over (``cogs.pyramide.adapters``, ``dealing``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
 from ..common import bot_of, language
-from . import animation, daily, flows, race, records
+from . import adapters, animation, daily, dealing, race, records
 
 SPOT_CODES = {"waste": "w", "under": "u", "stock": "s"}
 CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
@@ -135,7 +135,7 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<
             if not self.game_id:
                 await answer.say(t(language(interaction), "error.stale_board"))
                 return
-            await flows.press(answer, self.game_id, self.version, self.action)
+            await adapters.press(answer, self.game_id, self.version, self.action)
 
 
 class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew:(?P<rest>.{0,90})"):
@@ -188,9 +188,9 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew
             notes: tuple[str, ...] = ()
             if rules is not None:  # a winnable deal is found once the choice is made
                 await answer.defer()
-                game, notes = await flows.winnable_game(bot_of(interaction).solver, rules, lang)
+                game, notes = await dealing.winnable_game(bot_of(interaction).solver, rules, lang)
             assert game is not None
-            await flows.start_game(answer, game, replace_id=self.game_id, notes=notes)
+            await dealing.start_game(answer, game, replace_id=self.game_id, notes=notes)
 
 
 class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare:(?P<game>[0-9]{1,19})"):

@@ -1,11 +1,11 @@
-"""The /pyramide command group: thin commands over the flows, the records and the daily."""
+"""The /pyramide command group: thin commands over the adapters, dealing, the records and the daily."""
 
 from __future__ import annotations
 
 import logging
 import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -20,13 +20,10 @@ from pyramide.solving import SolverService
 from pyramide.storage import GuildSettings
 
 from ..answer import Answer, answering
-from ..common import language, text
-from . import buttons, daily, flows, records
-from .flows import Finder
+from ..common import Host, language, text
+from . import adapters, buttons, daily, dealing, records
+from .dealing import Finder
 from .race import start_race
-
-if TYPE_CHECKING:
-    from bot import PyramideBot
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +78,7 @@ def deal_options(command: F) -> F:
 class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text("cmd.pyramide")):
     daily = app_commands.Group(name="daily", description=text("cmd.daily"))
 
-    def __init__(self, bot: PyramideBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         super().__init__()
 
@@ -132,14 +129,14 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
             refusal = None
             if code:
                 refusal = "error.difficulty_code"
-            elif not Rules().with_options(**flows.options(rules)).is_default:
+            elif not Rules().with_options(**dealing.options(rules)).is_default:
                 refusal = "error.difficulty_rules"
             if refusal is not None:
                 async with answering(interaction) as answer:
                     await answer.say(t(lang, refusal))
                 return
             finder = rated_finder(Tier(difficulty))
-        await flows.new_game(
+        await dealing.new_game(
             interaction,
             code=code,
             rules=rules,
@@ -176,31 +173,31 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     @app_commands.rename(card=text("opt.card"))
     @app_commands.describe(card=text("cmd.tap.card"))
     async def tap(self, interaction: discord.Interaction, card: str) -> None:
-        await flows.command_move(interaction, flows.card_action(card, language(interaction)))
+        await adapters.command_move(interaction, adapters.card_action(card, language(interaction)))
 
     @tap.autocomplete("card")
     async def tap_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
-        return [Choice(name=name, value=value) for name, value in await flows.card_choices(interaction, current)]
+        return [Choice(name=name, value=value) for name, value in await adapters.card_choices(interaction, current)]
 
     @app_commands.command(name="draw", description=text("cmd.draw"))
     async def draw(self, interaction: discord.Interaction) -> None:
-        await flows.command_move(interaction, lambda game: game.tap(STOCK))
+        await adapters.command_move(interaction, lambda game: game.tap(STOCK))
 
     @app_commands.command(name="undo", description=text("cmd.undo"))
     async def undo(self, interaction: discord.Interaction) -> None:
-        await flows.command_move(interaction, lambda game: game.undo())
+        await adapters.command_move(interaction, lambda game: game.undo())
 
     @app_commands.command(name="hint", description=text("cmd.hint"))
     async def hint(self, interaction: discord.Interaction) -> None:
-        await flows.command_hint(interaction)
+        await adapters.command_hint(interaction)
 
     @app_commands.command(name="code", description=text("cmd.code"))
     async def code(self, interaction: discord.Interaction) -> None:
-        await flows.command_code(interaction)
+        await adapters.command_code(interaction)
 
     @app_commands.command(name="end", description=text("cmd.end"))
     async def end(self, interaction: discord.Interaction) -> None:
-        await flows.command_end(interaction)
+        await adapters.command_end(interaction)
 
     @app_commands.command(name="rules", description=text("cmd.rules"))
     async def rules(self, interaction: discord.Interaction) -> None:
@@ -276,7 +273,7 @@ def rated_finder(tier: Tier) -> Finder:
     async def find(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
         found = await solver.rated(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules, tier)
         if found is None:
-            game, notes = await flows.winnable_game(solver, rules, lang)
+            game, notes = await dealing.winnable_game(solver, rules, lang)
             return game, (t(lang, "error.difficulty_not_found"), *notes)
         return Game.from_number(found[0], rules), ()
 
@@ -300,7 +297,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
     ``default_member_permissions`` only to top-level commands (inside /pyramide every member would see
     them). The Manage Server check stays inside each command as well."""
 
-    def __init__(self, bot: PyramideBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         super().__init__()
 

@@ -28,10 +28,12 @@ from pyramide.render import MonthPicture, render_month
 from pyramide.stats import day_streaks
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
-from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal
+from ..answer import Answer, answering
 from ..common import bot_of, language, mention, missing_permission
 from .board import board_message, post_board_to, take_back
 from .places import of_this_place, place_of
+from .records import time_text
+from .threads import create_thread, remove_thread
 from .words import share_text
 
 log = logging.getLogger(__name__)
@@ -129,7 +131,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
         try:
             async with bot.manager.turn(target_id) as turn:
                 if turn.live is not None:
-                    await _remove_thread(thread)
+                    await remove_thread(thread)
                     await answer.say(t(lang, "error.daily_busy_here"))
                     return
                 live = await turn.start(
@@ -143,7 +145,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
                     await answer.say(t(lang, "error.daily_post", permission="Attach Files / Send Messages in Threads"))
                     return
         except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
-            await _remove_thread(thread)
+            await remove_thread(thread)
             await answer.say(await _already(interaction, taken.attempt, lang, now))
             return
         except Exception:
@@ -152,9 +154,9 @@ async def play_daily(interaction: discord.Interaction) -> None:
             if live is not None and live.record.message_id is None:
                 with contextlib.suppress(Exception):
                     await take_back(answer, live)
-                await _remove_thread(thread)
+                await remove_thread(thread)
             elif live is None:
-                await _remove_thread(thread)
+                await remove_thread(thread)
             raise
         await answer.say(
             "\n".join((t(lang, "daily.ready", number=number, thread=f"<#{target_id}>"), next_daily(lang, now)))
@@ -207,27 +209,6 @@ async def _already(interaction: discord.Interaction, attempt: DailyAttempt, lang
     return "\n".join(lines)
 
 
-async def _remove_thread(thread: discord.Thread | None) -> None:
-    """Delete a thread made for a game that is not played in it after all (best effort, logged)."""
-    if thread is None:
-        return
-    try:
-        await thread.delete()
-    except DISCORD_ERRORS as error:
-        log_refusal(f"removal of thread {thread.id}", error)
-
-
-async def create_thread(parent: object, name: str) -> discord.Thread | None:
-    if not isinstance(parent, discord.TextChannel):
-        return None
-    for kind in (discord.ChannelType.private_thread, discord.ChannelType.public_thread):
-        try:
-            return await parent.create_thread(name=name, type=kind, auto_archive_duration=1440, invitable=False)
-        except DISCORD_ERRORS as error:  # the next kind is tried; the player hears if none can be made
-            log.warning("%s not made in %s: %s", kind.name, parent.id, describe_failure(error))
-    return None
-
-
 async def share_daily(answer: Answer, game_id: int) -> None:
     """The Share button: the result of a finished counted daily, posted where the thread belongs."""
     interaction = answer.interaction
@@ -278,8 +259,6 @@ async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
     async with answering(interaction) as answer:
         rows = await storage.daily_rows(day_key(day), interaction.guild_id or 0)
         players, winners = await storage.daily_totals(day_key(day))
-        from .records import time_text
-
         lines = [
             t(
                 lang,

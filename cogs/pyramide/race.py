@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any
+from typing import Any, cast
 
 import discord
 
@@ -23,10 +23,11 @@ from pyramide.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
 from ..common import bot_of, language, mention
-from . import buttons
+from . import buttons, dealing
 from .board import board_message, post_board_to
-from .daily import create_thread, missing_thread_permission, peeks_at_the_daily
+from .daily import missing_thread_permission, peeks_at_the_daily
 from .places import place_of
+from .threads import create_thread
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,16 @@ class Scoreboards:
             )
         except DISCORD_ERRORS as error:
             log_refusal(f"race {race_id}: scoreboard edit", error)
+
+    async def progress(self, bot: Any, record: GameRecord, lang: str) -> None:
+        """After a game's board changed (``board.show``, the move already stored): if it is a race game,
+        settle a finish and refresh the scoreboard."""
+        race_id = await self.race_of(bot, record.id)
+        if race_id is None:
+            return
+        if record.status != PLAYING:
+            await settle(bot, race_id, record)
+        self.schedule(bot, race_id, lang)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, and shutting down)."""
@@ -141,17 +152,6 @@ async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discor
     return "\n".join(lines)[:2000], view
 
 
-async def progress(answer: Answer, record: GameRecord, lang: str) -> None:
-    """After a game's board changed: if it is a race game, settle a finish and refresh the scoreboard."""
-    bot = bot_of(answer.interaction)
-    race_id = await bot.scoreboards.race_of(bot, record.id)
-    if race_id is None:
-        return
-    if record.status != PLAYING:
-        await settle(bot, race_id, record)
-    bot.scoreboards.schedule(bot, race_id, lang)
-
-
 async def settle(bot: Any, race_id: int, record: GameRecord) -> None:
     """A race game finished: the race is over when nobody plays on. (Its winner, the first clear, was set
     by the database in the transaction that closed the clearing game.)"""
@@ -191,15 +191,13 @@ async def start_race(
         if missing is not None:
             await answer.say(t(lang, "error.thread_permission", permission=missing))
             return
-        from .flows import deal_of_code, options  # the flows build on the boards this module imports
-
         if code:
-            found = await deal_of_code(answer, code, rules, lang)
+            found = await dealing.deal_of_code(answer, code, rules, lang)
             if found is None:
                 return
             game = found
         else:
-            game = Game.new(Rules().with_options(**options(rules)))
+            game = Game.new(Rules().with_options(**dealing.options(rules)))
         if await peeks_at_the_daily(interaction, game):
             await answer.say(t(lang, "error.daily_peek"))
             return
@@ -232,7 +230,7 @@ async def start_race(
                     raise NoThread
             race_id = await bot.storage.create_race(interaction.guild_id, channel.id, game.code, bot.clock(), games)
             for _, game_id in games:
-                bot.scoreboards.by_game[game_id] = race_id
+                cast(Scoreboards, bot.scoreboards).by_game[game_id] = race_id
             race = await bot.storage.race(race_id)
             assert race is not None
             content, view = await scoreboard(bot, race, lang)
@@ -250,7 +248,7 @@ async def start_race(
                 await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
                 return
             raise
-        bot.scoreboards.last_edit[race_id] = time.monotonic()
+        cast(Scoreboards, bot.scoreboards).last_edit[race_id] = time.monotonic()
 
 
 class NoThread(Exception):
@@ -318,4 +316,4 @@ async def give_up(answer: Answer, race_id: int) -> None:
             with contextlib.suppress(discord.HTTPException):
                 await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
     await answer.say(t(lang, "race.you_gave_up"))
-    await progress(answer, live.record, lang)
+    await bot.scoreboards.progress(bot, live.record, lang)

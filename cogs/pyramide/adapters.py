@@ -1,0 +1,140 @@
+"""What a board's button press or a typed /pyramide command hands over to: the press routed to a move
+(``turns``), a hint (``hints``) or a new deal (``dealing``); the commands' options turned into the same."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+
+import discord
+
+from pyramide import UNDER, WASTE, Card, Game, InvalidCard
+from pyramide import events as ev
+from pyramide.i18n import card_name, parse_card, t
+
+from ..answer import Answer, answering
+from ..common import bot_of, language
+from .dealing import deal_again
+from .hints import show_hint
+from .places import settings_key
+from .policy import allowed, stored_place
+from .turns import QUIET_EVENTS, current_or_redraw, finish, live_or_say, play, tap_action
+
+
+async def press(answer: Answer, game_id: int, version: int, action: str) -> None:
+    """A button of a game message was pressed."""
+    lang = language(answer.interaction)
+    place = stored_place(answer)
+    if place is None:
+        await answer.say(t(lang, "error.guild_only"))
+        return
+    if action in ("new", "again"):
+        await deal_again(answer, game_id, action)
+        return
+    if action == "hint":
+        await show_hint(answer, lang, game_id=game_id, version=version)
+        return
+    manager = bot_of(answer.interaction).manager
+    async with manager.turn(place[1]) as turn:
+        live = await current_or_redraw(answer, turn, game_id, version, lang)
+        if live is None or not await allowed(answer, live, lang):
+            return
+        if action == "end":
+            await finish(answer, turn, lang, edit=True)
+            return
+        await play(answer, turn, lang, tap_action(action), edit=True)
+
+
+async def command_move(interaction: discord.Interaction, action: Callable[[Game], ev.Event]) -> None:
+    """/pyramide tap, draw, undo: the same moves as the buttons, answered with a fresh board.
+
+    If the answer has to be deferred before the move is made (a busy channel), its visibility is
+    guessed from the current position: a refusal, or a move that changes nothing, is private."""
+    lang = language(interaction)
+    bot = bot_of(interaction)
+    manager = bot.manager
+
+    def private() -> bool:
+        live = manager.peek(interaction.channel_id or 0)
+        if live is None:
+            return True
+        if live.record.owner_id != interaction.user.id:
+            settings = bot.cached_settings(settings_key(live.record))
+            if settings is None or not settings.anyone_can_play:
+                return True
+        return isinstance(action(live.game.copy()), QUIET_EVENTS)
+
+    async with answering(interaction, private=private) as answer:
+        place = stored_place(answer)
+        if place is None:
+            await answer.say(t(lang, "error.guild_only"))
+            return
+        async with manager.turn(place[1]) as turn:
+            live = await live_or_say(answer, turn, lang)
+            if live is None or not await allowed(answer, live, lang):
+                return
+            await play(answer, turn, lang, action, edit=False)
+
+
+def card_action(text: str, lang: str) -> Callable[[Game], ev.Event]:
+    if text in (WASTE, UNDER):
+        return lambda game: game.tap(text)
+    try:
+        card: Card | str = parse_card(text[:40], lang)
+    except InvalidCard:
+        card = text
+    return lambda game: game.tap_card(card)
+
+
+async def command_end(interaction: discord.Interaction) -> None:
+    lang = language(interaction)
+    async with answering(interaction) as answer:
+        place = stored_place(answer)
+        if place is None:
+            await answer.say(t(lang, "error.guild_only"))
+            return
+        async with bot_of(interaction).manager.turn(place[1]) as turn:
+            if await live_or_say(answer, turn, lang) is not None:
+                await finish(answer, turn, lang, edit=False)
+
+
+async def command_hint(interaction: discord.Interaction) -> None:
+    async with answering(interaction) as answer:
+        await show_hint(answer, language(interaction))
+
+
+async def command_code(interaction: discord.Interaction) -> None:
+    lang = language(interaction)
+    async with answering(interaction) as answer:
+        live = await bot_of(interaction).manager.snapshot(interaction.channel_id or 0)
+        if live is None:
+            await answer.say(t(lang, "error.no_game"))
+            return
+        if live.record.counted:
+            await answer.say(t(lang, "error.daily_code_hidden"))
+            return
+        answer.private = False
+        await answer.announce(content=t(lang, "code.show", code=live.record.code))
+
+
+async def card_choices(interaction: discord.Interaction, current: str) -> list[tuple[str, str]]:
+    """Autocomplete for /pyramide tap: the playable cards, in the player's way of naming them."""
+    lang = language(interaction)
+    with contextlib.suppress(Exception):
+        live = await bot_of(interaction).manager.snapshot(interaction.channel_id or 0)
+        if live is None:
+            return []
+        game = live.game
+        choices = []
+        for spot in game.selectable_spots():
+            card = game.card_at(spot)
+            if card is None:
+                continue
+            name = card_name(card, lang)
+            if isinstance(spot, int):
+                choices.append((name, card.ascii))
+            else:
+                choices.append((t(lang, "button.under", card=name) if spot == UNDER else name, spot))
+        typed = current.strip().lower()[:40]
+        return [c for c in choices if typed in c[0].lower() or typed in c[1].lower()][:25]
+    return []

@@ -1,0 +1,289 @@
+"""New games: a deal from a code, a winnable one or one of a difficulty; the question whether to replace
+the game running; the board posted in the channel or in a thread of its own."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from pyramide import Game, InvalidCode, Rules
+from pyramide.codes import MAX_DEAL_NUMBER
+from pyramide.i18n import t
+from pyramide.manager import Live
+from pyramide.solving import SolverBusy, SolverService
+from pyramide.storage import ABANDONED, ENDED, PLAYING
+
+from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
+from ..common import bot_of, language, mention, missing_permission
+from . import buttons
+from .board import post_board, post_board_to
+from .daily import peeks_at_the_daily
+from .places import of_this_place, place_of, settings_key
+from .policy import may_replace, stored_place
+from .words import code_problem, rules_words
+
+log = logging.getLogger(__name__)
+
+
+# How /pyramide new finds a deal of its own kind (a winnable one, or one of a difficulty), with notes.
+Finder = Callable[[SolverService, Rules, str], Awaitable[tuple[Game, tuple[str, ...]]]]
+
+
+async def start_game(
+    answer: Answer,
+    game: Game,
+    *,
+    replace_id: int | None = None,
+    daily: str | None = None,
+    notes: tuple[str, ...] = (),
+    thread: discord.Thread | None = None,
+    anyone: bool | None = None,
+) -> None:
+    """Deal ``game`` in this channel. A running game is never dropped silently: the player is asked,
+    and "End it and deal" (``replace_id``) ends exactly the game it was asked about. Outside servers
+    ``anyone`` (``/pyramide new``'s option) decides who may play from now on in this channel."""
+    interaction = answer.interaction
+    lang = language(interaction)
+    bot = bot_of(interaction)
+    place = stored_place(answer)
+    if place is None:
+        await answer.say(t(lang, "error.guild_only"))
+        return
+    async with bot.manager.turn(thread.id if thread is not None else place[1]) as turn:
+        running = turn.live
+        if replace_id is not None:
+            # The prompt is used once: its buttons go, whatever happens next.
+            if running is None or running.record.id != replace_id:
+                await answer.update(content=t(lang, "error.prompt_used"), view=None)
+                return
+            allowed_to_end, ending = await may_replace(interaction, running)
+            if not allowed_to_end:
+                await answer.update(
+                    content=t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id)), view=None
+                )
+                return
+            await answer.update(content=t(lang, "new.replacing"), view=None)
+        elif running is not None:
+            await ask_replace(answer, running, game, lang)
+            return
+        else:
+            ending = ENDED
+        if daily is None and await peeks_at_the_daily(interaction, game):
+            await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
+            return
+        answer.private = False
+        live = await turn.start(
+            guild_id=place[0], owner_id=interaction.user.id, game=game, daily=daily, locale=lang, ending=ending
+        )
+        await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
+        if anyone is not None:
+            await choose_who_plays(answer, anyone)
+        status = [t(lang, "new.dealt"), *notes]
+        if turn.broken is not None:
+            status.insert(0, t(lang, "new.broken_closed"))
+        if not game.rules.is_default:
+            status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
+        if thread is not None:
+            await post_in_thread(answer, thread, live, lang, status)
+            return
+        try:
+            await post_board(answer, live, lang, status, new=True)
+        except DISCORD_ERRORS as error:
+            turn.live = None  # taken back by post_board: the channel is free
+            if lost(error):
+                raise
+            log.error("board of game %s refused by Discord: %s", live.record.id, describe_failure(error))
+            await answer.rescue(t(lang, "error.board_refused"))
+
+
+async def choose_who_plays(answer: Answer, anyone: bool) -> None:
+    """Outside servers, the channel's own setting: whether anyone in it may play its game."""
+    place = place_of(answer.interaction)
+    if place is None or place.in_server:
+        return
+    bot = bot_of(answer.interaction)
+    current = await bot.guild_settings(place.channel_id)
+    if current.anyone_can_play != anyone:
+        await bot.save_guild_settings(place.channel_id, dataclasses.replace(current, anyone_can_play=anyone))
+
+
+async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
+    """A public thread of the player's own for a new game (a thread is a channel: one engine each);
+    ``None`` after telling the player why not (the permission the bot lacks, by its name)."""
+    interaction = answer.interaction
+    channel = interaction.channel
+    missing = missing_permission(interaction, "create_public_threads", "send_messages_in_threads", "attach_files")
+    if missing is not None:
+        await answer.say(t(lang, "error.thread_permission", permission=missing))
+        return None
+    assert isinstance(channel, discord.TextChannel)
+    name = t(lang, "new.thread_name", player=interaction.user.display_name)[:100]
+    try:
+        thread = await channel.create_thread(
+            name=name, type=discord.ChannelType.public_thread, auto_archive_duration=1440
+        )
+    except DISCORD_ERRORS as error:
+        log_refusal(f"thread in {channel.id}", error)
+        await answer.say(t(lang, "error.thread_permission", permission="Create Public Threads"))
+        return None
+    with contextlib.suppress(discord.HTTPException):
+        await thread.add_user(interaction.user)
+    return thread
+
+
+async def post_in_thread(answer: Answer, thread: discord.Thread, live: Live, lang: str, status: list[str]) -> None:
+    """The board goes into the new thread; the command is answered with a link to it. If the board
+    cannot be posted there, the thread and the game nobody saw go away."""
+    if not await post_board_to(thread, answer, live, lang, status, made=True):
+        await answer.say(t(lang, "error.thread_permission", permission="Attach Files / Send Messages in Threads"))
+        return
+    await answer.announce(
+        content=t(lang, "new.in_thread", player=mention(live.record.owner_id), thread=f"<#{thread.id}>")
+    )
+
+
+async def _refuse(answer: Answer, prompt: int | None, text: str) -> None:
+    if prompt is not None:
+        await answer.update(content=text, view=None)
+    else:
+        await answer.say(text)
+
+
+async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, winnable: bool = False) -> None:
+    interaction = answer.interaction
+    view = discord.ui.View(timeout=None)
+    deal = f"W-{game.rules.token}" if winnable else game.code
+    allowed_to_end, ending = await may_replace(interaction, running)
+    view.add_item(
+        buttons.NewGameChoice(
+            "replace",
+            running.record.id,
+            deal,
+            label=t(lang, "button.replace"),
+            style=discord.ButtonStyle.danger,
+            disabled=not allowed_to_end,
+        )
+    )
+    view.add_item(
+        buttons.NewGameChoice(
+            "keep", running.record.id, "", label=t(lang, "button.keep"), style=discord.ButtonStyle.secondary
+        )
+    )
+    view.stop()
+    text = t(lang, "error.game_exists")
+    settings = await bot_of(interaction).guild_settings(settings_key(running.record))
+    if ending == ABANDONED:
+        text += "\n" + t(lang, "error.idle_game", minutes=settings.idle_minutes)
+    elif not allowed_to_end:
+        text += "\n" + t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id))
+        text += "\n" + t(lang, "error.idle_later", minutes=settings.idle_minutes)
+    await answer.say(text, view=view)
+
+
+async def deal_again(answer: Answer, game_id: int, action: str) -> None:
+    """ "New game" or "Same deal again" under a finished board: only for a game of this server and channel."""
+    interaction = answer.interaction
+    record = await bot_of(interaction).manager.record(game_id)
+    lang = language(interaction)
+    if record is None or not of_this_place(record, interaction):
+        await answer.say(t(lang, "error.stale_board"))
+        return
+    rules = Rules.from_token(record.rules)
+    game = Game.from_code(record.code) if action == "again" else Game.new(rules)
+    # A daily's deal again is an ordinary game: it never counts. From a board where nothing can be
+    # removed any more (the game still running), the choice ends that game.
+    await start_game(answer, game, replace_id=record.id if record.status == PLAYING else None)
+
+
+async def new_game(
+    interaction: discord.Interaction,
+    *,
+    code: str | None,
+    rules: dict[str, Any],
+    winnable: bool,
+    thread: bool | None = None,
+    finder: Finder | None = None,
+    anyone: bool | None = None,
+) -> None:
+    """/pyramide new: a random deal, the deal of a code, or a winnable deal (found by ``finder`` when
+    given, e.g. one of a difficulty); in a thread of its own with ``thread`` (or the server's setting),
+    so a busy channel stays free. Where no thread can be made (a DM, a group DM, a server without the
+    bot) the game is dealt in place, with a note if one was asked."""
+    lang = language(interaction)
+    where = place_of(interaction)
+    # Outside servers nobody sets who may play: each /pyramide new does (only its starter by default).
+    anyone = None if where is None or where.in_server else bool(anyone)
+    async with answering(interaction) as answer:
+        game: Game | None = None
+        notes: tuple[str, ...] = ()
+        if code:
+            game = await deal_of_code(answer, code, rules, lang)
+            if game is None:
+                return
+        if where is not None and not where.threads:
+            if thread:
+                notes = (t(lang, "new.no_thread_here"),)
+            thread = False
+        if thread is None and interaction.guild_id is not None:
+            thread = (await bot_of(interaction).guild_settings(interaction.guild_id)).new_in_thread
+        room: discord.Thread | None = None
+        if thread and isinstance(interaction.channel, discord.TextChannel):
+            room = await open_thread(answer, lang)
+            if room is None:
+                return
+        chosen = game.rules if game is not None else Rules().with_options(**options(rules))
+        if game is not None or not winnable:
+            await start_game(answer, game or Game.new(chosen), thread=room, notes=notes, anyone=anyone)
+            return
+        place = stored_place(answer)
+        manager = bot_of(interaction).manager
+        solver = bot_of(interaction).solver
+        if place is not None and room is None:
+            running = await manager.snapshot(place[1])
+            if running is not None:
+                # Ask before any public deferral: the prompt is the player's alone.
+                if finder is not None:  # a deal of its own kind is found first, then named by its code
+                    await ask_replace(answer, running, (await finder(solver, chosen, lang))[0], lang)
+                    return
+                await ask_replace(answer, running, Game.new(chosen), lang, winnable=True)
+                return
+        if not solver.has_room("winnable"):
+            raise SolverBusy()  # said privately, before the public deferral
+        answer.private = False
+        await answer.defer()
+        found, found_notes = await (finder or winnable_game)(solver, chosen, lang)
+        await start_game(answer, found, notes=notes + found_notes, thread=room, anyone=anyone)
+
+
+async def deal_of_code(answer: Answer, code: str, rules: dict[str, Any], lang: str) -> Game | None:
+    """The deal of a pasted code under the rule options given, or ``None`` after saying what is wrong."""
+    try:
+        base = Game.from_code(code)
+    except InvalidCode as error:
+        problem = code_problem(error, lang)
+        await answer.say(t(lang, "error.invalid_code", code=code.strip()[:60], problem=problem))
+        return None
+    return Game(base.deal, base.rules.with_options(**options(rules)))
+
+
+def options(given: dict[str, Any]) -> dict[str, Any]:
+    """The rule options a command was given (``None``: not given; a pass limit below 0: unlimited)."""
+    chosen = {name: value for name, value in given.items() if value is not None}
+    if chosen.get("pass_limit", 0) < 0:
+        chosen["pass_limit"] = None
+    return chosen
+
+
+async def winnable_game(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
+    """The first deal from a random number that the solver proves winnable (a few seconds at most).
+    Raises ``SolverBusy`` when too many searches wait."""
+    pick = await solver.winnable(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules)
+    if pick is None:
+        return Game.new(rules), (t(lang, "error.winnable_not_found"),)
+    return Game.from_number(pick.number, rules), ()

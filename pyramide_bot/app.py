@@ -1,0 +1,284 @@
+"""The bot object (PyramideBot, and ShardedPyramideBot for a process of a cluster): what it owns (the
+worker processes and the solver service over them, the game manager, the race scoreboards, the card
+emojis, health and metrics) made in its constructor or ``setup_hook`` and released in ``close``; the
+cogs see it through ``cogs.common.Host``."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from cogs.emojis import CardEmojis, SyncResult, emoji_images, sync_emojis
+from cogs.pyramide.race import Scoreboards
+from pyramide.i18n import LANGUAGES, rank_letters
+from pyramide.manager import GameManager
+from pyramide.render import faces_for
+from pyramide.solver import has_compiled_core
+from pyramide.solving import SolverBusy, SolverService
+from pyramide.storage import GuildSettings, Storage
+from pyramide.workers import Workers
+
+from .health import Health
+from .settings import DEFAULT_GRACE_DAYS, Deployment
+from .translator import CatalogueTranslator
+
+log = logging.getLogger("pyramide.bot")
+
+EXTENSIONS = ("cogs.pyramide", "cogs.admin")
+# What the bot needs in a server: see its messages' channels, answer there and in threads, show
+# boards (files, embeds), and open the daily's threads.
+NEEDED_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    embed_links=True,
+    attach_files=True,
+    create_public_threads=True,
+    create_private_threads=True,
+)
+
+
+def warm_faces() -> None:
+    for language in LANGUAGES:
+        faces_for(rank_letters(language))
+    emoji_images()  # the buttons' card emojis (under a second), drawn before presses arrive, not during
+
+
+class PyramideBot(commands.Bot):
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        dev_guild_id: int | None = None,
+        clock: Callable[[], float] = time.time,
+        sync_on_start: bool = False,
+        metrics_port: int | None = None,
+        metrics_host: str = "127.0.0.1",
+        data_grace_days: int = DEFAULT_GRACE_DAYS,
+        daily_secret: str | None = None,
+        workers: Workers | None = None,
+        **client_options: Any,
+    ) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True  # channel and thread events; no privileged intent is needed
+        super().__init__(
+            command_prefix=commands.when_mentioned,  # "@Pyramide sync" works without the message-content intent
+            intents=intents,
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions(users=False, roles=False, everyone=False),
+            **client_options,
+        )
+        self.storage = storage
+        self.clock = clock
+        # The worker processes are the bot's own unless handed in (then their giver closes them): started
+        # in setup_hook, closed in close(). The solver service over them is always this bot's own.
+        self.workers = workers or Workers()
+        self._own_workers = workers is None
+        self.solver = SolverService(self.workers)
+        self.manager = GameManager(storage, clock=clock, solver=self.solver)
+        self.dev_guild_id = dev_guild_id
+        self.sync_on_start = sync_on_start
+        self.failed_extensions: dict[str, str] = {}
+        self.in_flight = 0  # interactions being answered (cogs.answer.answering counts them)
+        self.health = Health(self)
+        self.data_grace_days = data_grace_days  # a server's data is kept this long after the bot leaves it
+        self.metrics_port, self.metrics_host = metrics_port, metrics_host
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._settings: dict[int, GuildSettings] = {}
+        self._configured_secret = daily_secret
+        self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
+        self.daily_codes: dict[date, str] = {}
+        self._background: set[asyncio.Future[None]] = set()
+        self.scoreboards = Scoreboards()  # the race scoreboards this bot keeps up to date
+        self.card_emojis = CardEmojis()  # the buttons' card faces; empty (text labels) until synced
+        self.emoji_sync: asyncio.Task[SyncResult] | None = None
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """A server's settings, read from storage once and kept (they change only through this bot)."""
+        settings = self._settings.get(guild_id)
+        if settings is None:
+            settings = self._settings[guild_id] = await self.storage.settings(guild_id)
+            if len(self._settings) > 10_000:
+                self._settings.pop(next(iter(self._settings)))
+        return settings
+
+    def cached_settings(self, guild_id: int) -> GuildSettings | None:
+        return self._settings.get(guild_id)
+
+    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        self._settings.pop(guild_id, None)
+        await self.storage.save_settings(guild_id, settings)
+        self._settings[guild_id] = settings
+
+    async def prepare_daily(self, day: date) -> None:
+        """Work out ``day``'s daily deal (found by difficulty and rated, in the solver's worker: up to a
+        second or two) and keep it, so that no player waits for it."""
+        if day in self.daily_codes:
+            return
+        try:
+            self.daily_codes[day] = (await self.solver.daily(day, self.daily_secret)).code
+        except SolverBusy:
+            log.warning("the daily deal of %s could not be worked out in advance; it will be when asked", day)
+
+    def prepare_tomorrow(self) -> None:
+        """In the last hour of a UTC day, tomorrow's daily is worked out in the background."""
+        now = datetime.fromtimestamp(self.clock(), UTC)
+        if now.hour == 23:
+            task = asyncio.ensure_future(self.prepare_daily(now.date() + timedelta(days=1)))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def setup_hook(self) -> None:
+        # Card faces of every language are drawn once, and the solver's worker processes started, before
+        # the first press: boards are then drawn on the event loop in a fraction of a millisecond.
+        self.workers.start()
+        await asyncio.to_thread(warm_faces)
+        if not has_compiled_core():
+            log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
+        await self.tree.set_translator(CatalogueTranslator())
+        fresh = secrets.token_hex(32)
+        chosen = self._configured_secret or await self.storage.daily_secret(fresh)
+        self.daily_secret = chosen.encode()
+        try:  # today's daily is known before the first interaction arrives
+            await asyncio.wait_for(self.prepare_daily(datetime.fromtimestamp(self.clock(), UTC).date()), 15)
+        except TimeoutError:
+            log.warning("the daily deal took more than 15 s to work out; it will be when asked")
+        for name in EXTENSIONS:
+            try:
+                await self.load_extension(name)
+            except Exception as error:  # one broken cog must not stop the others
+                self.failed_extensions[name] = repr(error)
+                log.exception("could not load %s", name)
+        if self.dev_guild_id:
+            guild = discord.Object(self.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to the development server", len(synced))
+        await self.sync_commands(force=self.sync_on_start)
+        # In the background: a first start uploads the whole set, and boards meanwhile show text labels.
+        self.emoji_sync = asyncio.create_task(self.sync_card_emojis(force=self.sync_on_start))
+        if self.metrics_port is not None:
+            await self.health.serve(self.metrics_port, self.metrics_host)
+
+    async def command_payload(self) -> list[dict[str, Any]]:
+        """The global commands exactly as a sync sends them to Discord (translations included)."""
+        translator = self.tree.translator
+        commands_ = self.tree.get_commands()
+        if translator is None:
+            return [command.to_dict(self.tree) for command in commands_]
+        return [await command.get_translated_payload(self.tree, translator) for command in commands_]
+
+    async def sync_commands(self, *, force: bool = False) -> bool:
+        """Push the global commands to Discord when they differ from the last push (a hash of the payload
+        is kept in the database), so an upgrade never leaves stale commands and a restart costs no
+        request. ``force`` pushes anyway (``bot.py --sync``). Returns whether it pushed."""
+        payload = json.dumps(await self.command_payload(), sort_keys=True, ensure_ascii=False)
+        digest = hashlib.sha256(payload.encode()).hexdigest()
+        if not force and await self.storage.meta("commands_hash") == digest:
+            log.info("slash commands unchanged since the last sync")
+            return False
+        synced = await self.tree.sync()
+        await self.storage.set_meta("commands_hash", digest)
+        log.info("synced %d commands globally (their definition changed)", len(synced))
+        return True
+
+    async def sync_card_emojis(self, *, force: bool = False) -> SyncResult:
+        """Bring the card-face emojis in step (see ``cogs.emojis``) and show them on the buttons from now
+        on, or text labels if Discord did not take them. ``force`` uploads them all again."""
+        result = await sync_emojis(self, self.storage, force=force)
+        self.card_emojis = result.emojis
+        return result
+
+    def flow_started(self) -> None:
+        self.in_flight += 1
+        self._idle.clear()
+
+    def flow_ended(self, kind: str, seconds: float, database_error: bool = False) -> None:
+        self.in_flight -= 1
+        if self.in_flight == 0:
+            self._idle.set()
+        self.health.observe(kind, seconds)
+        if database_error:
+            self.health.database_errors.inc()
+
+    def shard_latencies(self) -> list[tuple[int, float]]:
+        """Each gateway shard of this process and its heartbeat latency (seconds; NaN or inf before the
+        first heartbeat is acknowledged)."""
+        return [(self.shard_id or 0, self.latency)]
+
+    async def drain(self, timeout: float = 10.0) -> bool:
+        """Wait until the interactions being answered are done (at most ``timeout``): stored and answered."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            log.warning("stopping with %d interactions still being answered", self.in_flight)
+            return False
+        return True
+
+    async def close(self) -> None:
+        """A clean stop (SIGTERM, SIGINT): the presses in flight are finished while Discord can still be
+        answered, then the gateway and the HTTP session close; storage is closed by the caller."""
+        if not self.is_closed():
+            await self.drain()
+        self.scoreboards.cancel()
+        if self.emoji_sync is not None:
+            self.emoji_sync.cancel()
+        await super().close()
+        await self.health.stop()
+        self.release_workers()
+
+    def release_workers(self) -> None:
+        """Close the worker processes if they are the bot's own (each ends after its current task)."""
+        if self._own_workers:
+            self.workers.close()
+
+    def invite_url(self) -> str:
+        """The invite link with the bot's scopes and the exact permissions it needs."""
+        return discord.utils.oauth_url(
+            self.application_id or 0, permissions=NEEDED_PERMISSIONS, scopes=("bot", "applications.commands")
+        )
+
+    async def on_command_error(self, context: commands.Context, error: commands.CommandError) -> None:
+        """Mention commands: an unknown one (``@Pyramide help``) or a non-owner's ``sync`` is ignored quietly."""
+        if isinstance(error, commands.CommandNotFound | commands.CheckFailure | commands.UserInputError):
+            return
+        log.error("mention command %s failed", context.command, exc_info=error)
+
+    async def on_ready(self) -> None:
+        log.info("logged in as %s (%s) on %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))
+        log.info("invite link (permissions %d): %s", NEEDED_PERMISSIONS.value, self.invite_url())
+
+
+class ShardedPyramideBot(PyramideBot, commands.AutoShardedBot):
+    """The bot running the gateway shards ``shard_ids`` of ``shard_count`` (one process of a cluster)."""
+
+    def shard_latencies(self) -> list[tuple[int, float]]:
+        # Each shard's own latency: ``latency`` would be their average, exported as one "shard 0".
+        return sorted(self.latencies)
+
+
+def make_bot(deployment: Deployment, storage: Storage, **options: Any) -> PyramideBot:
+    """The bot for this process: every shard, or those of ``deployment``; with ``api_base`` every REST call
+    (interaction answers and webhooks included) goes there."""
+    if deployment.api_base is not None:
+        discord.http.Route.BASE = deployment.api_base
+    if deployment.shard_count is None:
+        return PyramideBot(storage, **options)
+    shard_ids = list(deployment.shard_ids or range(deployment.shard_count))
+    return ShardedPyramideBot(storage, **options, shard_count=deployment.shard_count, shard_ids=shard_ids)
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """The shard Discord sends a server's events to (so one process holds all of a channel's presses)."""
+    return (guild_id >> 22) % shard_count

@@ -1,0 +1,23 @@
+"""The command tree's translator: Discord is fed the command descriptions, option names and choices in
+every language of the catalogue (``cogs.common.text`` marks them with their catalogue key)."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str
+
+from pyramide.i18n import DEFAULT, has, language_for, t
+
+
+class CatalogueTranslator(app_commands.Translator):
+    """Feeds Discord the command descriptions, option names and choices in hr, da and ru."""
+
+    async def translate(
+        self, string: locale_str, locale: discord.Locale, context: app_commands.TranslationContextTypes
+    ) -> str | None:
+        key = string.extras.get("key")
+        lang = language_for(str(locale))
+        if not key or lang == DEFAULT or not has(lang, key):
+            return None
+        return t(lang, key)
