@@ -13,6 +13,7 @@ from tests.harness import (
     FOREIGN_GUILD_ID,
     GROUP_DM_ID,
     GUILD_ID,
+    OTHER_CHANNEL_ID,
     OWNER,
     STRANGER,
     labels,
@@ -161,6 +162,8 @@ async def test_the_daily_is_played_in_place_and_counted_once_across_places(harne
     for channel_id in (GROUP_DM_ID, FOREIGN_CHANNEL_ID, CHANNEL_ID):
         sent = await harness.command("daily play", channel_id=channel_id)
         assert "waiting for you" in said(sent) and harness.hub.visible_flags(sent[-1]) & 64
+        # A mention of the DM's channel would lead nowhere: the place is named in words instead.
+        assert "in the DM or group DM where you opened it" in said(sent) and "<#" not in said(sent)
     live = await harness.bot.manager.live(DM_CHANNEL_ID)
     sent = await harness.command("new", channel_id=GROUP_DM_ID, code=live.game.code)
     assert "today's daily deal" in said(sent)  # no peeking in another place either
@@ -198,3 +201,27 @@ def _user(user_id):
     import discord
 
     return discord.Object(user_id)
+
+
+async def test_a_daily_waiting_in_a_server_thread_is_named_without_a_mention_outside_it(harness):
+    harness.now[0] = T0 + 3600
+    await harness.command("daily play")  # in the server with the bot: a thread of its own
+    assert len(harness.hub.threads) == 1
+    sent = await harness.command("daily play", channel_id=OTHER_CHANNEL_ID)  # the same server: the mention leads there
+    assert f"<#{harness.hub.threads[0]['id']}>" in said(sent)
+    for channel_id in PLACES.values():
+        sent = await harness.command("daily play", channel_id=channel_id)
+        assert "in the server channel where you opened it" in said(sent) and "<#" not in said(sent), said(sent)
+    assert harness.hub.unreachable == []
+
+
+async def test_no_games_yet_outside_servers_does_not_speak_of_a_server(harness):
+    for channel_id in (DM_CHANNEL_ID, GROUP_DM_ID):
+        sent = await harness.command("stats", channel_id=channel_id)
+        assert "not finished a game outside servers yet" in said(sent) and "server yet" not in said(sent)
+    sent = await harness.command("stats", channel_id=FOREIGN_CHANNEL_ID)  # a server, even without the bot
+    assert "has not finished a game on this server yet" in said(sent)
+    harness.locale = "hr"
+    sent = await harness.command("stats", channel_id=DM_CHANNEL_ID)
+    assert "Izvan poslužitelja još niste završili" in said(sent)
+    assert harness.hub.unreachable == []
