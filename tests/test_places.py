@@ -2,6 +2,8 @@
 player's own install. The harness's Hub refuses every bot-token request to a channel the bot is not
 in (403 Missing Access) and counts them: a test asserts that none was made."""
 
+import asyncio
+
 import pytest
 from discord.app_commands import AppInstallationType
 
@@ -16,6 +18,7 @@ from tests.harness import (
     OTHER_CHANNEL_ID,
     OWNER,
     STRANGER,
+    TOKEN_LIFETIME,
     labels,
 )
 
@@ -224,4 +227,67 @@ async def test_no_games_yet_outside_servers_does_not_speak_of_a_server(harness):
     harness.locale = "hr"
     sent = await harness.command("stats", channel_id=DM_CHANNEL_ID)
     assert "Izvan poslužitelja još niste završili" in said(sent)
+    assert harness.hub.unreachable == []
+
+
+INTERACTION_ONLY = {"group DM": GROUP_DM_ID, "server without the bot": FOREIGN_CHANNEL_ID}
+
+
+@pytest.mark.parametrize("channel_id", INTERACTION_ONLY.values(), ids=INTERACTION_ONLY.keys())
+async def test_an_expired_interaction_token_loses_nothing_and_the_next_press_plays(harness, channel_id):
+    await deal(harness, channel_id)
+    board_id = int(harness.board()["id"])
+    harness.hub.age(TOKEN_LIFETIME + 60)  # the command that dealt the board: its token is over
+    sent = await harness.press(harness.board_button("K♠"))  # a press brings a fresh token
+    assert sent[-1].data["type"] == 7 and "K♠ removed" in sent[-1].content
+    # A press whose own token runs out while it waits for the channel: its move is stored, its edit lost.
+    known = asyncio.all_tasks()
+    async with harness.bot.manager.turn(channel_id):
+        payload = harness.press_payload(harness.board_button("Draw (23)"), harness.board())
+        harness.fire(payload, board_id)
+        await harness.hub.first_answer(payload["token"])  # deferred, waiting for the channel
+        harness.hub.age(TOKEN_LIFETIME + 60)
+    await harness.settle(known)
+    assert not any(s.token == payload["token"] and s.method == "PATCH" and s.message_id for s in harness.hub.sent)
+    assert (await harness.bot.manager.live(channel_id)).game.moves == 2
+    assert "Draw (23)" in labels(harness.hub.messages[board_id])  # the board still shows the move before
+    sent = await harness.press(harness.board_button("Draw (23)"))  # the next press brings it up to date
+    assert "brought up to date" in sent[-1].content and "Draw (22)" in labels(harness.hub.messages[board_id])
+    assert (await harness.bot.manager.live(channel_id)).game.moves == 2  # the old press drew nothing more
+    assert harness.hub.unreachable == []
+
+
+@pytest.mark.parametrize("channel_id", INTERACTION_ONLY.values(), ids=INTERACTION_ONLY.keys())
+async def test_a_board_refused_as_a_follow_up_too_many_leaves_the_player_told_and_the_channel_free(
+    harness, channel_id
+):
+    known = asyncio.all_tasks()
+    async with harness.bot.manager.turn(channel_id):  # a busy channel: the command is deferred privately
+        payload = harness.command_payload("new", channel_id=channel_id, code=kings_and_pairs().code)
+        harness.hub.fail("followup", "spent")  # Discord takes no more follow-ups for this interaction
+        harness.fire(payload)
+        await harness.hub.first_answer(payload["token"])
+    await harness.settle(known)
+    token = payload["token"]
+    assert token not in harness.hub.thinking
+    words = harness.hub.messages[harness.hub.original[token]]  # the private note, never "dealt"
+    assert "no game was dealt and the channel is free" in words["content"] and words["flags"] & 64
+    assert await harness.storage.live_game(channel_id) is None
+    await deal(harness, channel_id)  # dealt at once, no "a game is running" prompt
+    assert harness.hub.unreachable == []
+
+
+@pytest.mark.parametrize("channel_id", INTERACTION_ONLY.values(), ids=INTERACTION_ONLY.keys())
+async def test_a_typed_hint_refused_as_a_follow_up_too_many_leaves_no_thinking_and_the_board_plays(
+    harness, channel_id
+):
+    await deal(harness, channel_id)
+    harness.hub.fail("followup", "spent")
+    sent = await harness.command("hint", channel_id=channel_id)  # deferred publicly: the hint is a new board
+    token = sent[0].token
+    assert sent[0].data["type"] == 5 and token not in harness.hub.thinking
+    words = harness.hub.messages[harness.hub.original[token]]
+    assert "Discord refused my answer" in words["content"]  # the player is told, not left "thinking…"
+    sent = await harness.press(harness.board_button("K♠"))  # the board dealt before plays on
+    assert "K♠ removed" in sent[-1].content
     assert harness.hub.unreachable == []
