@@ -3,6 +3,7 @@ player's own install. The harness's Hub refuses every bot-token request to a cha
 in (403 Missing Access) and counts them: a test asserts that none was made."""
 
 import asyncio
+import re
 
 import pytest
 from discord.app_commands import AppInstallationType
@@ -291,3 +292,51 @@ async def test_a_typed_hint_refused_as_a_follow_up_too_many_leaves_no_thinking_a
     sent = await harness.press(harness.board_button("K♠"))  # the board dealt before plays on
     assert "K♠ removed" in sent[-1].content
     assert harness.hub.unreachable == []
+
+
+@pytest.mark.parametrize("channel_id", PLACES.values(), ids=PLACES.keys())
+async def test_hint_undo_a_typed_tap_and_the_winning_line_in_each_place(harness, channel_id):
+    await deal(harness, channel_id)
+    first_board = int(harness.board()["id"])
+    sent = await harness.press(harness.board_button("Hint"))
+    assert "Hint: " in harness.hub.messages[first_board]["content"], said(sent)  # the pressed board, edited
+    await harness.press(harness.board_button("K♠"))
+    sent = await harness.press(harness.board_button("Undo"))
+    assert "Move taken back" in sent[-1].content and "K♠" in labels(harness.hub.messages[first_board])
+    sent = await harness.command("tap", channel_id=channel_id, card="K♠")  # answered with a fresh board
+    assert "K♠ removed" in said(sent) and int(harness.board()["id"]) != first_board
+    if channel_id == DM_CHANNEL_ID:
+        # The bot is in its DM: its own token takes the buttons off the board before.
+        assert [s.method for s in bot_token_requests(harness, channel_id)] == ["PATCH"]
+        assert harness.hub.messages[first_board]["components"] == []
+    else:
+        assert bot_token_requests(harness, channel_id) == []
+        assert labels(harness.hub.messages[first_board])  # out of reach: it keeps its buttons
+    final = await clear_with_buttons(harness, done=("K♠",))
+    assert "You won!" in final[-1].content
+    sent = await harness.press(harness.board_button("Show a winning line"))
+    shown = sent[-1]
+    assert shown.files and shown.files[0][0].startswith("winning-line"), said(sent)
+    assert "A winning line for `" in shown.content and not harness.hub.visible_flags(shown) & 64
+    assert harness.hub.unreachable == []
+    if channel_id != DM_CHANNEL_ID:
+        assert bot_token_requests(harness, channel_id) == []
+
+
+@pytest.mark.parametrize("channel_id", PLACES.values(), ids=PLACES.keys())
+async def test_the_share_button_of_a_daily_finished_in_place_posts_its_line_there(harness, channel_id):
+    harness.now[0] = T0 + 3600
+    await harness.command("daily play", channel_id=channel_id)
+    sent = await harness.command("end", channel_id=channel_id)
+    board = next(s for s in sent if s.png)
+    share = board.button("Share")
+    sent = await harness.press(share, user=STRANGER)
+    assert "This is <@" in sent[-1].content and harness.hub.visible_flags(sent[-1]) & 64  # only its player shares
+    sent = await harness.press(share)
+    posted = sent[-1]
+    assert posted.data["type"] == 4 and not harness.hub.visible_flags(posted) & 64  # the press's public answer
+    assert "'s daily:" in posted.content and "Pyramide daily #334" in posted.content and "gave up" in posted.content
+    assert not re.search(r"\b(10|[2-9AJQK])[♠♥♦♣]", posted.content)  # no card of the deal given away
+    assert harness.hub.unreachable == []
+    if channel_id != DM_CHANNEL_ID:  # (in its DM the bot took the buttons off the board before "end")
+        assert bot_token_requests(harness, channel_id) == []
