@@ -53,6 +53,7 @@ GONE_CODES = frozenset(
     }
 )
 FORBIDDEN_CODES = frozenset({50001, 50013})  # Missing Access, Missing Permissions
+FOLLOWUPS_SPENT = 40094  # the interaction has sent the most follow-ups Discord allows (5)
 
 
 def lost(error: BaseException) -> bool:
@@ -105,6 +106,10 @@ class Answer:
         self.interaction = interaction
         self.private = private
         self.deferred_private: bool | None = None  # how a command was deferred (None: not deferred)
+        # Whether the first answer is private words ("thinking...", a note, a private reply) that a rescue
+        # may overwrite, and whether Discord refused a follow-up as one too many (40094).
+        self.words_original = False
+        self.followups_spent = False
         self._lock = asyncio.Lock()
         self._timer: asyncio.TimerHandle | None = None
         self._watchdog: asyncio.Task[None] | None = None
@@ -155,6 +160,7 @@ class Answer:
                 private = self._is_private()
                 await self.interaction.response.defer(ephemeral=private, thinking=True)
                 self.deferred_private = private
+                self.words_original = private
 
     # ------------------------------------------------------------- answering
     async def say(self, text: str, *, view: discord.ui.View | None = None) -> None:
@@ -165,28 +171,48 @@ class Answer:
             response = self.interaction.response
             if not self.done:
                 await response.send_message(content, ephemeral=True, **extra)
+                self.words_original = True
             elif self.deferred_private is False:
                 # A public "thinking" message would turn the first followup public: take it away first.
                 await self.interaction.delete_original_response()
                 self.deferred_private = None
-                await self.interaction.followup.send(content, ephemeral=True, **extra)
+                await self._followup(content=content, ephemeral=True, **extra)
             else:
-                await self.interaction.followup.send(content, ephemeral=True, **extra)
+                await self._followup(content=content, ephemeral=True, **extra)
                 self.deferred_private = None
+
+    async def _followup(self, **message: Any) -> Any:
+        try:
+            return await self.interaction.followup.send(**message)
+        except discord.HTTPException as error:
+            if error.code == FOLLOWUPS_SPENT:
+                self.followups_spent = True
+            raise
 
     async def rescue(self, text: str) -> None:
         """After a refusal: tell the player privately, wherever Discord still listens, and never leave a
-        "thinking..." placeholder standing (it is edited into the words, or removed)."""
-        try:
-            await self.say(text)
+        "thinking..." placeholder standing (it is edited into the words, or removed). Once Discord takes
+        no more follow-ups, the command's own first answer takes the words (a note or "thinking..."
+        overwritten), so that the player is never left reading that something was done."""
+        if not self.followups_spent:
+            try:
+                await self.say(text)
+                return
+            except DISCORD_ERRORS as error:
+                log_refusal(f"private answer to interaction {self.interaction.id}", error)
+        if self.followups_spent and self.words_original and not self.is_component:
+            async with self._lock:
+                try:
+                    await self.interaction.edit_original_response(content=shorten(text), attachments=[], view=None)
+                    self.deferred_private = None
+                except DISCORD_ERRORS as error:
+                    log_refusal(f"first answer of interaction {self.interaction.id}", error)
             return
-        except DISCORD_ERRORS as error:
-            log_refusal(f"private answer to interaction {self.interaction.id}", error)
         if self.deferred_private is None:
             return
         async with self._lock:
             try:
-                if self.deferred_private:
+                if self.deferred_private or self.followups_spent:  # (public words: nowhere else is left)
                     await self.interaction.edit_original_response(content=shorten(text), attachments=[], view=None)
                 else:
                     await self.interaction.delete_original_response()
@@ -211,12 +237,13 @@ class Answer:
             response = self.interaction.response
             if not self.done:
                 await response.send_message(**message)
+                self.words_original = False
                 return await self.interaction.original_response() if fetch else None
             if self.deferred_private:
                 # The private "thinking" message takes the note; the board follows as a message of its own.
                 await self.interaction.edit_original_response(content=shorten(note or "✓"))
                 self.deferred_private = None
-            sent = await self.interaction.followup.send(**message, wait=True)
+            sent = await self._followup(**message, wait=True)
             self.deferred_private = None  # a public "thinking" message became this followup
             return sent
 

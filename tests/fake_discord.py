@@ -12,7 +12,9 @@ Places reached through a player's own install are modelled as Discord has them: 
 (``dms``: the bot may post there, no threads), group DMs (``group_dms``) and channels of servers
 without the bot (``foreign``: channel -> server), where every bot-token request is refused with 403
 Missing Access (50001) and counted in ``unreachable``. An interaction's token serves its follow-ups
-and edits for 15 minutes, and at most 5 follow-ups.
+and edits for 15 minutes, and at most 5 follow-ups. In a server without the bot, a member lacking the
+Use External Apps permission (the players in ``without_external_apps``) gets every answer ephemeral,
+as Discord forces it; the buttons on such a message still work.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from tests.harness import (
     OUTSIDE_APP_PERMISSIONS,
     PLAIN,
     TOKEN_LIFETIME,
+    USE_EXTERNAL_APPS,
     Harness,
     message_payload,
     snowflake,
@@ -106,6 +109,8 @@ class FakeDiscord:
         self.unreachable: list[str] = []  # bot-token requests to channels the bot is not in
         self.created: dict[str, float] = {}  # interaction token -> when it was sent
         self.followups: dict[str, int] = {}
+        self.without_external_apps: set[int] = set()  # members of servers without the bot lacking the permission
+        self.forced_ephemeral: set[str] = set()  # tokens whose answers Discord makes ephemeral
         self.port = 0
         self._runner: web.AppRunner | None = None
 
@@ -229,6 +234,10 @@ class FakeDiscord:
                 app_permissions=str(OUTSIDE_APP_PERMISSIONS),
             )
             payload["channel"].update(guild_id=str(self.foreign[channel_id]), position=0, permission_overwrites=[])
+            if player in self.without_external_apps:
+                self.forced_ephemeral.add(payload["token"])
+            else:
+                payload["member"]["permissions"] = str(PLAIN | USE_EXTERNAL_APPS)
         elif channel_id in self.dms or channel_id in self.group_dms:
             for key in ("guild_id", "member", "guild_locale"):
                 payload.pop(key)
@@ -391,6 +400,8 @@ class FakeDiscord:
             self.acknowledged.add(token)
             self._record(token, method, path, body, files)
             kind, data = body.get("type"), body.get("data") or {}
+            if kind in (4, 5) and token in self.forced_ephemeral:  # a new message, or "thinking": ephemeral
+                data = {**data, "flags": int(data.get("flags") or 0) | 64}
             channel_id = self.channel_of.get(token, 0)
             resource: dict[str, Any] = {"type": kind}
             if kind in (4, 7):
@@ -412,6 +423,8 @@ class FakeDiscord:
                     return reply({"message": message, "code": 40094}, 400)
                 self.followups[token] = self.followups.get(token, 0) + 1
             self._record(token, method, path, body, files)
+            if match[3] is None and method == "POST" and token in self.forced_ephemeral:
+                body = {**body, "flags": int(body.get("flags") or 0) | 64}
             channel_id = self.channel_of.get(token, 0)
             if match[3] is None and method == "POST":
                 if token in self.thinking:  # the first followup after a deferral replaces its "thinking" message

@@ -180,7 +180,9 @@ class Fault:
     answer), ``followup``, ``original`` (edits of the first answer) or ``any``; ``kind`` is
     ``unknown`` (404 Unknown interaction), ``network`` (connection reset), ``slow`` (``seconds``
     late, then answered as Discord would: refused when the 3 s for a first answer are over),
-    ``forbidden`` (403 50013 Missing Permissions) or ``invalid`` (400 50035 Invalid Form Body)."""
+    ``forbidden`` (403 50013 Missing Permissions), ``invalid`` (400 50035 Invalid Form Body) or
+    ``spent`` (the interaction has sent its 5 follow-ups: this one and every later one is refused with
+    400 40094, as Discord counts them)."""
 
     where: str
     kind: str
@@ -389,7 +391,10 @@ class Hub:
                 raise aiohttp.ClientConnectionError("Connection reset by peer")
             if fault.kind in REFUSALS:
                 raise discord_error(*REFUSALS[fault.kind])
-            await asyncio.sleep(fault.seconds)
+            if fault.kind == "spent":
+                self.followups[route.webhook_token] = MAX_FOLLOWUPS
+            else:
+                await asyncio.sleep(fault.seconds)
         token = route.webhook_token
         created = self.created.get(token)
         late = created is not None and time.perf_counter() - created > ANSWER_WINDOW
@@ -406,6 +411,13 @@ class Hub:
             if count >= MAX_FOLLOWUPS:
                 raise refused(400, 40094, "This interaction has hit the maximum number of follow up messages")
             self.followups[route.webhook_token] = count + 1
+
+    def age(self, seconds: float) -> None:
+        """Let ``seconds`` pass for every interaction token Discord has sent so far (the 15 minutes of
+        follow-ups and edits, ``TOKEN_LIFETIME``, run on ``time.perf_counter``); the next interactions
+        bring fresh tokens, as each button press does."""
+        for token in self.created:
+            self.created[token] -= seconds
 
     def first_answer(self, token: str) -> asyncio.Future[Sent]:
         """A future set by the first request that answers the interaction ``token`` (for a test to wait

@@ -2,6 +2,9 @@
 player's own install. The harness's Hub refuses every bot-token request to a channel the bot is not
 in (403 Missing Access) and counts them: a test asserts that none was made."""
 
+import asyncio
+import re
+
 import pytest
 from discord.app_commands import AppInstallationType
 
@@ -13,8 +16,10 @@ from tests.harness import (
     FOREIGN_GUILD_ID,
     GROUP_DM_ID,
     GUILD_ID,
+    OTHER_CHANNEL_ID,
     OWNER,
     STRANGER,
+    TOKEN_LIFETIME,
     labels,
 )
 
@@ -161,6 +166,8 @@ async def test_the_daily_is_played_in_place_and_counted_once_across_places(harne
     for channel_id in (GROUP_DM_ID, FOREIGN_CHANNEL_ID, CHANNEL_ID):
         sent = await harness.command("daily play", channel_id=channel_id)
         assert "waiting for you" in said(sent) and harness.hub.visible_flags(sent[-1]) & 64
+        # A mention of the DM's channel would lead nowhere: the place is named in words instead.
+        assert "in the DM or group DM where you opened it" in said(sent) and "<#" not in said(sent)
     live = await harness.bot.manager.live(DM_CHANNEL_ID)
     sent = await harness.command("new", channel_id=GROUP_DM_ID, code=live.game.code)
     assert "today's daily deal" in said(sent)  # no peeking in another place either
@@ -198,3 +205,138 @@ def _user(user_id):
     import discord
 
     return discord.Object(user_id)
+
+
+async def test_a_daily_waiting_in_a_server_thread_is_named_without_a_mention_outside_it(harness):
+    harness.now[0] = T0 + 3600
+    await harness.command("daily play")  # in the server with the bot: a thread of its own
+    assert len(harness.hub.threads) == 1
+    sent = await harness.command("daily play", channel_id=OTHER_CHANNEL_ID)  # the same server: the mention leads there
+    assert f"<#{harness.hub.threads[0]['id']}>" in said(sent)
+    for channel_id in PLACES.values():
+        sent = await harness.command("daily play", channel_id=channel_id)
+        assert "in the server channel where you opened it" in said(sent) and "<#" not in said(sent), said(sent)
+    assert harness.hub.unreachable == []
+
+
+async def test_no_games_yet_outside_servers_does_not_speak_of_a_server(harness):
+    for channel_id in (DM_CHANNEL_ID, GROUP_DM_ID):
+        sent = await harness.command("stats", channel_id=channel_id)
+        assert "not finished a game outside servers yet" in said(sent) and "server yet" not in said(sent)
+    sent = await harness.command("stats", channel_id=FOREIGN_CHANNEL_ID)  # a server, even without the bot
+    assert "has not finished a game on this server yet" in said(sent)
+    harness.locale = "hr"
+    sent = await harness.command("stats", channel_id=DM_CHANNEL_ID)
+    assert "Izvan poslužitelja još niste završili" in said(sent)
+    assert harness.hub.unreachable == []
+
+
+INTERACTION_ONLY = {"group DM": GROUP_DM_ID, "server without the bot": FOREIGN_CHANNEL_ID}
+
+
+@pytest.mark.parametrize("channel_id", INTERACTION_ONLY.values(), ids=INTERACTION_ONLY.keys())
+async def test_an_expired_interaction_token_loses_nothing_and_the_next_press_plays(harness, channel_id):
+    await deal(harness, channel_id)
+    board_id = int(harness.board()["id"])
+    harness.hub.age(TOKEN_LIFETIME + 60)  # the command that dealt the board: its token is over
+    sent = await harness.press(harness.board_button("K♠"))  # a press brings a fresh token
+    assert sent[-1].data["type"] == 7 and "K♠ removed" in sent[-1].content
+    # A press whose own token runs out while it waits for the channel: its move is stored, its edit lost.
+    known = asyncio.all_tasks()
+    async with harness.bot.manager.turn(channel_id):
+        payload = harness.press_payload(harness.board_button("Draw (23)"), harness.board())
+        harness.fire(payload, board_id)
+        await harness.hub.first_answer(payload["token"])  # deferred, waiting for the channel
+        harness.hub.age(TOKEN_LIFETIME + 60)
+    await harness.settle(known)
+    assert not any(s.token == payload["token"] and s.method == "PATCH" and s.message_id for s in harness.hub.sent)
+    assert (await harness.bot.manager.live(channel_id)).game.moves == 2
+    assert "Draw (23)" in labels(harness.hub.messages[board_id])  # the board still shows the move before
+    sent = await harness.press(harness.board_button("Draw (23)"))  # the next press brings it up to date
+    assert "brought up to date" in sent[-1].content and "Draw (22)" in labels(harness.hub.messages[board_id])
+    assert (await harness.bot.manager.live(channel_id)).game.moves == 2  # the old press drew nothing more
+    assert harness.hub.unreachable == []
+
+
+@pytest.mark.parametrize("channel_id", INTERACTION_ONLY.values(), ids=INTERACTION_ONLY.keys())
+async def test_a_board_refused_as_a_follow_up_too_many_leaves_the_player_told_and_the_channel_free(
+    harness, channel_id
+):
+    known = asyncio.all_tasks()
+    async with harness.bot.manager.turn(channel_id):  # a busy channel: the command is deferred privately
+        payload = harness.command_payload("new", channel_id=channel_id, code=kings_and_pairs().code)
+        harness.hub.fail("followup", "spent")  # Discord takes no more follow-ups for this interaction
+        harness.fire(payload)
+        await harness.hub.first_answer(payload["token"])
+    await harness.settle(known)
+    token = payload["token"]
+    assert token not in harness.hub.thinking
+    words = harness.hub.messages[harness.hub.original[token]]  # the private note, never "dealt"
+    assert "no game was dealt and the channel is free" in words["content"] and words["flags"] & 64
+    assert await harness.storage.live_game(channel_id) is None
+    await deal(harness, channel_id)  # dealt at once, no "a game is running" prompt
+    assert harness.hub.unreachable == []
+
+
+@pytest.mark.parametrize("channel_id", INTERACTION_ONLY.values(), ids=INTERACTION_ONLY.keys())
+async def test_a_typed_hint_refused_as_a_follow_up_too_many_leaves_no_thinking_and_the_board_plays(
+    harness, channel_id
+):
+    await deal(harness, channel_id)
+    harness.hub.fail("followup", "spent")
+    sent = await harness.command("hint", channel_id=channel_id)  # deferred publicly: the hint is a new board
+    token = sent[0].token
+    assert sent[0].data["type"] == 5 and token not in harness.hub.thinking
+    words = harness.hub.messages[harness.hub.original[token]]
+    assert "Discord refused my answer" in words["content"]  # the player is told, not left "thinking…"
+    sent = await harness.press(harness.board_button("K♠"))  # the board dealt before plays on
+    assert "K♠ removed" in sent[-1].content
+    assert harness.hub.unreachable == []
+
+
+@pytest.mark.parametrize("channel_id", PLACES.values(), ids=PLACES.keys())
+async def test_hint_undo_a_typed_tap_and_the_winning_line_in_each_place(harness, channel_id):
+    await deal(harness, channel_id)
+    first_board = int(harness.board()["id"])
+    sent = await harness.press(harness.board_button("Hint"))
+    assert "Hint: " in harness.hub.messages[first_board]["content"], said(sent)  # the pressed board, edited
+    await harness.press(harness.board_button("K♠"))
+    sent = await harness.press(harness.board_button("Undo"))
+    assert "Move taken back" in sent[-1].content and "K♠" in labels(harness.hub.messages[first_board])
+    sent = await harness.command("tap", channel_id=channel_id, card="K♠")  # answered with a fresh board
+    assert "K♠ removed" in said(sent) and int(harness.board()["id"]) != first_board
+    if channel_id == DM_CHANNEL_ID:
+        # The bot is in its DM: its own token takes the buttons off the board before.
+        assert [s.method for s in bot_token_requests(harness, channel_id)] == ["PATCH"]
+        assert harness.hub.messages[first_board]["components"] == []
+    else:
+        assert bot_token_requests(harness, channel_id) == []
+        assert labels(harness.hub.messages[first_board])  # out of reach: it keeps its buttons
+    final = await clear_with_buttons(harness, done=("K♠",))
+    assert "You won!" in final[-1].content
+    sent = await harness.press(harness.board_button("Show a winning line"))
+    shown = sent[-1]
+    assert shown.files and shown.files[0][0].startswith("winning-line"), said(sent)
+    assert "A winning line for `" in shown.content and not harness.hub.visible_flags(shown) & 64
+    assert harness.hub.unreachable == []
+    if channel_id != DM_CHANNEL_ID:
+        assert bot_token_requests(harness, channel_id) == []
+
+
+@pytest.mark.parametrize("channel_id", PLACES.values(), ids=PLACES.keys())
+async def test_the_share_button_of_a_daily_finished_in_place_posts_its_line_there(harness, channel_id):
+    harness.now[0] = T0 + 3600
+    await harness.command("daily play", channel_id=channel_id)
+    sent = await harness.command("end", channel_id=channel_id)
+    board = next(s for s in sent if s.png)
+    share = board.button("Share")
+    sent = await harness.press(share, user=STRANGER)
+    assert "This is <@" in sent[-1].content and harness.hub.visible_flags(sent[-1]) & 64  # only its player shares
+    sent = await harness.press(share)
+    posted = sent[-1]
+    assert posted.data["type"] == 4 and not harness.hub.visible_flags(posted) & 64  # the press's public answer
+    assert "'s daily:" in posted.content and "Pyramide daily #334" in posted.content and "gave up" in posted.content
+    assert not re.search(r"\b(10|[2-9AJQK])[♠♥♦♣]", posted.content)  # no card of the deal given away
+    assert harness.hub.unreachable == []
+    if channel_id != DM_CHANNEL_ID:  # (in its DM the bot took the buttons off the board before "end")
+        assert bot_token_requests(harness, channel_id) == []

@@ -453,19 +453,38 @@ BOT_DM, GROUP_DM, FOREIGN = 710_000_000_000_000_101, 710_000_000_000_000_102, 71
 GUILD_WITHOUT_BOT = (1 << 40) + (2 << 22)
 
 
+def rows(db: Path | str, query: str) -> list[tuple]:
+    """A query's rows, read straight from the test's database (a SQLite file or a PostgreSQL URL)."""
+    if isinstance(db, str) and db.startswith("postgresql://"):
+        return fetch(db, query)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        return connection.execute(query).fetchall()
+
+
+def outside(fake: FakeDiscord) -> None:
+    """The places reached through the player's own install: the bot's DM, a group DM, a server without it."""
+    fake.dms.add(BOT_DM)
+    fake.group_dms.add(GROUP_DM)
+    fake.foreign[FOREIGN] = GUILD_WITHOUT_BOT
+
+
+@pytest.fixture
+def place_db(database_url: str, tmp_path: Path) -> Path | str:
+    return database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
+
+
 @pytest.mark.parametrize(
     ("channel", "counted_for"),
     [(BOT_DM, 0), (GROUP_DM, 0), (FOREIGN, GUILD_WITHOUT_BOT)],
     ids=["bot's DM", "group DM", "server without the bot"],
 )
-async def test_a_game_is_won_outside_the_bots_servers_against_the_process(fake, tmp_path, channel, counted_for):
+async def test_a_game_is_won_outside_the_bots_servers_against_the_process(
+    fake, tmp_path, channel, counted_for, place_db
+):
     """Through a player's own install: every answer is the interaction's own, and the bot token never
     reaches a channel the bot is not in (the fake refuses and counts such requests)."""
-    fake.dms.add(BOT_DM)
-    fake.group_dms.add(GROUP_DM)
-    fake.foreign[FOREIGN] = GUILD_WITHOUT_BOT
-    db = tmp_path / "pyramide.db"
-    bot = launch(fake, db, folder=tmp_path)
+    outside(fake)
+    bot = launch(fake, place_db, folder=tmp_path)
     try:
         await connected(fake, 1)
         board = await deal(fake, 0, channel, kings_and_pairs().code)
@@ -475,5 +494,100 @@ async def test_a_game_is_won_outside_the_bots_servers_against_the_process(fake, 
     finally:
         stop(bot)
     assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
-        assert connection.execute("SELECT status, guild_id FROM games").fetchall() == [("won", counted_for)]
+    assert rows(place_db, "SELECT status, guild_id FROM games") == [("won", counted_for)]
+
+
+def daily_play(fake: FakeDiscord, channel: int) -> dict:
+    """``/pyramide daily play`` in ``channel`` (a subcommand of a group)."""
+    payload = fake.command(0, channel, PLAYER, "play")
+    payload["data"]["options"] = [{"name": "daily", "type": 2, "options": payload["data"]["options"]}]
+    return payload
+
+
+async def until(check, timeout: float = 20.0) -> None:
+    """Until ``check()`` holds (the fake's records fill as the process answers)."""
+    for _ in range(int(timeout / 0.05)):
+        if check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("not reached in time")
+
+
+def shown(fake: FakeDiscord, payload: dict) -> dict:
+    """The interaction's first answer as Discord shows it (after a deferral: what replaced "thinking")."""
+    return fake.messages[fake.original[payload["token"]]]
+
+
+def answered_words(fake: FakeDiscord, payload: dict) -> str:
+    return "\n".join(
+        (r["body"].get("data", r["body"]) or {}).get("content") or "" for r in fake.answers[payload["token"]].requests
+    )
+
+
+async def test_the_daily_is_played_in_place_and_counted_once_across_places_against_the_process(
+    fake, tmp_path, place_db
+):
+    """The daily dealt as the answer in the bot's DM (its code hidden), refused in the other places while it
+    waits, counted once when given up, and the player's own figures outside servers read in a group DM."""
+    outside(fake)
+    bot = launch(fake, place_db, folder=tmp_path)
+    try:
+        await connected(fake, 1)
+        payload = daily_play(fake, BOT_DM)
+        await fake.answered_after(payload)
+        requests = fake.answers[payload["token"]].requests
+        await until(lambda: any(r["method"] == "POST" and "/webhooks/" in r["path"] for r in requests))  # the board
+        board = next(m for m in reversed(fake.messages.values()) if m["channel_id"] == str(BOT_DM) and m["components"])
+        assert "Daily #" in board["content"] and "PY1-" not in board["content"]
+        for channel in (GROUP_DM, FOREIGN):
+            again = daily_play(fake, channel)
+            await fake.answered_after(again)
+            await until(lambda again=again: "waiting for you" in answered_words(fake, again))
+            assert "<#" not in answered_words(fake, again) and shown(fake, again)["flags"] & 64
+        ended = fake.command(0, BOT_DM, PLAYER, "end")
+        await fake.answered_after(ended)
+        await until(lambda: bool(rows(place_db, "SELECT status FROM daily_attempts WHERE status IS NOT NULL")))
+        stats = fake.command(0, GROUP_DM, PLAYER, "stats")
+        await fake.answered_after(stats)
+        await until(lambda: bool(shown(fake, stats)["embeds"]))
+        embed = shown(fake, stats)["embeds"][0]
+        assert "outside servers" in embed["title"]
+        assert next(f["value"] for f in embed["fields"] if f["name"] == "Played") == "1"
+        last = daily_play(fake, FOREIGN)  # finished: never dealt again, in any place
+        await fake.answered_after(last)
+        await until(lambda: "played daily" in answered_words(fake, last))
+    finally:
+        stop(bot)
+    attempts = rows(place_db, "SELECT player_id, guild_id, status FROM daily_attempts")
+    assert [(p, g) for p, g, _ in attempts] == [(PLAYER, 0)] and attempts[0][2] is not None  # one, finished
+    assert rows(place_db, "SELECT COUNT(*) FROM games WHERE daily IS NOT NULL") == [(1,)]
+    assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
+
+
+async def test_an_old_board_and_forced_private_answers_outside_servers_against_the_process(
+    fake, tmp_path, place_db
+):
+    """In a group DM a press on a board the bot could not take the buttons off is answered privately as out of
+    date; in a server without the bot, a member without Use External Apps gets private boards that still play."""
+    outside(fake)
+    fake.without_external_apps.add(PLAYER)
+    bot = launch(fake, place_db, folder=tmp_path)
+    try:
+        await connected(fake, 1)
+        old = await deal(fake, 0, GROUP_DM, kings_and_pairs().code)
+        draw = fake.command(0, GROUP_DM, PLAYER, "draw")
+        await fake.answered_after(draw)
+        await until(lambda: bool(shown(fake, draw)["components"]))  # a fresh board, the command's answer
+        assert shown(fake, draw)["id"] != old["id"]
+        custom_id = next(b["custom_id"] for row in old["components"] for b in row["components"] if "Draw" in b["label"])
+        press = fake.press(0, PLAYER, old, custom_id)
+        await fake.answered_after(press)
+        assert "out of date" in answered_words(fake, press) and shown(fake, press)["flags"] & 64
+        board = await deal(fake, 0, FOREIGN, kings_and_pairs().code)
+        assert board["flags"] & 64  # Discord made the board ephemeral
+        board = await tap(fake, 0, board, plan()[0])  # and its buttons still play
+        assert "removed" in board["content"] and board["flags"] & 64
+    finally:
+        stop(bot)
+    assert sorted(rows(place_db, "SELECT guild_id, moves FROM games")) == [(0, 1), (GUILD_WITHOUT_BOT, 1)]
+    assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)

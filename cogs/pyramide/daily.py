@@ -31,7 +31,7 @@ from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 from ..answer import Answer, answering
 from ..common import bot_of, language, mention, missing_permission
 from .board import board_message, post_board_to, take_back
-from .places import of_this_place, place_of
+from .places import OUTSIDE_SERVERS, of_this_place, place_of
 from .records import time_text
 from .threads import create_thread, remove_thread
 from .words import share_text
@@ -200,13 +200,23 @@ async def play_daily_here(answer: Answer, lang: str, now: datetime) -> None:
 async def _already(interaction: discord.Interaction, attempt: DailyAttempt, lang: str, now: datetime) -> str:
     number = daily_number(date.fromisoformat(attempt.day))
     if attempt.status is None:
-        return t(lang, "daily.waiting", number=number, thread=f"<#{attempt.channel_id}>")
+        return waiting_words(interaction, attempt, lang, number)
     record = await bot_of(interaction).storage.game(attempt.game_id)
     lines = [t(lang, "daily.done", number=number)]
     if record is not None:
         lines.append(share_text(record, attempt.picture, lang))
     lines.append(next_daily(lang, now))
     return "\n".join(lines)
+
+
+def waiting_words(interaction: discord.Interaction, attempt: DailyAttempt, lang: str, number: int) -> str:
+    """Where the player's open daily waits: a channel mention only where it leads somewhere (asked in the
+    server it is played in); elsewhere (a DM, a group DM, another server) the kind of place, in words."""
+    place = place_of(interaction)
+    if place is not None and place.in_server and attempt.guild_id == place.stats_id:
+        return t(lang, "daily.waiting", number=number, thread=f"<#{attempt.channel_id}>")
+    kind = "daily.waiting_dm" if attempt.guild_id == OUTSIDE_SERVERS else "daily.waiting_server"
+    return t(lang, kind, number=number)
 
 
 async def share_daily(answer: Answer, game_id: int) -> None:

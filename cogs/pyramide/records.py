@@ -64,7 +64,8 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
     guild_id = place.stats_id
     rows = await bot.storage.results(guild_id, who.id)
     if not rows:
-        await answer.announce(content=t(lang, "stats.none", player=mention(who.id)))
+        words = t(lang, "stats.none", player=mention(who.id)) if place.in_server else t(lang, "stats.none_outside")
+        await answer.announce(content=words)
         return
     stats = player_stats(rows)
     current_days, best_days = day_streaks(await bot.storage.daily_days(who.id), today(_now(interaction)))
