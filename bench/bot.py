@@ -46,6 +46,7 @@ from discord.webhook.async_ import async_context
 
 from pyramide import Game, Rules
 from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, RecordingAdapter, Sent
+from tests.play import deal
 
 
 async def press(h: Harness, client: discord.Client | None, message: dict, custom_id: str) -> Sent:
@@ -70,7 +71,7 @@ async def play_channel(
     latencies: list[float],
 ) -> None:
     manager = h.bot.manager
-    live = await manager.start(
+    live = await deal(manager,
         guild_id=GUILD_ID, channel_id=channel_id, owner_id=OWNER, game=Game.from_number(rng.randrange(2**35))
     )
     message = h.hub.message(channel_id, {"content": "", "components": []})
@@ -126,7 +127,7 @@ async def hint_storm(hinters: int = 12, players: int = 20, presses: int = 15) ->
         outcomes: list[str] = []
 
         async def ask(channel_id: int, deal: int) -> None:
-            live = await h.bot.manager.start(
+            live = await deal(h.bot.manager,
                 guild_id=GUILD_ID, channel_id=channel_id, owner_id=OWNER, game=Game.from_number(deal, hard)
             )
             message = h.hub.message(channel_id, {"content": "", "components": []})

@@ -30,6 +30,7 @@ from pyramide.manager import GameManager
 from pyramide.stats import day_streaks, player_stats
 from pyramide.storage import Storage
 from pyramide.storage.sqlite import SQLiteStorage
+from tests.play import deal, end, play
 
 PLAYERS_PER_SERVER = 60
 DAY = 86_400
@@ -109,17 +110,17 @@ async def play_and_finish(store: Storage, games: int) -> int:
     for n in range(games):
         channel = 10_000 + n
         guild = rng.randrange(50)
-        await manager.start(
+        await deal(manager,
             guild_id=guild, channel_id=channel, owner_id=guild * 1000 + rng.randrange(60), game=Game.new()
         )
         live = await manager.live(channel)
         while live is not None and live.stored < 150 and live.game.outcome is None:
             move = rng.choice(live.game.legal_moves())
-            await manager.act(channel, lambda g, m=move: g.play(m))
+            await play(manager, channel, lambda g, m=move: g.play(m))
             live = await manager.live(channel)
         if live is not None:
             actions += live.stored
-            await manager.end(channel)
+            await end(manager, channel)
     return actions
 
 

@@ -35,14 +35,6 @@ class StaleBoard(GameError):
     key = "stale_board"
 
 
-class GameExists(GameError):
-    key = "game_exists"
-
-    def __init__(self, live: Live) -> None:
-        super().__init__(f"channel {live.record.channel_id} already has game {live.record.id}")
-        self.live = live
-
-
 class BrokenGame(GameError):
     """A stored game that cannot be replayed. It has been closed (status ``broken``): the channel is free."""
 
@@ -289,47 +281,7 @@ class GameManager:
     async def record(self, game_id: int) -> GameRecord | None:
         return await self.storage.game(game_id)
 
-    # ---------------------------------------------------------------- commands
-    async def start(
-        self,
-        *,
-        guild_id: int,
-        channel_id: int,
-        owner_id: int,
-        game: Game,
-        daily: str | None = None,
-        locale: str | None = None,
-        replace: bool = False,
-    ) -> Live:
-        """Deal ``game`` in a channel. A running game there is kept (``GameExists``) unless ``replace``."""
-        async with self.turn(channel_id) as turn:
-            if turn.live is not None and not replace:
-                raise GameExists(turn.live)
-            return await turn.start(guild_id=guild_id, owner_id=owner_id, game=game, daily=daily, locale=locale)
-
-    async def act(
-        self,
-        channel_id: int,
-        action: Callable[[Game], Event],
-        *,
-        game_id: int | None = None,
-        version: int | None = None,
-    ) -> ActResult:
-        """Apply ``action`` under the channel's lock; a press for another game or an older board is
-        refused with ``StaleBoard`` and changes nothing."""
-        async with self.turn(channel_id) as turn:
-            if turn.live is None:
-                raise StaleBoard() if game_id is not None else NoGame()
-            if game_id is not None and not turn.holds(game_id):
-                raise StaleBoard()
-            if version is not None and version != turn.live.game.version:
-                raise StaleBoard()
-            return await turn.apply(action)
-
-    async def end(self, channel_id: int) -> Live:
-        async with self.turn(channel_id) as turn:
-            return await turn.end()
-
+    # ---------------------------------------------------------------- upkeep
     async def expire_dailies(self, day: str) -> int:
         """End the counted dailies of days before ``day`` still in play: at midnight UTC they count as
         finished attempts ("gave up")."""

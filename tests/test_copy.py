@@ -12,6 +12,7 @@ from pyramide.storage import WON, GameRecord, GuildSettings, Storage
 from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.sqlite import SQLiteStorage
 from tests.backends import raw
+from tests.play import deal, end, play
 
 ROOT = Path(__file__).resolve().parent.parent
 GUILD, OTHER_GUILD, PLAYER, FRIEND = 11, 12, 21, 22
@@ -22,11 +23,11 @@ async def fill(storage: Storage) -> None:
     """A server's history: a won game, a live one with moves, a counted daily, settings, names, a race,
     the daily secret and a server that left."""
     manager = GameManager(storage)
-    live = await manager.start(guild_id=GUILD, channel_id=1, owner_id=PLAYER, game=Game.from_number(7))
+    live = await deal(manager, guild_id=GUILD, channel_id=1, owner_id=PLAYER, game=Game.from_number(7))
     for _ in range(3):
-        await manager.act(1, lambda g: g.tap(STOCK))
-    await manager.end(1)
-    await manager.start(guild_id=GUILD, channel_id=1, owner_id=FRIEND, game=Game.from_number(8))
+        await play(manager, 1, lambda g: g.tap(STOCK))
+    await end(manager, 1)
+    await deal(manager, guild_id=GUILD, channel_id=1, owner_id=FRIEND, game=Game.from_number(8))
     async with manager.turn(1) as turn:
         await turn.apply(lambda g: g.tap(STOCK), request=123456789)
     daily = await storage.create_game(

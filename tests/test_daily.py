@@ -14,6 +14,7 @@ from pyramide.difficulty import rate
 from pyramide.solver import solve
 from pyramide.storage import ENDED, WON
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, labels
+from tests.play import play
 
 T0 = 1_764_460_800 + 365 * 86_400  # 2026-11-30 00:00 UTC
 DAY = 86_400
@@ -39,7 +40,7 @@ async def win(h, thread_id, *, hints=0, user=OWNER):
         await h.command("hint", user=user, channel_id=thread_id)
     line = solve(live.game).line
     for move in line:
-        await h.bot.manager.act(thread_id, lambda game, move=move: game.play(move))
+        await play(h.bot.manager, thread_id, lambda game, move=move: game.play(move))
 
 
 async def test_the_second_daily_play_of_a_day_points_to_the_first_thread(harness):

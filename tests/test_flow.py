@@ -22,6 +22,7 @@ from tests.harness import (
     labels,
     start,
 )
+from tests.play import play
 
 
 @pytest.mark.parametrize(("kind", "seconds"), [("unknown", 0.0), ("network", 0.0), ("slow", 3.2)])
@@ -49,7 +50,7 @@ async def test_a_lost_answer_to_the_winning_move_still_brings_the_new_game_butto
     game = live.game
     while game.removed < 27:  # play all but the last removal through the manager
         move = next(m for m in game.legal_moves() if m.kind in ("pair", "king"))
-        await harness.bot.manager.act(CHANNEL_ID, lambda g, m=move: g.play(m))
+        await play(harness.bot.manager, CHANNEL_ID, lambda g, m=move: g.play(m))
     await harness.press(harness.board_button("Hint"), board_id)  # the board shows the position
     last = next(m for m in game.legal_moves() if m.kind in ("pair", "king"))
     assert last.kind == "king"
@@ -270,7 +271,7 @@ async def test_a_stuck_ending_move_is_deferred_before_the_verdict_is_worked_out(
     # The stuck deal's line through the manager, all but its last tap (the waste top).
     taps = [WASTE] + [spot for index in STUCK_ORDER for spot in (STOCK, WASTE, index)] + [STOCK, WASTE] * 2 + [STOCK]
     for spot in taps:
-        await manager.act(CHANNEL_ID, lambda g, s=spot: g.tap(s))
+        await play(manager, CHANNEL_ID, lambda g, s=spot: g.tap(s))
     assert game.outcome is None and len(game.stock) == 0
     seen = []
     solver = harness.bot.solver
@@ -298,7 +299,7 @@ async def test_a_dead_game_says_so_and_offers_a_new_deal(harness):
     for _ in range(40):
         moves = game.legal_moves()
         removals = [m for m in moves if m.kind in ("pair", "king")]
-        await manager.act(CHANNEL_ID, lambda g, m=(removals[0] if removals else moves[-1]): g.play(m))
+        await play(manager, CHANNEL_ID, lambda g, m=(removals[0] if removals else moves[-1]): g.play(m))
     assert game.outcome is None and game.legal_moves()  # formally the game goes on
     board_id = int(harness.board()["id"])
     await harness.press(harness.board_button("Hint"), board_id)  # the message catches up

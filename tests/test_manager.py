@@ -5,16 +5,18 @@ import asyncio
 import pytest
 
 from pyramide import STOCK, Game
-from pyramide.manager import BrokenGame, GameExists, GameManager, NoGame, StaleBoard
+from pyramide.manager import BrokenGame, GameManager, NoGame
+from pyramide.storage import ENDED
 from tests.backends import raw, twin
+from tests.play import deal, play
 
 
 async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(storage):
     clock = [1000.0]
     manager = GameManager(storage, clock=lambda: clock[0], monotonic=lambda: clock[0], idle_seconds=60)
-    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     for action in (lambda g: g.tap(STOCK), lambda g: g.tap(26), lambda g: g.undo(), lambda g: g.tap(21)):
-        await manager.act(5, action)
+        await play(manager, 5, action)
     state = live.game.state()
     clock[0] += 61
     assert manager.evict_idle() == 1 and manager.live_count == 0
@@ -25,8 +27,8 @@ async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(stor
 
 async def test_a_second_manager_on_the_same_file_sees_every_answered_move(storage):
     manager = GameManager(storage)
-    await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
-    await manager.act(5, lambda g: g.tap(STOCK))
+    await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    await play(manager, 5, lambda g: g.tap(STOCK))
     other = twin(storage)
     await other.open()
     try:
@@ -36,25 +38,24 @@ async def test_a_second_manager_on_the_same_file_sees_every_answered_move(storag
         await other.close()
 
 
-async def test_stale_versions_and_other_games_are_refused(storage):
+async def test_a_move_without_a_game_is_refused_and_a_new_deal_ends_the_game_in_play(storage):
+    """(A press on an older board or another game's board is answered by the cogs before any move:
+    tests/test_bot.py and tests/test_places.py press old boards.)"""
     manager = GameManager(storage)
-    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
-    await manager.act(5, lambda g: g.tap(STOCK), game_id=live.record.id, version=0)
-    with pytest.raises(StaleBoard):
-        await manager.act(5, lambda g: g.tap(STOCK), game_id=live.record.id, version=0)
-    with pytest.raises(StaleBoard):
-        await manager.act(5, lambda g: g.tap(STOCK), game_id=live.record.id + 1, version=1)
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    await play(manager, 5, lambda g: g.tap(STOCK))
     with pytest.raises(NoGame):
-        await manager.act(6, lambda g: g.tap(STOCK))
-    with pytest.raises(GameExists):
-        await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAA"))
-    assert live.game.moves == 1
+        await play(manager, 6, lambda g: g.tap(STOCK))
+    again = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAA"))
+    assert live.game.moves == 1 and again.record.id != live.record.id
+    first = await storage.game(live.record.id)
+    assert first is not None and first.status == ENDED and first.actions == [STOCK]
 
 
 async def test_concurrent_acts_in_one_channel_never_interleave(storage):
     manager = GameManager(storage)
-    await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
-    await asyncio.gather(*(manager.act(5, lambda g: g.tap(STOCK)) for _ in range(30)))
+    await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    await asyncio.gather(*(play(manager, 5, lambda g: g.tap(STOCK)) for _ in range(30)))
     live = await manager.live(5)
     assert live.game.moves == 30
     record = await storage.game(live.record.id)
@@ -63,7 +64,7 @@ async def test_concurrent_acts_in_one_channel_never_interleave(storage):
 
 async def test_a_corrupt_action_log_is_reported_not_crashed(storage):
     manager = GameManager(storage)
-    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     await raw(storage, "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, '\"nowhere\"', 0)", live.record.id)
     manager.forget(5)
     with pytest.raises(BrokenGame):

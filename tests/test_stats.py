@@ -17,6 +17,7 @@ from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage,
 from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
+from tests.play import play
 
 DAY = 86_400.0
 T0 = datetime(2026, 11, 30, tzinfo=UTC).timestamp()
@@ -253,9 +254,9 @@ async def play_daily_to_the_end(h, *, user=OWNER, win=True):
         line = solve(live.game).line
         h.now[0] += 200
         for move in line[:-1]:
-            await h.bot.manager.act(thread_id, lambda game, move=move: game.play(move))
+            await play(h.bot.manager, thread_id, lambda game, move=move: game.play(move))
         last = line[-1]
-        await h.bot.manager.act(thread_id, lambda game: game.play(last))
+        await play(h.bot.manager, thread_id, lambda game: game.play(last))
     else:
         h.now[0] += 100
         await h.command("draw", user=user, channel_id=thread_id)
@@ -321,7 +322,7 @@ async def test_stats_command_shows_the_figures(harness):
     from tests.deals import clear_kings_and_pairs
 
     harness.now[0] += 65
-    await harness.bot.manager.act(live.record.channel_id, lambda g: (clear_kings_and_pairs(g), g.undo())[1])
+    await play(harness.bot.manager, live.record.channel_id, lambda g: (clear_kings_and_pairs(g), g.undo())[1])
     sent = await harness.command("stats")
     fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
     assert fields["Played"] == "1" and fields["Won"] == "1" and fields["Win rate"] == "100%"

@@ -21,6 +21,7 @@ from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.backends import raw, twin
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, labels, start
+from tests.play import deal, end, play
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -134,9 +135,9 @@ async def manager_waits_for_the_writer(storage) -> None:
 @pytest.mark.sqlite_only
 async def test_reads_do_not_wait_behind_a_write_waiting_for_a_lock(storage):
     manager = GameManager(storage)
-    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     with Holder(storage.path, 4.0):
-        write = asyncio.ensure_future(manager.act(5, lambda g: g.tap(STOCK)))
+        write = asyncio.ensure_future(play(manager, 5, lambda g: g.tap(STOCK)))
         await manager_waits_for_the_writer(storage)
         assert not write.done()  # the write waits for the other process
         record = await storage.game(live.record.id)  # a read goes by
@@ -270,11 +271,11 @@ async def test_a_game_that_cannot_be_replayed_is_closed_and_frees_its_channel(ha
 async def test_a_failed_finish_write_leaves_the_win_to_be_recorded_on_the_next_load(storage, monkeypatch):
     manager = GameManager(storage)
     game = kings_and_pairs()
-    await manager.start(guild_id=1, channel_id=5, owner_id=9, game=game)
+    await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=game)
     live = await manager.live(5)
     while live.game.removed < 27:
         move = next(m for m in live.game.legal_moves() if m.kind in ("pair", "king"))
-        await manager.act(5, lambda g, m=move: g.play(m))
+        await play(manager, 5, lambda g, m=move: g.play(m))
     last = next(m for m in live.game.legal_moves() if m.kind in ("pair", "king"))
 
     async def full(record):
@@ -282,7 +283,7 @@ async def test_a_failed_finish_write_leaves_the_win_to_be_recorded_on_the_next_l
 
     monkeypatch.setattr(storage, "finish_game", full)
     with pytest.raises(sqlite3.OperationalError):
-        await manager.act(5, lambda g: g.play(last))
+        await play(manager, 5, lambda g: g.play(last))
     assert live.record.status == "playing" and manager.live_count == 0  # memory did not run ahead
     monkeypatch.undo()
     assert await manager.live(5) is None  # the stored winning move finishes the game on load
@@ -294,16 +295,16 @@ async def test_a_failed_finish_write_leaves_the_win_to_be_recorded_on_the_next_l
 async def test_three_thousand_games_leave_no_engines_or_locks_behind(storage):
     manager = GameManager(storage)
     for channel in range(3000):
-        await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
-        await manager.act(channel, lambda g: g.tap(STOCK))
-        await manager.end(channel)
+        await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+        await play(manager, channel, lambda g: g.tap(STOCK))
+        await end(manager, channel)
     assert manager.live_count == 0 and manager.lock_count == 0
 
 
 async def test_the_number_of_engines_in_memory_has_a_real_cap(storage):
     manager = GameManager(storage, max_live=10)
     for channel in range(50):
-        await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+        await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
     assert manager.live_count == 10
     assert set(manager._live) == set(range(40, 50))  # the least recently used went first
     again = await manager.live(0)  # and comes back from storage when asked
@@ -321,11 +322,11 @@ async def test_many_spellings_of_a_card_do_not_grow_memory():
 # ------------------------------------------------------------------------ size
 async def test_a_finished_games_actions_are_packed_into_one_value(storage):
     manager = GameManager(storage)
-    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     for action in (lambda g: g.tap(STOCK), lambda g: g.tap(26), lambda g: g.undo(), lambda g: g.tap(21)):
-        await manager.act(5, action)
+        await play(manager, 5, action)
     actions = list(live.record.actions)
-    await manager.end(5)
+    await end(manager, 5)
     assert await raw(storage, "SELECT COUNT(*) FROM actions") == [(0,)]
     [(size,)] = await raw(storage, "SELECT length(log) FROM games WHERE id = ?", live.record.id)
     assert size == 2 + (5 * len(actions) + 7) // 8  # 5 bits an action
@@ -376,12 +377,12 @@ async def test_a_new_database_gives_back_free_pages(tmp_path):
             assert (await cursor.fetchone())[0] == 2  # incremental
         manager = GameManager(store)
         for channel in range(200):
-            await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+            await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
             for _ in range(20):
-                await manager.act(channel, lambda g: g.tap(STOCK))
+                await play(manager, channel, lambda g: g.tap(STOCK))
         await store.reset_stats(1, None)
         for channel in range(200):
-            await manager.end(channel)
+            await end(manager, channel)
         await store.reset_stats(1, None)
         async with store.db.execute("PRAGMA freelist_count") as cursor:
             before = (await cursor.fetchone())[0]
@@ -427,11 +428,11 @@ async def test_a_backup_taken_while_the_bot_writes_restores_every_finished_game(
 
     manager = GameManager(storage)
     for channel in range(5):
-        await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
-        await manager.act(channel, lambda g: g.tap(STOCK))
-        await manager.end(channel)
-    await manager.start(guild_id=1, channel_id=99, owner_id=9, game=Game.from_number(99))
-    await manager.act(99, lambda g: g.tap(STOCK))  # a game in play, its action in the WAL
+        await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+        await play(manager, channel, lambda g: g.tap(STOCK))
+        await end(manager, channel)
+    await deal(manager, guild_id=1, channel_id=99, owner_id=9, game=Game.from_number(99))
+    await play(manager, 99, lambda g: g.tap(STOCK))  # a game in play, its action in the WAL
     command = [sys.executable, "-m", "pyramide", "backup", str(tmp_path / "copy.db"), "--database", storage.path]
     result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False)
     assert result.returncode == 0 and "backed up" in result.stdout, result.stderr
@@ -547,9 +548,9 @@ async def test_moves_of_many_channels_pressed_together_are_all_stored(database_u
     await storage.open()
     manager = GameManager(storage)
     for channel in range(1, 13):
-        await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
-    await asyncio.gather(*(manager.act(channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
-    await asyncio.gather(*(manager.act(channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
+        await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+    await asyncio.gather(*(play(manager, channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
+    await asyncio.gather(*(play(manager, channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
     await storage.close()
     reopened = twin(storage)
     await reopened.open()
@@ -570,10 +571,10 @@ async def test_a_move_refused_by_the_database_fails_alone(database_url):
     try:
         manager = GameManager(storage)
         lives = [
-            await manager.start(guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+            await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
             for channel in (1, 2, 3)
         ]
-        await manager.act(2, lambda g: g.tap(STOCK))
+        await play(manager, 2, lambda g: g.tap(STOCK))
         record = lives[1].record
         outcomes = await asyncio.gather(
             storage.append_action(lives[0].record.id, 0, "stock", 1.0, lives[0].record),
@@ -597,11 +598,11 @@ async def test_two_processes_on_one_game_apply_a_move_once(database_url):
     await second.open()
     try:
         one, two = GameManager(first), GameManager(second)
-        await one.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_number(3))
+        await deal(one, guild_id=1, channel_id=5, owner_id=9, game=Game.from_number(3))
         assert (await two.live(5)) is not None  # the other process loaded it too
-        await one.act(5, lambda g: g.tap(STOCK))
+        await play(one, 5, lambda g: g.tap(STOCK))
         with pytest.raises(StaleBoard):
-            await two.act(5, lambda g: g.tap(STOCK))
+            await play(two, 5, lambda g: g.tap(STOCK))
         reloaded = await two.live(5)  # forgotten, then read again from the database
         assert reloaded is not None and reloaded.game.moves == 1 and len(reloaded.game.stock) == 22
         stored = await first.game(reloaded.record.id)
@@ -628,7 +629,7 @@ async def test_processes_opening_a_new_database_together_all_start(database_url)
 async def test_a_hint_asked_by_one_interaction_is_counted_once_even_when_two_processes_answer_it(storage, workers):
     """A hint press delivered to two processes (a rolling restart) is worked out by both; it counts once."""
     manager = GameManager(storage, solver=SolverService(workers))
-    live = await manager.start(guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     other = twin(storage)
     await other.open()
     try:

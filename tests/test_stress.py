@@ -33,6 +33,7 @@ from pyramide.storage import (
 from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.schema import columns
 from tests.backends import raw, twin
+from tests.play import deal
 
 TASKS = 40
 ROUNDS = 6  # each round of a task: a game dealt, drawn on, hinted, finished (a few dozen writes)
@@ -200,7 +201,7 @@ async def test_a_read_sees_every_write_acknowledged_before_it(tmp_path):
     await storage.open()
     try:
         manager = GameManager(storage)
-        lives = [await manager.start(guild_id=1, channel_id=c, owner_id=9, game=Game.from_number(c)) for c in range(30)]
+        lives = [await deal(manager, guild_id=1, channel_id=c, owner_id=9, game=Game.from_number(c)) for c in range(30)]
 
         async def finish_then_read(index: int) -> str:
             live = lives[index]
