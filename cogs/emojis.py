@@ -7,7 +7,8 @@ application's emojis, reuses those whose name it finds and uploads only the miss
 changed has a new name); a restart uploads nothing. Processes of a cluster starting together upload the
 same names, and never delete each other's: one that finds its name taken reads the listing again and
 uses the other's. Emojis of older versions of the set are deleted only when an owner forces a sync or
-the application's 2,000 would run out (a process of the older version may still be showing them). The
+the application's 2,000 would run out (a process of the older version may still be showing them); the
+set in use never is. The
 hash and the id of each image are kept in the database (``Storage.meta``). Until the set is complete,
 or after Discord refused it (a refusal, a rate limit past the deadline), the buttons show text labels.
 """
@@ -147,9 +148,10 @@ def _kept(text: str | None) -> dict[str, tuple[str, int]]:
 async def sync_emojis(
     client: EmojiClient, storage: Storage, *, force: bool = False, deadline: float = DEADLINE
 ) -> SyncResult:
-    """List the application's emojis and upload the images of the set that are missing (all of them, and
-    the older versions deleted, with ``force``). Never raises for Discord's answers: a failure is logged
-    once and the result is empty (text labels); what was uploaded before it stays recorded."""
+    """List the application's emojis and upload the images of the set that are missing; with ``force``
+    (an owner's sync) also delete the older versions' emojis. The set in use is never deleted: every
+    process of the deployment shows it. Never raises for Discord's answers: a failure is logged once and
+    the result is empty (text labels); what was uploaded before it stays recorded."""
     images = await asyncio.to_thread(emoji_images)
     kept = _kept(await storage.meta(META_KEY))
     before = dict(kept)
@@ -160,10 +162,7 @@ async def sync_emojis(
             listed = {emoji.name: emoji for emoji in await client.fetch_application_emojis()}
             for name, image in images.items():
                 existing = listed.get(name)
-                if existing is not None and force:
-                    await existing.delete()
-                    deleted += 1
-                elif existing is not None:  # its name says its picture: nothing to check
+                if existing is not None:  # its name says its picture: nothing to check, nothing to replace
                     current[name] = existing.id
                     kept[image.base] = (image.digest, existing.id)
                     continue

@@ -19,6 +19,7 @@ import discord
 from discord.ext import commands
 
 from cogs.emojis import CardEmojis, SyncResult, emoji_images, sync_emojis
+from cogs.internals import point_rest_at
 from cogs.pyramide.race import Scoreboards
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import GameManager
@@ -272,7 +273,7 @@ def make_bot(deployment: Deployment, storage: Storage, **options: Any) -> Pyrami
     """The bot for this process: every shard, or those of ``deployment``; with ``api_base`` every REST call
     (interaction answers and webhooks included) goes there."""
     if deployment.api_base is not None:
-        discord.http.Route.BASE = deployment.api_base
+        point_rest_at(deployment.api_base)
     if deployment.shard_count is None:
         return PyramideBot(storage, **options)
     shard_ids = list(deployment.shard_ids or range(deployment.shard_count))

@@ -11,8 +11,9 @@ import sys
 
 import aiohttp
 import discord
-import yarl
 
+from cogs.internals import point_gateway_at
+from pyramide.solver import native
 from pyramide.storage import StorageError, from_url
 
 from .app import PyramideBot, make_bot
@@ -28,9 +29,7 @@ async def connect(bot: PyramideBot, token: str, deployment: Deployment) -> None:
     await bot.login(token)
     if deployment.api_base is not None:
         answer = await bot.http.request(discord.http.Route("GET", "/gateway/bot"))
-        from discord.gateway import DiscordWebSocket
-
-        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(answer["url"])
+        point_gateway_at(answer["url"])
     await bot.connect()
 
 
@@ -38,6 +37,8 @@ def launch(settings: Settings, sync: bool = False) -> int:
     """Configure logging and run the bot; the exit status (0 stopped, 1 Discord unreachable or the token
     refused, 3 storage unusable)."""
     configure(settings.log_level, str(settings.log_file) if settings.log_file else None)
+    if settings.pure_solver:  # (the worker processes read it from the environment they inherit)
+        native.switch_off()
     try:
         asyncio.run(run(settings, sync))
     except KeyboardInterrupt:

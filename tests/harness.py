@@ -232,6 +232,8 @@ def discord_error(status: int, code: int, message: str) -> discord.HTTPException
         return discord.Forbidden(response, body)  # type: ignore[arg-type]
     if status == 404:
         return discord.NotFound(response, body)  # type: ignore[arg-type]
+    if status >= 500:  # as discord.py raises once its own retries of a server error are spent
+        return discord.DiscordServerError(response, body)  # type: ignore[arg-type]
     return discord.HTTPException(response, body)  # type: ignore[arg-type]
 
 

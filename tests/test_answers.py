@@ -227,3 +227,19 @@ def test_a_database_url_is_printed_without_its_password_wherever_it_is():
     )
     assert "hunter2" not in redact("postgresql://db/pyramide?Pass%77ord=hunter2")
     assert redact("sqlite:///srv/pyramide.db") == "sqlite:///srv/pyramide.db"
+
+
+@pytest.mark.parametrize(("status", "kept"), [(503, True), (403, False)])
+async def test_a_daily_board_lost_on_the_way_keeps_its_attempt_and_a_refused_one_does_not(harness, status, kept):
+    """A board Discord refused was never seen: the attempt is taken back. One whose answer was lost (a
+    5xx) may have been posted and its deal seen: the attempt stays, so the day cannot be tried again
+    with a deal already known, and the board (if it arrived) plays."""
+    harness.hub.refuse("POST", "/channels/{channel_id}/messages", code=0, message="Service Unavailable", status=status)
+    await harness.command("daily play")
+    attempt = await harness.storage.daily_attempt(today_key(harness), OWNER)
+    assert (attempt is not None) is kept
+    sent = await harness.command("daily play")
+    if kept:
+        assert "waiting" in sent[-1].content.lower() and len(harness.hub.standing_threads()) == 1
+    else:
+        assert sent[-1].png is not None or any(s.png for s in sent)  # dealt again: nobody saw the first

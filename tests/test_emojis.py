@@ -192,15 +192,17 @@ async def test_a_refused_upload_leaves_todays_labels_and_is_logged_once(database
         await h.stop()
 
 
-async def test_the_owner_command_uploads_the_set_again(harness):
+async def test_the_owner_command_checks_the_set_again_and_never_deletes_the_one_in_use(harness):
     app = harness.hub.app_emojis
     count = len(app.uploads)
     harness.bot.owner_id = OWNER
     assert not (await harness.say(f"<@{harness.bot.user.id}> sync emojis", user=STRANGER))  # owner only
     assert len(app.uploads) == count
+    gone = next(iter(app.by_name().values()))  # one of the set deleted by hand in the developer portal
+    app.delete(int(gone["id"]))
     sent = await harness.say(f"<@{harness.bot.user.id}> sync emojis")
-    assert len(app.uploads) == 2 * count and len(app.deletions) == count
-    assert f"uploaded {count}" in sent[-1].content
+    assert len(app.uploads) == count + 1 and app.deletions == [gone["name"]]  # only the missing one again
+    assert "uploaded 1" in sent[-1].content
     sent_board = await start(harness, "PY1-N-AAAAAAS")
     ids = {b["emoji"]["id"] for b in buttons(harness.hub.messages[sent_board.message_id]) if "emoji" in b}
     assert ids and all(int(i) in app.emojis for i in ids)

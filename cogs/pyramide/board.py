@@ -17,7 +17,7 @@ from pyramide.render import render_board
 from pyramide.solver import Verdict
 from pyramide.storage import ENDED, PLAYING, WON, GameRecord
 
-from ..answer import DISCORD_ERRORS, Answer, log_refusal
+from ..answer import DISCORD_ERRORS, Answer, log_refusal, refused
 from ..common import board_labels, bot_of, mention
 from ..emojis import CardEmojis
 from . import buttons
@@ -229,14 +229,19 @@ async def post_board_to(
     target: discord.abc.Messageable, answer: Answer, live: Live, lang: str, status: list[str], *, made: bool
 ) -> bool:
     """Post a new game's board in ``target`` (a thread, or the channel itself) and make it the game's
-    message. If it cannot be posted, the game nobody saw is taken back (and its daily attempt), and a
-    thread made for it (``made``) is deleted; returns whether it was posted."""
+    message. If Discord refuses it, the game nobody saw is taken back (and its daily attempt), and a
+    thread made for it (``made``) is deleted; returns whether it was posted (or, for a counted daily
+    whose answer was lost on the way, may have been)."""
     bot = bot_of(answer.interaction)
     message = await board_message(answer, live, lang, status)
     try:
         sent = await target.send(**message)
     except DISCORD_ERRORS as error:
         log_refusal(f"board of game {live.record.id} in {live.record.channel_id}", error)
+        if live.record.counted and not refused(error):
+            # A lost answer may have posted the board: a counted daily whose deal may have been seen keeps
+            # its attempt (a press on that board plays it; /pyramide daily play names where it is).
+            return True
         await take_back(answer, live)
         if made and isinstance(target, discord.Thread):
             with contextlib.suppress(discord.HTTPException):

@@ -14,6 +14,7 @@ from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
 from ..common import bot_of, language
+from ..internals import PrebuiltView
 from . import adapters, animation, daily, dealing, race, records
 
 SPOT_CODES = {"waste": "w", "under": "u", "stock": "s"}
@@ -28,18 +29,12 @@ def board_id(game_id: int, version: int, action: str) -> str:
     return f"pyr:{game_id}:{version}:{action}"
 
 
-class ButtonRows(discord.ui.View):
-    """Buttons sent as Discord's JSON, with no Item object for each: a board's twelve or so buttons
-    cost a tenth of as many ``BoardButton`` objects (they were the largest part of a press after the
-    picture). Every press on them is dispatched by the dynamic items registered on the bot, never
-    through this object, so it is finished from the start and discord.py never stores it.
-
-    ``View.__init__`` is not called (it draws a random id and makes a future per view): discord.py's
-    senders only call the methods below, which ``tests/test_flow.py`` exercises through real sends."""
+class ButtonRows(PrebuiltView):
+    """A board's buttons as Discord's JSON (see ``cogs.internals.PrebuiltView``)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.rows: list[list[dict[str, Any]]] = [[] for _ in range(5)]
-        self._timeout: float | None = None
 
     def button(
         self,
@@ -65,23 +60,6 @@ class ButtonRows(discord.ui.View):
 
     def to_components(self) -> list[dict[str, Any]]:
         return [{"type": 1, "components": row} for row in self.rows if row]
-
-    @property
-    def timeout(self) -> float | None:
-        return self._timeout
-
-    @timeout.setter
-    def timeout(self, value: float | None) -> None:
-        self._timeout = value
-
-    def has_components_v2(self) -> bool:
-        return False
-
-    def is_finished(self) -> bool:
-        return True
-
-    def is_dispatchable(self) -> bool:
-        return False
 
     def __len__(self) -> int:
         return sum(len(row) for row in self.rows)

@@ -28,7 +28,7 @@ from pyramide.render import MonthPicture, render_month
 from pyramide.stats import day_streaks
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
-from ..answer import Answer, answering
+from ..answer import Answer, answering, refused
 from ..common import bot_of, language, mention, missing_permission
 from .board import board_message, post_board_to, take_back
 from .places import OUTSIDE_SERVERS, of_this_place, place_of
@@ -186,11 +186,11 @@ async def play_daily_here(answer: Answer, lang: str, now: datetime) -> None:
             note = "\n".join((t(lang, "daily.ready_here", number=number), next_daily(lang, now)))
             try:
                 sent = await answer.post(note=note, **message)
-            except discord.HTTPException:
-                # The player never saw this board: its attempt is taken back.
-                await bot.storage.discard_game(live.record.id)
-                bot.manager.forget(place.channel_id)
-                raise
+            except discord.HTTPException as error:
+                if refused(error):  # the player never saw this board: its attempt is taken back
+                    await bot.storage.discard_game(live.record.id)
+                    bot.manager.forget(place.channel_id)
+                raise  # (a lost answer may have shown the deal: the attempt stays, its board playable)
             live.record.message_id = sent.id
             await bot.storage.set_message(live.record.id, sent.id)
     except DailyTaken as taken:  # the same player opened it at the same moment elsewhere

@@ -23,6 +23,13 @@ def _load() -> ModuleType | None:
 core: ModuleType | None = _load()
 
 
+def switch_off() -> None:
+    """Use the pure Python search from now on (``PYRAMIDE_PURE_SOLVER=1`` read from ``.env``, after this
+    module was imported)."""
+    global core
+    core = None
+
+
 def compiled() -> ModuleType:
     """The compiled core; only asked for where ``compiled_for`` said yes."""
     assert core is not None

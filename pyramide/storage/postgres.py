@@ -26,7 +26,8 @@ import asyncpg
 
 from . import GameRecord, MoveConflict, StorageError, StorageUnavailable, redact
 from . import schema as schema_
-from .queries import PROBE, SQLStorage, Step, Unit, postgres_sql, store_move_in_one
+from .codec import encode_action
+from .queries import PROBE, STORE_MOVE_IN_ONE, SQLStorage, Step, Unit, postgres_sql, scalar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -59,8 +60,6 @@ _SLOW: tuple[type[BaseException], ...] = (
 
 class PostgresStorage(SQLStorage):
     """Storage on a PostgreSQL database named by a ``postgresql://USER[:PASSWORD]@HOST:PORT/DBNAME`` URL."""
-
-    STORE_MOVE = staticmethod(store_move_in_one)
 
     def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:
         """Raises ``ValueError`` (without the password) for a URL that cannot name a database."""
@@ -216,10 +215,27 @@ class PostgresStorage(SQLStorage):
     async def append_action(
         self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None = None
     ) -> None:
+        """A move is one statement here, in its own transaction (one round trip): the action unless its
+        place or its interaction is stored already (then nothing is returned: ``MoveConflict``), and the
+        totals."""
+        step = scalar(
+            STORE_MOVE_IN_ONE,
+            game_id,
+            seq,
+            encode_action(action),
+            at,
+            request,
+            record.score,
+            record.moves,
+            record.removed,
+            record.started_at,
+        )
         try:
-            await super().append_action(game_id, seq, action, at, record, request)
+            stored = await self._write(step)
         except asyncpg.IntegrityConstraintViolationError as error:  # the game is gone
             raise MoveConflict(f"game {game_id}: move {seq} cannot be stored: {error}") from error
+        if stored is None:
+            raise MoveConflict(f"game {game_id}: move {seq} was stored by another process")
 
 
 @functools.cache

@@ -26,7 +26,6 @@ from . import (
     GameRecord,
     GuildSettings,
     LeaderRow,
-    MoveConflict,
     RaceRecord,
     RaceStats,
     ResultRow,
@@ -107,7 +106,7 @@ LAST_ACTION_AT = "SELECT MAX(at) FROM actions WHERE game_id = ?"
 SET_MESSAGE = "UPDATE games SET message_id = ? WHERE id = ?"
 ADD_HINT = (
     "UPDATE games SET hints = hints + 1, hint_request = ? WHERE id = ?"
-    " AND (CAST(? AS BIGINT) IS NULL OR hint_request IS DISTINCT FROM ?)"
+    " AND (CAST(? AS BIGINT) IS NULL OR hint_request IS NULL OR hint_request <> ?)"
 )
 CLOSE_GAME = (
     "UPDATE games SET status = ?, score = ?, moves = ?, removed = ?, finished_at = ?, seconds = ?, started_at = ?,"
@@ -276,25 +275,6 @@ def store_move(
     yield changed(UPDATE_TOTALS, record.score, record.moves, record.removed, record.started_at, game_id)
 
 
-def store_move_in_one(
-    game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None
-) -> Program[None]:
-    stored = yield scalar(
-        STORE_MOVE_IN_ONE,
-        game_id,
-        seq,
-        encode_action(action),
-        at,
-        request,
-        record.score,
-        record.moves,
-        record.removed,
-        record.started_at,
-    )
-    if stored is None:
-        raise MoveConflict(f"game {game_id}: move {seq} was stored by another process")
-
-
 def finish_game(record: GameRecord) -> Program[bool]:
     """Close a game (its actions packed into one value), its daily attempt and, for a clear, its race, in
     one transaction; returns whether the game is its player's counted daily attempt."""
@@ -398,8 +378,6 @@ class SQLStorage:
     may take longer than a press may wait; ``retry`` whether a unit may run again after a cut connection
     (every write here is idempotent or guarded by a key, except those that pass False)."""
 
-    STORE_MOVE: Callable[..., Program[None]] = staticmethod(store_move)
-
     async def _read(self, unit: Unit, *, long: bool = False) -> Any:
         raise NotImplementedError
 
@@ -429,7 +407,7 @@ class SQLStorage:
         """Store one action and the running totals in one transaction, committed before returning. If its
         place (game, seq) or its interaction is stored already, another process was first: nothing is
         written and ``MoveConflict`` is raised."""
-        await self._write(lambda: self.STORE_MOVE(game_id, seq, action, at, record, request))
+        await self._write(lambda: store_move(game_id, seq, action, at, record, request))
 
     async def last_action_at(self, game_id: int) -> float | None:
         """When the game's last action was stored (``None``: no action yet)."""

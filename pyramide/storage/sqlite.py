@@ -25,7 +25,7 @@ import aiosqlite
 
 from . import GameRecord, MoveConflict, StorageError, StorageUnavailable
 from . import schema as schema_
-from .queries import PROBE, SQLStorage, Step, Unit, store_move
+from .queries import PROBE, SQLStorage, Step, Unit
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStorage", "backup"]
 
@@ -34,7 +34,7 @@ BUSY_MS = 400  # how long one try waits for another connection's write lock
 WRITE_TRIES = 3
 OPEN_WAIT = 30.0  # seconds to wait at start for another process creating or migrating the database
 SCHEMA_VERSION = schema_.VERSION
-OLDEST_SQLITE = (3, 39, 0)  # IS DISTINCT FROM, RETURNING, FILTER and NULLS FIRST are all older
+OLDEST_SQLITE = (3, 35, 0)  # RETURNING (FILTER and NULLS FIRST are older)
 
 
 def backup(source: str | Path, target: str | Path) -> int:
@@ -170,8 +170,6 @@ def _migrate(connection: sqlite3.Connection, path: str, file: Path | None, targe
 
 class SQLiteStorage(SQLStorage):
     """The default storage: one SQLite file (``":memory:"`` works for experiments)."""
-
-    STORE_MOVE = staticmethod(store_move)
 
     def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
         """``path``: a file, ``":memory:"``, or a ``file:`` URI (``file:pyramide.db?mode=ro``)."""
