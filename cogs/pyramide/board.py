@@ -20,7 +20,7 @@ from pyramide.storage import ENDED, PLAYING, WON, GameRecord
 from ..answer import DISCORD_ERRORS, Answer, log_refusal, refused
 from ..common import board_labels, bot_of, mention
 from ..emojis import CardEmojis
-from . import buttons
+from . import controls
 from .places import place_of
 from .words import tier_words
 
@@ -42,17 +42,19 @@ def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     record = live.record
     if record.counted and record.daily is not None:
-        view.add_item(buttons.ShareButton(record.id, label=t(lang, "button.share")))
+        view.add_item(controls.share_button(record.id, label=t(lang, "button.share")))
     view.add_item(
-        buttons.BoardButton(record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success)
+        controls.board_button(record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success)
     )
     view.add_item(
-        buttons.BoardButton(record.id, 0, "again", label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary)
+        controls.board_button(
+            record.id, 0, "again", label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
+        )
     )
     if winnable:
-        view.add_item(buttons.AnimationButton("line", record.id, label=t(lang, "button.winning_line")))
+        view.add_item(controls.animation_button("line", record.id, label=t(lang, "button.winning_line")))
     if record.actions:
-        view.add_item(buttons.AnimationButton("mine", record.id, label=t(lang, "button.replay")))
+        view.add_item(controls.animation_button("mine", record.id, label=t(lang, "button.replay")))
     view.stop()
     return view
 
@@ -74,7 +76,7 @@ def board_view(
     game, record = game or live.game, live.record
     if finished(game, record):
         return _finished_view(live, lang, winnable)
-    view = buttons.ButtonRows()
+    view = controls.ButtonRows()
     version = game.version
     emojis = emojis or CardEmojis()
 
@@ -86,7 +88,7 @@ def board_view(
         disabled: bool = False,
         emoji: dict[str, Any] | None = None,
     ) -> None:
-        view.button(buttons.board_id(record.id, version, action), label, style, row, disabled=disabled, emoji=emoji)
+        view.button(controls.board_id(record.id, version, action), label, style, row, disabled=disabled, emoji=emoji)
 
     cards = [s for s in game.selectable_spots() if isinstance(s, int)]
     for position, spot in enumerate(cards[:15]):

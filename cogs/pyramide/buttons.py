@@ -14,58 +14,12 @@ from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
 from ..common import bot_of, language
-from ..internals import PrebuiltView
-from . import adapters, animation, daily, dealing, race, records
+from . import adapters, animation, controls, daily, dealing, race, records
+from .controls import CODE_SPOTS
 
-SPOT_CODES = {"waste": "w", "under": "u", "stock": "s"}
-CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
 BOARD_ACTIONS = {str(i) for i in range(28)} | set(CODE_SPOTS) | {"undo", "hint", "end", "new", "again"}
 MAX_ID = (1 << 63) - 1  # Discord snowflakes and our row ids fit a signed 64-bit integer
 BOARD_ID = re.compile(r"(?P<game>[0-9]{1,19}):(?P<version>[0-9]{1,9}):(?P<action>[a-z0-9]{1,6})")
-
-
-def board_id(game_id: int, version: int, action: str) -> str:
-    """The custom_id of a game message's button (read back by ``BoardButton``)."""
-    return f"pyr:{game_id}:{version}:{action}"
-
-
-class ButtonRows(PrebuiltView):
-    """A board's buttons as Discord's JSON (see ``cogs.internals.PrebuiltView``)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rows: list[list[dict[str, Any]]] = [[] for _ in range(5)]
-
-    def button(
-        self,
-        custom_id: str,
-        label: str,
-        style: discord.ButtonStyle,
-        row: int,
-        *,
-        disabled: bool = False,
-        emoji: dict[str, Any] | None = None,
-    ) -> None:
-        """A button; ``emoji`` is a component's emoji JSON (an application emoji's id and name)."""
-        button: dict[str, Any] = {
-            "type": 2,
-            "style": style.value,
-            "custom_id": custom_id,
-            "label": label[:80],
-            "disabled": disabled,
-        }
-        if emoji is not None:
-            button["emoji"] = emoji
-        self.rows[row].append(button)
-
-    def to_components(self) -> list[dict[str, Any]]:
-        return [{"type": 1, "components": row} for row in self.rows if row]
-
-    def __len__(self) -> int:
-        return sum(len(row) for row in self.rows)
-
-    def __repr__(self) -> str:
-        return f"<ButtonRows buttons={len(self)}>"
 
 
 class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<rest>.{0,95})"):
@@ -85,9 +39,7 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<
         row: int | None = None,
     ) -> None:
         super().__init__(
-            discord.ui.Button(
-                label=label[:80], style=style, disabled=disabled, row=row, custom_id=board_id(game_id, version, action)
-            )
+            controls.board_button(game_id, version, action, label=label, style=style, disabled=disabled, row=row)
         )
         self.game_id = game_id
         self.version = version
@@ -132,9 +84,7 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew
         disabled: bool = False,
     ) -> None:
         super().__init__(
-            discord.ui.Button(
-                label=label[:80], style=style, disabled=disabled, custom_id=f"pyrnew:{choice}:{game_id}:{deal}"[:100]
-            )
+            controls.new_game_choice(choice, game_id, deal, label=label, style=style, disabled=disabled)
         )
         self.choice = choice
         self.game_id = game_id
@@ -176,7 +126,7 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare
 
     def __init__(self, game_id: int, *, label: str = "\u200b") -> None:
         super().__init__(
-            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.secondary, custom_id=f"pyrshare:{game_id}")
+            controls.share_button(game_id, label=label)
         )
         self.game_id = game_id
 
@@ -198,9 +148,7 @@ class AnimationButton(
 
     def __init__(self, kind: str, game_id: int, *, label: str = "\u200b") -> None:
         super().__init__(
-            discord.ui.Button(
-                label=label[:80], style=discord.ButtonStyle.secondary, custom_id=f"pyranim:{kind}:{game_id}"
-            )
+            controls.animation_button(kind, game_id, label=label)
         )
         self.kind = kind
         self.game_id = game_id
@@ -221,7 +169,7 @@ class RaceGiveUp(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrrace:g
 
     def __init__(self, race_id: int, *, label: str = "\u200b") -> None:
         super().__init__(
-            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"pyrrace:giveup:{race_id}")
+            controls.race_give_up(race_id, label=label)
         )
         self.race_id = race_id
 
@@ -247,12 +195,7 @@ class LeaderboardPage(
         self, period: str, page: int, way: str, rules: str = "-", *, label: str = "\u200b", disabled: bool = False
     ) -> None:
         super().__init__(
-            discord.ui.Button(
-                label=label,
-                disabled=disabled,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"pyrlb:{period}:{page}:{way}:{rules}",
-            )
+            controls.leaderboard_page(period, page, way, rules, label=label, disabled=disabled)
         )
         self.period = period
         self.page = page
@@ -287,7 +230,7 @@ class _Confirmation(
         label: str = "\u200b",
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
     ) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"{self.prefix}:{choice}:{player}"))
+        super().__init__(controls.confirmation(self.prefix, choice, player, label=label, style=style))
         self.choice = choice
         self.player = player
 

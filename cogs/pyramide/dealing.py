@@ -21,7 +21,7 @@ from pyramide.storage import ABANDONED, ENDED, PLAYING
 
 from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
 from ..common import bot_of, language, mention, missing_permission
-from . import buttons
+from . import controls
 from .board import post_board, post_board_to
 from .daily import peeks_at_the_daily
 from .places import of_this_place, place_of, settings_key
@@ -161,7 +161,7 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
     deal = f"W-{game.rules.token}" if winnable else game.code
     allowed_to_end, ending = await may_replace(interaction, running)
     view.add_item(
-        buttons.NewGameChoice(
+        controls.new_game_choice(
             "replace",
             running.record.id,
             deal,
@@ -171,7 +171,7 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
         )
     )
     view.add_item(
-        buttons.NewGameChoice(
+        controls.new_game_choice(
             "keep", running.record.id, "", label=t(lang, "button.keep"), style=discord.ButtonStyle.secondary
         )
     )

@@ -23,7 +23,7 @@ from pyramide.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
 from ..common import bot_of, language, mention
-from . import buttons, dealing
+from . import controls, dealing
 from .board import board_message, post_board_to
 from .daily import missing_thread_permission, peeks_at_the_daily
 from .places import place_of
@@ -147,7 +147,7 @@ async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discor
     if race.finished_at is not None:
         return "\n".join(lines)[:2000], None
     view = discord.ui.View(timeout=None)
-    view.add_item(buttons.RaceGiveUp(race.id, label=t(lang, "race.give_up")))
+    view.add_item(controls.race_give_up(race.id, label=t(lang, "race.give_up")))
     view.stop()
     return "\n".join(lines)[:2000], view
 

@@ -15,7 +15,7 @@ from pyramide.storage import LeaderRow
 
 from ..answer import Answer, answering
 from ..common import bot_of, language, mention
-from . import buttons
+from . import controls
 from .places import place_of
 from .words import rules_words
 
@@ -148,12 +148,12 @@ async def leaderboard_page(
     view = discord.ui.View(timeout=None)
     token = rules or "-"
     view.add_item(
-        buttons.LeaderboardPage(
+        controls.leaderboard_page(
             period, max(page - 1, 0), "p", token, label=t(lang, "button.previous"), disabled=page == 0
         )
     )
     view.add_item(
-        buttons.LeaderboardPage(
+        controls.leaderboard_page(
             period, min(page + 1, pages - 1), "n", token, label=t(lang, "button.next"), disabled=page >= pages - 1
         )
     )
@@ -202,9 +202,11 @@ async def _ask_reset(answer: Answer, player: discord.abc.User | None) -> None:
     text = t(lang, "reset.confirm_player", player=mention(player_id)) if player else t(lang, "reset.confirm_all")
     view = discord.ui.View(timeout=None)
     view.add_item(
-        buttons.ResetChoice("yes", player_id, label=t(lang, "button.confirm"), style=discord.ButtonStyle.danger)
+        controls.confirmation(
+            "pyrreset", "yes", player_id, label=t(lang, "button.confirm"), style=discord.ButtonStyle.danger
+        )
     )
-    view.add_item(buttons.ResetChoice("no", player_id, label=t(lang, "button.cancel")))
+    view.add_item(controls.confirmation("pyrreset", "no", player_id, label=t(lang, "button.cancel")))
     view.stop()
     await answer.say(text, view=view)
 
@@ -220,8 +222,12 @@ async def _ask_forget(answer: Answer) -> None:
     lang = language(interaction)
     view = discord.ui.View(timeout=None)
     player = interaction.user.id
-    view.add_item(buttons.ForgetChoice("yes", player, label=t(lang, "button.forget"), style=discord.ButtonStyle.danger))
-    view.add_item(buttons.ForgetChoice("no", player, label=t(lang, "button.cancel")))
+    view.add_item(
+        controls.confirmation(
+            "pyrforget", "yes", player, label=t(lang, "button.forget"), style=discord.ButtonStyle.danger
+        )
+    )
+    view.add_item(controls.confirmation("pyrforget", "no", player, label=t(lang, "button.cancel")))
     view.stop()
     await answer.say(t(lang, "forget.confirm"), view=view)
 

@@ -14,7 +14,7 @@ from pyramide.storage import PLAYING
 
 from ..answer import Answer
 from ..common import bot_of, mention
-from . import buttons
+from . import controls
 from .board import show, update_board
 from .places import settings_key
 from .policy import may_end
@@ -77,7 +77,7 @@ async def _redraw_finished(answer: Answer, channel_id: int, game_id: int, messag
 def tap_action(action: str) -> Callable[[Game], ev.Event]:
     if action == "undo":
         return lambda game: game.undo()
-    spot: int | str = int(action) if action.isdigit() else buttons.CODE_SPOTS[action]
+    spot: int | str = int(action) if action.isdigit() else controls.CODE_SPOTS[action]
     return lambda game: game.tap(spot)
 
 
