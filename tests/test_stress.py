@@ -283,3 +283,21 @@ async def test_a_database_migrated_from_version_1_has_the_schema_of_a_new_one(da
     finally:
         await old.close()
     await storage.open()  # (the fixture closes it)
+
+
+async def test_a_race_nobody_cleared_is_over_in_the_transaction_that_closes_its_last_game(storage):
+    """The race ends when its last game in play is closed, nobody having cleared it: decided by the database
+    with that game, not by the cog afterwards (a process stopping in between leaves no race open)."""
+    records = [
+        await storage.create_game(GameRecord(0, 1000, 60_000 + n, player, "PY1-N-AAAAAAS", "N", created_at=1.0))
+        for n, player in enumerate((801, 802))
+    ]
+    race_id = await storage.create_race(1000, 70_999, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records])
+    records[0].status, records[0].finished_at, records[0].seconds = ENDED, 2.0, 1.0
+    await storage.finish_game(records[0])
+    assert (await storage.race(race_id)).finished_at is None  # the other still plays
+    records[1].status, records[1].finished_at, records[1].seconds = ENDED, 3.0, 2.0
+    await storage.finish_game(records[1])
+    race = await storage.race(race_id)
+    assert race.finished_at == 3.0 and race.winner_id is None
+    assert (await storage.race_stats(1000, 801)).played == 1

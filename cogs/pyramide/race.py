@@ -78,12 +78,11 @@ class Scoreboards:
 
     async def progress(self, bot: Any, record: GameRecord, lang: str) -> None:
         """After a game's board changed (``board.show``, the move already stored): if it is a race game,
-        settle a finish and refresh the scoreboard."""
+        refresh the scoreboard. (Who won, or that nobody did, was decided by the database in the
+        transaction that closed the game.)"""
         race_id = await self.race_of(bot, record.id)
         if race_id is None:
             return
-        if record.status != PLAYING:
-            await settle(bot, race_id, record)
         self.schedule(bot, race_id, lang)
 
     async def flush(self) -> None:
@@ -150,20 +149,6 @@ async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discor
     view.add_item(controls.race_give_up(race.id, label=t(lang, "race.give_up")))
     view.stop()
     return "\n".join(lines)[:2000], view
-
-
-async def settle(bot: Any, race_id: int, record: GameRecord) -> None:
-    """A race game finished: the race is over when nobody plays on. (Its winner, the first clear, was set
-    by the database in the transaction that closed the clearing game.)"""
-    now = bot.clock()
-    race = await bot.storage.race(race_id)
-    if race is None or race.finished_at is not None:
-        return
-    for _, game_id in race.players:
-        other = await bot.storage.game(game_id)
-        if other is not None and other.status == PLAYING:
-            return
-    await bot.storage.close_race(race_id, now)
 
 
 async def start_race(

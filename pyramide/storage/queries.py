@@ -123,6 +123,13 @@ WIN_RACE_OF_GAME = (
     "UPDATE races SET winner_id = ?, finished_at = ? WHERE winner_id IS NULL"
     " AND id = (SELECT race_id FROM race_players WHERE game_id = ?)"
 )
+# A race whose last game in play was just closed, nobody having cleared it, is over (nobody won it).
+CLOSE_RACE_OF_GAME = (
+    "UPDATE races SET finished_at = ? WHERE finished_at IS NULL"
+    " AND id = (SELECT race_id FROM race_players WHERE game_id = ?)"
+    " AND NOT EXISTS (SELECT 1 FROM race_players AS p JOIN games AS g ON g.id = p.game_id"
+    " WHERE p.race_id = races.id AND g.status = 'playing')"
+)
 DISCARD_ATTEMPT = "DELETE FROM daily_attempts WHERE game_id = ?"
 DISCARD_GAME = "DELETE FROM games WHERE id = ?"
 STALE_DAILIES = "SELECT channel_id FROM games WHERE status = 'playing' AND counted AND daily < ?"
@@ -276,8 +283,9 @@ def store_move(
 
 
 def finish_game(record: GameRecord) -> Program[bool]:
-    """Close a game (its actions packed into one value), its daily attempt and, for a clear, its race, in
-    one transaction; returns whether the game is its player's counted daily attempt."""
+    """Close a game (its actions packed into one value), its daily attempt and its race (won by a clear, or
+    over once its last game in play is closed), in one transaction; returns whether the game is its
+    player's counted daily attempt."""
     log = pack_log(record.actions) if record.status != BROKEN else None  # a broken log stays as found
     closed = yield changed(
         CLOSE_GAME,
@@ -307,6 +315,8 @@ def finish_game(record: GameRecord) -> Program[bool]:
         )
     if closed and record.status == WON:
         yield changed(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
+    elif closed:
+        yield changed(CLOSE_RACE_OF_GAME, record.finished_at, record.id)
     return bool((yield scalar(GAME_COUNTED, record.id)))
 
 
