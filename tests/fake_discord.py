@@ -69,7 +69,8 @@ class Shard:
     shard_count: int
     socket: web.WebSocketResponse
     sequence: int = 0
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)  # the bot has read READY and its servers
+    synced: int | None = None  # the sequence of the last GUILD_CREATE sent
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         self.sequence += 1
@@ -148,6 +149,10 @@ class FakeDiscord:
             frame = json.loads(message.data)
             if frame["op"] == 1:
                 await socket.send_str(json.dumps({"op": 11}))
+                # A heartbeat carries the last sequence the bot has read: once it is the last GUILD_CREATE's,
+                # the bot has its servers in its cache and may be sent interactions.
+                if shard is not None and shard.synced is not None and (frame.get("d") or 0) >= shard.synced:
+                    shard.ready.set()
             elif frame["op"] == 2:
                 shard_id, count = frame["d"].get("shard", [0, 1])
                 shard = Shard(shard_id, count, socket)
@@ -167,7 +172,8 @@ class FakeDiscord:
                 )
                 for guild in mine:
                     await shard.dispatch("GUILD_CREATE", guild.payload())
-                shard.ready.set()
+                shard.synced = shard.sequence
+                await socket.send_str(json.dumps({"op": 1, "d": shard.sequence}))  # Discord's "heartbeat now"
         if shard is not None and shard in self.shards:
             self.shards.remove(shard)
         return socket
@@ -176,7 +182,8 @@ class FakeDiscord:
         return [s for s in self.shards if (guild_id >> 22) % s.shard_count == s.shard_id and not s.socket.closed]
 
     async def wait_for_shards(self, count: int, timeout: float = 30.0) -> None:
-        """Until exactly ``count`` shard connections are open and identified (a killed process's are gone)."""
+        """Until exactly ``count`` shard connections are open and their bots have read READY and every
+        GUILD_CREATE (a heartbeat carrying their sequence came back), a killed process's gone."""
 
         async def ready() -> None:
             while sum(1 for s in self.shards if s.ready.is_set() and not s.socket.closed) != count or any(

@@ -94,8 +94,8 @@ async def fake():
 
 
 async def connected(fake: FakeDiscord, shards: int) -> None:
+    """Until the processes' shards have read READY and their servers (no fixed wait)."""
     await fake.wait_for_shards(shards)
-    await asyncio.sleep(1.0)  # READY and GUILD_CREATE handled by the bot
 
 
 async def deal(fake: FakeDiscord, guild: int, channel: int, code: str) -> dict:
