@@ -217,7 +217,6 @@ SET_RACE_MESSAGE = "UPDATE races SET message_id = ? WHERE id = ?"
 RACE_OF_GAME = "SELECT race_id FROM race_players WHERE game_id = ?"
 RACE = "SELECT id, guild_id, channel_id, message_id, code, created_at, winner_id, finished_at FROM races WHERE id = ?"
 RACERS = "SELECT player_id, game_id FROM race_players WHERE race_id = ? ORDER BY position"
-WIN_RACE = "UPDATE races SET winner_id = ?, finished_at = ? WHERE id = ? AND winner_id IS NULL"
 CLOSE_RACE = "UPDATE races SET finished_at = ? WHERE id = ? AND finished_at IS NULL"
 RACE_STATS = (
     "SELECT COUNT(*), COUNT(*) FILTER (WHERE r.winner_id = p.player_id),"
@@ -567,11 +566,6 @@ class SQLStorage:
 
     async def race(self, race_id: int) -> RaceRecord | None:
         return await self._read(lambda: race(race_id))
-
-    async def win_race(self, race_id: int, player_id: int, at: float) -> bool:
-        """Record ``player_id`` as the winner unless someone won first (one statement: across processes
-        too, only the first clear wins). Returns whether this player is the winner."""
-        return bool(await self._write(changed(WIN_RACE, player_id, at, race_id)) == 1)
 
     async def close_race(self, race_id: int, at: float) -> None:
         """Every player finished and nobody cleared the pyramid."""
