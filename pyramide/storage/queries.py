@@ -18,7 +18,6 @@ from typing import Any, Literal, TypeVar
 from . import (
     BROKEN,
     FINISHED,
-    PLAYING,
     WON,
     DailyAttempt,
     DailyRow,
@@ -577,5 +576,3 @@ class SQLStorage:
         played, won, best = found if found else (0, 0, None)
         return RaceStats(int(played or 0), int(won or 0), float(best) if best is not None else None)
 
-
-__all__ = ["PLAYING", "SQLStorage", "Step", "postgres_sql"]
