@@ -22,7 +22,7 @@ from .events import Event, Outcome
 from .game import Game, InvalidAction
 from .solver import Hint
 from .solving import SolverBusy, SolverService
-from .storage import BROKEN, ENDED, STUCK, WON, GameRecord, MoveConflict, Storage
+from .storage import BROKEN, ENDED, STUCK, WON, GameRecord, GameStatus, MoveConflict, Storage
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ class Turn:
             self.live = None
         return result
 
-    async def end(self, status: str = ENDED) -> Live:
+    async def end(self, status: GameStatus = ENDED) -> Live:
         """End the game in play (recorded with ``status``)."""
         if self.live is None:
             raise NoGame()
@@ -133,7 +133,7 @@ class Turn:
         game: Game,
         daily: str | None = None,
         locale: str | None = None,
-        ending: str = ENDED,
+        ending: GameStatus = ENDED,
     ) -> Live:
         """Deal ``game`` here; a game in play is ended first, recorded as ``ending`` (the caller asked or
         checked: its starter or a moderator ended it, or it was idle and someone else replaced it).
@@ -330,7 +330,7 @@ class GameManager:
         record.started_at = game.started_at = started_at
         record.actions.extend(new)
 
-    async def _finish(self, live: Live, status: str) -> None:
+    async def _finish(self, live: Live, status: GameStatus) -> None:
         """Close a game: stored first, then memory follows (a failed write changes nothing in memory)."""
         record, game = live.record, live.game
         now = self.clock()

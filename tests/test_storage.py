@@ -16,7 +16,7 @@ import pytest
 from pyramide import STOCK, Game
 from pyramide.manager import GameManager, StaleBoard
 from pyramide.solving import SolverService
-from pyramide.storage import BROKEN, WON, MoveConflict, StorageError, StorageUnavailable, from_url
+from pyramide.storage import BROKEN, ENDED, WON, GameStatus, MoveConflict, StorageError, StorageUnavailable, from_url
 from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.backends import raw, twin
 from tests.deals import kings_and_pairs
@@ -333,6 +333,17 @@ async def test_a_finished_games_actions_are_packed_into_one_value(storage):
     stored = await storage.game(live.record.id)
     assert stored.actions == actions
     assert Game.replay(stored.code, stored.actions).state() == live.game.state()
+
+
+async def test_every_status_read_back_is_a_game_status(storage):
+    manager = GameManager(storage)
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    assert (await storage.live_game(5)).status is GameStatus.PLAYING
+    await end(manager, 5)
+    stored = await storage.game(live.record.id)
+    assert stored.status is ENDED and f"daily.result.{stored.status}" == "daily.result.ended"
+    [row] = await storage.results(1, 9)
+    assert row.status is GameStatus.ENDED
 
 
 def test_packed_logs_round_trip_every_action():
