@@ -1,7 +1,8 @@
 """Persistence: what is stored (the records below) and how it is asked for, one protocol per aggregate
 (``Database``, ``Games``, ``Dailies``, ``Races``, ``Servers``, ``Players``). ``Storage`` is their union,
-implemented by one class over either backend: SQLite (aiosqlite) is the embedded default, PostgreSQL
-(asyncpg) serves deployments of several processes; ``from_url`` picks one by its URL.
+implemented by one class over either backend: SQLite (``sqlite3``, in threads the storage owns) is the
+embedded default, PostgreSQL (asyncpg) serves deployments of several processes; ``from_url`` picks one
+by its URL.
 
 The cogs and the game manager only ever see these protocols, never a backend.
 """
