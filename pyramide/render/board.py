@@ -226,7 +226,9 @@ def _free_rings(image: Image.Image, game: Game, faces: Faces, highlight: Collect
 _regions: LRU[tuple[object, ...], Image.Image] = LRU(2048)
 
 
-def _region(image: Image.Image, key: tuple, box: tuple[int, int, int, int], draw: Callable[[], None]) -> None:
+def _region(
+    image: Image.Image, key: tuple[object, ...], box: tuple[int, int, int, int], draw: Callable[[], None]
+) -> None:
     """Paste the cached picture of ``box`` for ``key``, or ``draw`` it on ``image`` and keep a copy."""
     found = _regions.get(key)
     if found is not None:

@@ -58,7 +58,7 @@ _lock = threading.Lock()
 
 
 def load_font(size: int, bold: bool = True) -> ImageFont.FreeTypeFont:
-    fonts = getattr(_local, "fonts", None)
+    fonts: dict[tuple[int, bool], ImageFont.FreeTypeFont] | None = getattr(_local, "fonts", None)
     if fonts is None:
         fonts = _local.fonts = {}
     key = (size, bold)
@@ -76,7 +76,9 @@ def rounded_mask(size: tuple[int, int], radius: int) -> Image.Image:
     return mask
 
 
-def _face(card: Card, centre_pip: bool = True, rank: str | None = None, border: tuple | None = None) -> Image.Image:
+def _face(
+    card: Card, centre_pip: bool = True, rank: str | None = None, border: tuple[int, int, int] | None = None
+) -> Image.Image:
     image = Image.new("RGB", (CARD_W, CARD_H), FACE)
     draw = ImageDraw.Draw(image)
     draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), RADIUS, fill=FACE, outline=FACE_EDGE, width=2)

@@ -313,10 +313,12 @@ class SQLStorage(StandingsQueries):
         return record
 
     async def live_game(self, channel_id: int) -> GameRecord | None:
-        return await self._read(lambda: load_game(LOAD_LIVE, channel_id))
+        found: GameRecord | None = await self._read(lambda: load_game(LOAD_LIVE, channel_id))
+        return found
 
     async def game(self, game_id: int) -> GameRecord | None:
-        return await self._read(lambda: load_game(LOAD_GAME, game_id))
+        found: GameRecord | None = await self._read(lambda: load_game(LOAD_GAME, game_id))
+        return found
 
     async def append_action(
         self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None = None
@@ -428,10 +430,12 @@ class SQLStorage(StandingsQueries):
         await self._write(changed(SET_RACE_MESSAGE, message_id, race_id))
 
     async def race_of_game(self, game_id: int) -> RaceRecord | None:
-        return await self._read(lambda: race_of_game(game_id))
+        found: RaceRecord | None = await self._read(lambda: race_of_game(game_id))
+        return found
 
     async def race(self, race_id: int) -> RaceRecord | None:
-        return await self._read(lambda: race(race_id))
+        found: RaceRecord | None = await self._read(lambda: race(race_id))
+        return found
 
     async def close_race(self, race_id: int, at: float) -> None:
         """Every player finished and nobody cleared the pyramid."""
