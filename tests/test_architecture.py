@@ -1,8 +1,11 @@
 """What import-linter (``[tool.importlinter]`` in pyproject.toml) cannot check: no import hidden inside a
 function in the Discord layer, no module of it over 400 lines, the cogs blind to the application even under
-TYPE_CHECKING; and the engine's command line."""
+TYPE_CHECKING; the house rules (no engine module over 500 lines, no module-level state written at run time,
+no private attribute of another library's object, every import declared, mypy, ruff and import-linter as
+configured), each also run on a broken example; and the engine's command line."""
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -386,3 +389,41 @@ def test_mypy_holds_the_engine_to_strict_and_the_discord_layer_to_typed_function
         ("pyramide/broken.py", 1, "no-untyped-def"),
         ("pyramide/broken.py", 5, "type-arg"),
     ]
+
+
+# --- ruff and import-linter, each caught on a broken example
+def test_ruff_with_the_projects_rules_refuses_an_untyped_function_and_an_unused_import(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import os\n\n\ndef untyped(x):\n    return x\n")
+    options = ["--config", str(ROOT / "pyproject.toml"), "--output-format", "concise", "--no-cache"]
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", *options, str(broken)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    codes = sorted(line.split(" ")[1] for line in result.stdout.splitlines() if line.startswith(str(broken)))
+    assert result.returncode == 1 and codes == ["ANN001", "ANN201", "F401"], result.stdout
+
+
+def test_import_linter_with_the_projects_contract_refuses_an_engine_that_imports_discord(tmp_path):
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    alone = next(c for c in config["contracts"] if c["name"].startswith("The engine stands alone"))
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.importlinter]\nroot_packages = ["pyramide", "cogs"]\ninclude_external_packages = true\n\n'
+        "[[tool.importlinter.contracts]]\n"
+        + "".join(f"{key} = {json.dumps(value)}\n" for key, value in alone.items())
+    )
+    for package, source in (("pyramide", "import discord\n"), ("cogs", "")):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text(source)
+    lint = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run(
+        [str(lint), "--no-cache"], capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False
+    )
+    assert result.returncode == 1 and "BROKEN" in result.stdout and "pyramide -> discord" in result.stdout, (
+        result.stdout + result.stderr
+    )
