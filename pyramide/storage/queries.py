@@ -117,6 +117,13 @@ CLOSE_ATTEMPT = (
     " finished_at = ? WHERE game_id = ? AND status IS NULL"
 )
 GAME_COUNTED = "SELECT counted FROM games WHERE id = ?"
+# The race row of a game, locked (an update that changes nothing): whoever closes a game of a race takes
+# it before deciding anything about the race, so that on PostgreSQL (READ COMMITTED) the second of two
+# games closed at once waits for the first one's commit, and its checks (fresh snapshots, statements
+# after this one) see it. SQLite serialises writers anyway. (SQLite has no SELECT ... FOR UPDATE.)
+LOCK_RACE_OF_GAME = (
+    "UPDATE races SET finished_at = finished_at WHERE id = (SELECT race_id FROM race_players WHERE game_id = ?)"
+)
 # The first clear of a race's game wins it, in the transaction that closes the game.
 WIN_RACE_OF_GAME = (
     "UPDATE races SET winner_id = ?, finished_at = ? WHERE winner_id IS NULL"
@@ -311,6 +318,8 @@ def finish_game(record: GameRecord) -> Program[bool]:
             record.finished_at,
             record.id,
         )
+    if closed:
+        yield changed(LOCK_RACE_OF_GAME, record.id)  # (after the game's row: always game, then race)
     if closed and record.status == WON:
         yield changed(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
     elif closed:
