@@ -338,7 +338,11 @@ async def _race_ending_at_once(index: int, manager: GameManager, storage: Storag
             fresh = stuck_game() if kind == "stuck" else kings_and_pairs()
             lives.append(await deal(manager, guild_id=3000, channel_id=channel, owner_id=player, game=fresh))
         race_id = await storage.create_race(
-            3000, 300_000 + index, lives[0].record.code, 1.0, [(p, live.record.id) for p, live in zip(players, lives)]
+            3000,
+            300_000 + index,
+            lives[0].record.code,
+            1.0,
+            [(p, live.record.id) for p, live in zip(players, lives, strict=True)],
         )
         acknowledged: dict = {"race": race_id, "games": {}, "kinds": kinds, "players": players}
 
@@ -348,7 +352,7 @@ async def _race_ending_at_once(index: int, manager: GameManager, storage: Storag
                 await play(manager, channel, lambda g, a=action: g.tap(a), request=random.getrandbits(62))
             return actions
 
-        played = await asyncio.gather(*(all_but_last(c, k, g) for c, k, g in zip(channels, kinds, lines)))
+        played = await asyncio.gather(*(all_but_last(c, k, g) for c, k, g in zip(channels, kinds, lines, strict=True)))
 
         async def last(channel: int, kind: str, line: Game) -> tuple[str, int]:
             if kind == "give up":
@@ -358,7 +362,7 @@ async def _race_ending_at_once(index: int, manager: GameManager, storage: Storag
             assert result.finished
             return result.live.record.status, len(line.actions)
 
-        ends = await asyncio.gather(*(last(c, k, g) for c, k, g in zip(channels, kinds, lines)))
+        ends = await asyncio.gather(*(last(c, k, g) for c, k, g in zip(channels, kinds, lines, strict=True)))
     for live, (status, moves), actions in zip(lives, ends, played, strict=True):
         acknowledged["games"][live.record.id] = (live.record.owner_id, status, moves)
         assert moves >= len(actions)
@@ -389,7 +393,9 @@ async def test_races_whose_last_moves_arrive_at_once_all_end_with_the_right_winn
                 if stored is None or (stored.owner_id, stored.status, len(stored.actions)) != (owner, status, moves):
                     wrong.append(f"game {game_id}: {stored and (stored.status, len(stored.actions))}")
         assert wrong == []
-        played = [await reopened.race_stats(3000, player) for acknowledged in races for player in acknowledged["players"]]
+        played = [
+            await reopened.race_stats(3000, player) for acknowledged in races for player in acknowledged["players"]
+        ]
         assert all(stats.played == 1 for stats in played)
         assert sum(stats.won for stats in played) == sum(
             1 for acknowledged in races if "clear" in acknowledged["kinds"]
@@ -404,10 +410,14 @@ async def test_a_race_nobody_cleared_is_over_when_its_last_two_games_are_closed_
     races = []
     for index in range(60):
         records = [
-            await storage.create_game(GameRecord(0, 1000, 61_000 + index * 2 + n, player, "PY1-N-AAAAAAS", "N", created_at=1.0))
+            await storage.create_game(
+                GameRecord(0, 1000, 61_000 + index * 2 + n, player, "PY1-N-AAAAAAS", "N", created_at=1.0)
+            )
             for n, player in enumerate((901 + index * 2, 902 + index * 2))
         ]
-        race_id = await storage.create_race(1000, 71_000 + index, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records])
+        race_id = await storage.create_race(
+            1000, 71_000 + index, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records]
+        )
         for record in records:
             record.status, record.finished_at, record.seconds = ENDED, 2.0, 1.0
         races.append((race_id, records))
