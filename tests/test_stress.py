@@ -424,3 +424,59 @@ async def test_a_race_nobody_cleared_is_over_when_its_last_two_games_are_closed_
     await asyncio.gather(*(storage.finish_game(record) for _, records in races for record in records))
     open_races = [race_id for race_id, _ in races if (await storage.race(race_id)).finished_at is None]
     assert open_races == []
+
+
+async def test_a_player_forgotten_while_racing_leaves_no_race_open(storage):
+    """Forget-me for one player of each race at the moment the other player gives up: the race is over
+    (its last game in play went with the forgotten player), and nothing of the forgotten player is left."""
+    races = []
+    for index in range(40):
+        forgotten, other = 20_000 + index, 21_000 + index
+        records = [
+            await storage.create_game(
+                GameRecord(0, 1000, 62_000 + index * 2 + n, p, "PY1-N-AAAAAAS", "N", created_at=1.0)
+            )
+            for n, p in enumerate((forgotten, other))
+        ]
+        race_id = await storage.create_race(
+            1000, 72_000 + index, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records]
+        )
+        records[1].status, records[1].finished_at, records[1].seconds = ENDED, 2.0, 1.0
+        races.append((race_id, forgotten, records[1]))
+    both = [(storage.finish_game(record), storage.forget_player(forgotten)) for _, forgotten, record in races]
+    await asyncio.gather(*(work for index, pair in enumerate(both) for work in pair[:: 1 - 2 * (index % 2)]))
+    for race_id, forgotten, record in races:
+        race = await storage.race(race_id)
+        assert race.finished_at is not None and race.winner_id is None, race
+        assert race.players == ((record.owner_id, record.id),)
+        assert await raw(storage, "SELECT id FROM games WHERE owner_id = ?", forgotten) == []
+
+
+async def test_a_server_rejoined_while_its_data_is_purged_keeps_it(postgres_url):
+    """PostgreSQL (READ COMMITTED): the bot rejoins a server (its departure deleted) while the purge of
+    departed servers runs, having listed that server already; the server keeps its games and settings."""
+    storage = from_url(postgres_url)
+    await storage.open()
+    try:
+        record = await storage.create_game(GameRecord(0, 4000, 64_000, 7, "PY1-N-AAAAAAS", "N", created_at=1.0))
+        await storage.save_settings(4000, GuildSettings(idle_minutes=7))
+        await storage.guild_left(4000, 1.0)
+        rejoin = await asyncpg.connect(postgres_url)
+        try:
+            transaction = rejoin.transaction()
+            await transaction.start()
+            await rejoin.execute("SELECT * FROM departures WHERE guild_id = 4000 FOR UPDATE")
+            purge = asyncio.ensure_future(storage.purge_departed(100.0))
+            while not await rejoin.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            ):
+                await asyncio.sleep(0.02)  # the purge waits for the departure's row
+            await rejoin.execute("DELETE FROM departures WHERE guild_id = 4000")  # what guild_joined does
+            await transaction.commit()
+            assert await purge == []
+        finally:
+            await rejoin.close()
+        assert await storage.game(record.id) is not None
+        assert await storage.settings(4000) == GuildSettings(idle_minutes=7)
+    finally:
+        await storage.close()
