@@ -28,6 +28,7 @@ from . import (
     RaceRecord,
     RaceStats,
     ResultRow,
+    StorageOutcomeUnknown,
 )
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
 
@@ -102,6 +103,7 @@ STORE_MOVE_IN_ONE = (
     " RETURNING id"
 )
 LAST_ACTION_AT = "SELECT MAX(at) FROM actions WHERE game_id = ?"
+MOVE_AT = "SELECT action, request FROM actions WHERE game_id = ? AND seq = ?"
 SET_MESSAGE = "UPDATE games SET message_id = ? WHERE id = ?"
 ADD_HINT = (
     "UPDATE games SET hints = hints + 1, hint_request = ? WHERE id = ?"
@@ -446,6 +448,16 @@ class SQLStorage:
         written and ``MoveConflict`` is raised."""
         await self._write(lambda: store_move(game_id, seq, action, at, record, request))
 
+    async def settle(self, unknown: StorageOutcomeUnknown) -> None:
+        """Make sure a write of unknown outcome can no longer take effect (SQLite never leaves one: its
+        writes run in this process, committed or rolled back before they return)."""
+
+    async def move_at(self, game_id: int, seq: int) -> tuple[str, int | None] | None:
+        """The move stored at a place of a game in play (its action, encoded, and its interaction), if any:
+        how a move whose write had an unknown outcome is looked up once the write is settled."""
+        found = await self._read(row(MOVE_AT, game_id, seq))
+        return (str(found[0]), int(found[1]) if found[1] is not None else None) if found else None
+
     async def last_action_at(self, game_id: int) -> float | None:
         """When the game's last action was stored (``None``: no action yet)."""
         found = await self._read(scalar(LAST_ACTION_AT, game_id))
@@ -604,4 +616,3 @@ class SQLStorage:
         found = await self._read(row(RACE_STATS, guild_id, player_id))
         played, won, best = found if found else (0, 0, None)
         return RaceStats(int(played or 0), int(won or 0), float(best) if best is not None else None)
-
