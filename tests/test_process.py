@@ -20,7 +20,7 @@ from typing import IO
 import pytest
 
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
-from tests.fake_discord import FakeDiscord, Guild
+from tests.fake_discord import Answer, FakeDiscord, Guild
 from tests.postgres import fetch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -563,9 +563,7 @@ async def test_the_daily_is_played_in_place_and_counted_once_across_places_again
     assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
 
 
-async def test_an_old_board_and_forced_private_answers_outside_servers_against_the_process(
-    fake, tmp_path, place_db
-):
+async def test_an_old_board_and_forced_private_answers_outside_servers_against_the_process(fake, tmp_path, place_db):
     """In a group DM a press on a board the bot could not take the buttons off is answered privately as out of
     date; in a server without the bot, a member without Use External Apps gets private boards that still play."""
     outside(fake)
@@ -590,3 +588,119 @@ async def test_an_old_board_and_forced_private_answers_outside_servers_against_t
         stop(bot)
     assert sorted(rows(place_db, "SELECT guild_id, moves FROM games")) == [(0, 1), (GUILD_WITHOUT_BOT, 1)]
     assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
+
+
+# ------------------------------------------------------------------------- a stalled PostgreSQL
+STALLED_CHANNELS = tuple(720_000_000_000_000_000 + n for n in range(8))
+STALL_SECONDS = 5.0
+
+
+def server_processes(url: str) -> list[int]:
+    """The PostgreSQL server's processes (its postmaster first, then its children), from its data folder."""
+    folder = fetch(url, "SHOW data_directory")[0][0]
+    try:
+        postmaster = int((Path(folder) / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        pytest.skip("the PostgreSQL server is not one this test can signal")
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):  # (a process that ended meanwhile)
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                children.append(int(stat.parent.name))
+    return [postmaster, *children]
+
+
+def signal_all(pids: list[int], number: signal.Signals) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, number)
+
+
+def final_words(fake: FakeDiscord, payload: dict) -> tuple[bool, str] | None:
+    """A press's last answer, once it came: whether it drew a board, and all its words (None: only a
+    deferral so far)."""
+    requests = fake.answers.get(payload["token"], Answer()).requests
+    if not requests or all(r["body"].get("type") == 6 for r in requests):
+        return None
+    board = any(r["files"] or "components" in (r["body"].get("data") or r["body"]) for r in requests)
+    return board, answered_words(fake, payload)
+
+
+async def test_presses_while_postgresql_stalls_are_never_answered_against_what_is_stored(postgres_url, tmp_path):
+    """The PostgreSQL server frozen (SIGSTOP of all its processes, as a network stall would) while eight
+    players press, thawed a few seconds later. A press answered "nothing was played" really stored
+    nothing; a press whose board shows its move has it stored; one told "not sure it was saved" is
+    shown the truth by its next press; and play goes on."""
+    fake = await FakeDiscord([Guild(GUILD_A, STALLED_CHANNELS)]).start()
+    bot = launch(fake, postgres_url, folder=tmp_path)
+    frozen: list[int] = []
+    try:
+        await connected(fake, 1)
+        labels = plan()
+        boards = {}
+        for n, channel in enumerate(STALLED_CHANNELS):
+            payload = fake.command(GUILD_A, channel, PLAYER + n, "new", code=kings_and_pairs().code)
+            await fake.answered_after(payload)
+            boards[channel] = fake.messages[fake.original[payload["token"]]]
+            board = boards[channel]
+            custom_id = next(
+                b["custom_id"] for r in board["components"] for b in r["components"] if b["label"] == labels[0]
+            )
+            await fake.answered_after(fake.press(GUILD_A, PLAYER + n, board, custom_id))
+            boards[channel] = fake.messages[int(board["id"])]
+
+        def press(n: int, label: str) -> dict:
+            board = boards[STALLED_CHANNELS[n]]
+            custom_id = next(
+                b["custom_id"] for r in board["components"] for b in r["components"] if b["label"] == label
+            )
+            return fake.press(GUILD_A, PLAYER + n, board, custom_id)
+
+        frozen = server_processes(postgres_url)
+        signal_all(frozen, signal.SIGSTOP)
+        presses = []
+        for n in range(len(STALLED_CHANNELS)):  # spread over the stall: some find a connection, some wait for one
+            presses.append((n, press(n, labels[1])))
+            await fake.send(presses[-1][1])
+            await asyncio.sleep(STALL_SECONDS / len(STALLED_CHANNELS) / 2)
+        await asyncio.sleep(STALL_SECONDS / 2)
+        signal_all(frozen, signal.SIGCONT)
+        frozen = []
+        await until(lambda: all(final_words(fake, p) is not None for _, p in presses), timeout=40)
+
+        stored_requests = {
+            int(r[0]) for r in fetch(postgres_url, "SELECT request FROM actions WHERE request IS NOT NULL")
+        }
+        contradictions, unsure = [], []
+        for n, payload in presses:
+            board, words = final_words(fake, payload)
+            played = int(payload["id"]) in stored_requests
+            if "nothing was played" in words and played:
+                contradictions.append(f"player {n}: told nothing was played, yet it is stored")
+            elif "Not sure" in words:
+                unsure.append((n, played))
+            elif "nothing was played" not in words and (not board or not played):
+                contradictions.append(f"player {n}: {board=}, {played=}: {words[:120]}")
+            if board and played:  # the board shows the move
+                assert labels[1] in fake.messages[int(boards[STALLED_CHANNELS[n]]["id"])]["content"]
+        assert contradictions == []
+        for n, played in unsure:  # the next press shows the truth
+            payload = press(n, labels[1])
+            await fake.send(payload)
+            await until(lambda p=payload: final_words(fake, p) is not None)
+            _, words = final_words(fake, payload)
+            assert ("brought up to date" in words) == played, words
+        told_nothing = {n for n, p in presses if "nothing was played" in final_words(fake, p)[1]}
+        actions = fetch(
+            postgres_url,
+            "SELECT g.channel_id, COUNT(a.seq) FROM games g LEFT JOIN actions a ON a.game_id = g.id"
+            " WHERE g.status = 'playing' GROUP BY g.channel_id",
+        )
+        expected = {channel: 1 if n in told_nothing else 2 for n, channel in enumerate(STALLED_CHANNELS)}
+        assert {int(c): int(k) for c, k in actions} == expected
+    finally:
+        signal_all(frozen, signal.SIGCONT)
+        log = stop(bot)
+        await fake.stop()
+    assert "Traceback" not in log, log[-3000:]
+    assert log.count("did not answer for") <= 2, log[-3000:]  # one warning per outage, with its length

@@ -26,6 +26,21 @@ class StorageUnavailable(RuntimeError):
     key = "storage_busy"
 
 
+class StorageOutcomeUnknown(StorageUnavailable):
+    """A write was sent, and no answer came in time (a stall, a cut connection): it may be stored or not.
+    Never "nothing was done". ``settle`` it (the write can then no longer take effect) and look it up.
+    ``session`` is the server's id for the connection it was sent on (None: none to end); ``cut`` whether
+    the connection was cut (then a write found absent may be sent again at once) rather than too slow
+    (a stall, a lock: a second try would likely wait as long)."""
+
+    key = "storage_unknown"
+
+    def __init__(self, message: str, session: int | None = None, *, cut: bool = False) -> None:
+        super().__init__(message)
+        self.session = session
+        self.cut = cut
+
+
 @dataclass(slots=True)
 class GameRecord:
     """One game as stored: who, where, which deal, and how it went."""
@@ -171,6 +186,8 @@ class Storage(Protocol):
     async def discard_game(self, game_id: int) -> None: ...
     async def last_action_at(self, game_id: int) -> float | None: ...
     async def add_hint(self, game_id: int, request: int | None = None) -> bool: ...
+    async def settle(self, unknown: StorageOutcomeUnknown) -> None: ...
+    async def move_at(self, game_id: int, seq: int) -> tuple[str, int | None] | None: ...
     async def finish_game(self, record: GameRecord) -> GameRecord: ...
 
     # settings
