@@ -28,6 +28,7 @@ from .storage import (
     STUCK,
     WON,
     GameRecord,
+    GameStatus,
     MoveConflict,
     Storage,
     StorageOutcomeUnknown,
@@ -130,7 +131,7 @@ class Turn:
             self.live = None
         return result
 
-    async def end(self, status: str = ENDED) -> Live:
+    async def end(self, status: GameStatus = ENDED) -> Live:
         """End the game in play (recorded with ``status``)."""
         if self.live is None:
             raise NoGame()
@@ -147,7 +148,7 @@ class Turn:
         game: Game,
         daily: str | None = None,
         locale: str | None = None,
-        ending: str = ENDED,
+        ending: GameStatus = ENDED,
     ) -> Live:
         """Deal ``game`` here; a game in play is ended first, recorded as ``ending`` (the caller asked or
         checked: its starter or a moderator ended it, or it was idle and someone else replaced it).
@@ -404,7 +405,7 @@ class GameManager:
         log.info("game %s: move %s of unknown outcome was stored (looked up)", game_id, seq)
         return True
 
-    async def _finish(self, live: Live, status: str) -> None:
+    async def _finish(self, live: Live, status: GameStatus) -> None:
         """Close a game: stored first, then memory follows (a failed write changes nothing in memory)."""
         record, game = live.record, live.game
         now = self.clock()

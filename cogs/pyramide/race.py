@@ -16,6 +16,7 @@ from typing import Any, cast
 import discord
 
 from pyramide import Game
+from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
@@ -31,6 +32,7 @@ from .threads import create_thread
 
 log = logging.getLogger(__name__)
 
+BY_GAME_SIZE = 50_000  # games whose race (or none) is remembered
 EDIT_SECONDS = 4.0  # the least time between two edits of a scoreboard
 THREAD_NEEDS = ("send_messages_in_threads", "attach_files")
 
@@ -41,17 +43,15 @@ class Scoreboards:
     race at most."""
 
     def __init__(self) -> None:
-        self.by_game: dict[int, int | None] = {}
+        self.by_game: LRU[int, int | None] = LRU(BY_GAME_SIZE)
         self.last_edit: dict[int, float] = {}
         self.pending: dict[int, asyncio.Task[None]] = {}
 
     async def race_of(self, bot: Any, game_id: int) -> int | None:
-        if game_id not in self.by_game:
-            if len(self.by_game) > 50_000:
-                self.by_game.clear()
-            race = await bot.storage.race_of_game(game_id)
-            self.by_game[game_id] = race.id if race is not None else None
-        return self.by_game[game_id]
+        if game_id in self.by_game:
+            return self.by_game.get(game_id)
+        race = await bot.storage.race_of_game(game_id)
+        return self.by_game.put(game_id, race.id if race is not None else None)
 
     def schedule(self, bot: Any, race_id: int, lang: str) -> None:
         """Edit the race's scoreboard now, or when ``EDIT_SECONDS`` have passed since the last edit."""
@@ -215,7 +215,7 @@ async def start_race(
                     raise NoThread
             race_id = await bot.storage.create_race(interaction.guild_id, channel.id, game.code, bot.clock(), games)
             for _, game_id in games:
-                cast(Scoreboards, bot.scoreboards).by_game[game_id] = race_id
+                cast(Scoreboards, bot.scoreboards).by_game.put(game_id, race_id)
             race = await bot.storage.race(race_id)
             assert race is not None
             content, view = await scoreboard(bot, race, lang)
@@ -249,7 +249,7 @@ async def _take_back_race(
 ) -> None:
     """Remove what a race that could not start had made (best effort, each part on its own)."""
     for _, game_id in games:
-        bot.scoreboards.by_game.pop(game_id, None)
+        bot.scoreboards.by_game.pop(game_id)
         try:
             await bot.storage.discard_game(game_id)
         except Exception:

@@ -11,7 +11,7 @@ from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import LeaderRow
+from pyramide.storage import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow
 
 from ..answer import Answer, answering
 from ..common import bot_of, language, mention
@@ -20,7 +20,7 @@ from .places import place_of
 from .words import rules_words
 
 PAGE = 10
-RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜", "broken": "⬛", "abandoned": "⬜"}
+RESULT_MARKS = {WON: "🟩", STUCK: "🟥", ENDED: "⬜", BROKEN: "⬛", ABANDONED: "⬜"}
 
 
 def _now(interaction: discord.Interaction) -> datetime:

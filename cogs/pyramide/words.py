@@ -8,11 +8,12 @@ from datetime import date
 
 from pyramide import InvalidCode, Rules
 from pyramide.daily import daily_number, daily_tier
-from pyramide.difficulty import Tier, known
+from pyramide.difficulty import Tier
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.manager import Live
 from pyramide.solver import Verdict
+from pyramide.solving import SolverService
 from pyramide.storage import STUCK, WON, GameRecord
 
 from ..answer import Answer
@@ -32,10 +33,11 @@ def rules_words(rules: Rules, lang: str) -> str:
     return ", ".join(parts) or t(lang, "rules.name.N")
 
 
-def deal_tier(record: GameRecord) -> Tier | None:
+def deal_tier(record: GameRecord, solver: SolverService) -> Tier | None:
     """The difficulty of a game's deal when it is known without rating it now: a daily's from its day
-    (the week's schedule), another's when this process rated it (a deal chosen by difficulty)."""
-    rating = known(record.code)
+    (the week's schedule), another's when ``solver`` rated it (a deal chosen by difficulty, a daily
+    before the schedule)."""
+    rating = solver.known_rating(record.code)
     if record.daily is not None:
         scheduled = daily_tier(date.fromisoformat(record.daily))
         if scheduled is not None:
@@ -43,9 +45,9 @@ def deal_tier(record: GameRecord) -> Tier | None:
     return rating.tier if rating is not None else None
 
 
-def tier_words(record: GameRecord, lang: str) -> str:
+def tier_words(record: GameRecord, lang: str, solver: SolverService) -> str:
     """ "Difficulty: hard" for the board's status line, or nothing for a deal not rated."""
-    tier = deal_tier(record)
+    tier = deal_tier(record, solver)
     return t(lang, "board.tier", tier=t(lang, f"tier.{tier}")) if tier is not None else ""
 
 
@@ -82,11 +84,11 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
     if record.hints:
         lines.append(t(lang, "end.hints", count=record.hints))
     if record.daily is not None and record.counted:
-        lines.append(share_text(record, record.picture, lang))
+        lines.append(share_text(record, record.picture, lang, bot_of(answer.interaction).solver))
     return lines
 
 
-def share_text(record: GameRecord, picture: str | None, lang: str) -> str:
+def share_text(record: GameRecord, picture: str | None, lang: str, solver: SolverService) -> str:
     """A finished daily in a few spoiler-free lines: the day, the result, cards removed, time, moves,
     hints, and when each card of the pyramid went (no card is named, so it gives nothing away)."""
     assert record.daily is not None
@@ -94,7 +96,7 @@ def share_text(record: GameRecord, picture: str | None, lang: str) -> str:
         lang,
         "daily.share",
         number=daily_number(date.fromisoformat(record.daily)),
-        tier=t(lang, f"tier.{deal_tier(record) or 'unrated'}"),
+        tier=t(lang, f"tier.{deal_tier(record, solver) or 'unrated'}"),
         result=t(lang, f"daily.result.{record.status}"),
         removed=record.removed,
         time=format_duration(record.seconds or 0),
