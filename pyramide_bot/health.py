@@ -98,9 +98,9 @@ class Health:
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
         await site.start()
-        server = site._server
-        sockets = getattr(server, "sockets", None) or []
-        self.port = int(sockets[0].getsockname()[1]) if sockets else port
+        # The runner's public addresses: (host, port) for IPv4, (host, port, flow, scope) for IPv6.
+        addresses = self._runner.addresses
+        self.port = int(addresses[0][1]) if addresses else port
         log.info("metrics on http://%s:%d/metrics, readiness on /healthz", host, self.port)
         return self.port
 
