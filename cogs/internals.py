@@ -1,6 +1,7 @@
-"""The few places where Pyramide leans on discord.py internals, each with the reason; nothing else in the
-bot touches them. ``pyproject.toml`` pins discord.py to the minor version CI tests (2.7), so a change of
-any of these is caught by the suite before it reaches a deployment.
+"""The two places where the bot sets what discord.py offers no public option for (the addresses of its REST
+API and of its gateway), each with the reason, and the prebuilt view; nothing else in the bot touches a
+discord.py internal. ``pyproject.toml`` pins discord.py to the minor versions CI tests, so a change of
+these class attributes is caught by the suite before it reaches a deployment.
 """
 
 from __future__ import annotations

@@ -110,3 +110,54 @@ def test_the_rules_document_names_tests_that_exist():
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     }
     assert len(named) >= 20 and named <= defined, sorted(named - defined)
+
+
+# --- discord.py internals stay in one module of the tests, under a version check --------------------------
+DISCORD_PRIVATE = ("_connection", "_async_setup_hook", "_add_guild_from_data", "_get_state", "_ready")
+DISCORD_PRIVATE_MODULES = ("discord.webhook.async_", "discord.state")
+HARNESS_CODE = sorted(
+    path
+    for path in [*(ROOT / "tests").glob("*.py"), *(ROOT / "bench").glob("*.py")]
+    if path.name != "discord_internals.py"
+)
+
+
+def _discord_internals_used(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in DISCORD_PRIVATE:
+            found.append((node.lineno, node.attr))
+        elif isinstance(node, ast.ImportFrom) and node.module in DISCORD_PRIVATE_MODULES:
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name in DISCORD_PRIVATE_MODULES]
+    return found
+
+
+@pytest.mark.parametrize("path", HARNESS_CODE, ids=_name)
+def test_only_tests_discord_internals_reaches_into_discord_py(path):
+    found = _discord_internals_used(ast.parse(path.read_text(encoding="utf-8")))
+    assert not found, f"{_name(path)} uses discord.py internals outside tests/discord_internals.py: {found}"
+
+
+def test_the_walk_finds_discord_internals():
+    tree = ast.parse(
+        "from discord.webhook.async_ import async_context\n"
+        "bot._connection.parse_interaction_create(p)\n"
+        "await bot._async_setup_hook()\n"
+        "bot.http.request = f\n"
+    )
+    expected = [(1, "discord.webhook.async_"), (2, "_connection"), (3, "_async_setup_hook")]
+    assert _discord_internals_used(tree) == expected
+
+
+def test_an_untested_discord_py_is_refused_naming_the_tested_range():
+    from tests import discord_internals
+
+    assert discord_internals.TESTED == ((2, 7), (2, 8))  # read from pyproject.toml's pin
+    discord_internals.check_version("2.7.9")
+    for version in ("2.8.0", "2.6.3", "3.0.0a"):
+        with pytest.raises(discord_internals.UntestedDiscordVersion, match=r"discord\.py>=2\.7,<2\.8"):
+            discord_internals.check_version(version)
+    bot_in = (ROOT / "requirements" / "bot.in").read_text(encoding="utf-8")
+    assert "discord.py>=2.7,<2.8" in bot_in.splitlines()  # the lock's source says the same as the pin

@@ -8,6 +8,7 @@ from PIL import Image
 
 from pyramide import Game, Rules
 from pyramide.render import BANNER_BOTTOM, BANNER_TOP, HEIGHT, WIDTH
+from tests import discord_internals as internals
 from tests.deals import kings_and_pairs, stuck_layout
 from tests.harness import (
     CHANNEL_ID,
@@ -527,7 +528,7 @@ async def test_metrics_and_readiness_are_served_over_loopback(tmp_path):
             assert "pyramide_live_games 1.0" in text and "pyramide_solver_waiting 0.0" in text
             assert 'pyramide_interaction_seconds_bucket{kind="button",le="+Inf"} 1.0' in text
             assert "pyramide_database_errors_total 0.0" in text
-            h.bot._ready.set()  # as after the gateway's READY
+            internals.mark_ready(h.bot)  # as after the gateway's READY
             async with session.get(f"{base}/healthz") as response:
                 assert response.status == 200
             await h.storage.close()  # the database goes away

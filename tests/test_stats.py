@@ -15,6 +15,7 @@ from pyramide.solver import solve
 from pyramide.stats import day_streaks, player_stats
 from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage, from_url, schema
 from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
+from tests import discord_internals as internals
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
 from tests.play import play
@@ -368,7 +369,7 @@ async def test_a_servers_data_goes_a_grace_period_after_the_bot_left_unless_it_c
     await harness.command("/pyramide-admin settings", permissions=PLAIN | MANAGE_GUILD, error_help=False)
     admin = harness.bot.get_cog("Admin")
     known = asyncio.all_tasks()
-    harness.bot._connection.parse_guild_delete({"id": str(GUILD_ID)})  # the gateway: removed from the server
+    internals.remove_guild(harness.bot, GUILD_ID)  # the gateway: removed from the server
     await harness.settle(known)
     harness.now[0] += 29 * DAY
     await admin.housekeeping()
@@ -383,7 +384,7 @@ async def test_coming_back_within_the_grace_period_keeps_everything(harness):
     await add_game(harness.storage, player=OWNER)
     admin = harness.bot.get_cog("Admin")
     known = asyncio.all_tasks()
-    harness.bot._connection.parse_guild_delete({"id": str(GUILD_ID)})
+    internals.remove_guild(harness.bot, GUILD_ID)
     await harness.settle(known)
     harness.now[0] += 10 * DAY
     await admin.on_guild_join(discord.Object(GUILD_ID))
