@@ -586,8 +586,7 @@ class Harness:
         internals.route_rest(bot, self.hub.http_request)
         self.hub.in_flight = lambda: bot.in_flight
         await internals.setup(bot)
-        assert bot.emoji_sync is not None
-        await bot.emoji_sync  # the card emojis in step before the first interaction, as the tests expect
+        await bot.card_emojis.wait()  # the card emojis in step before the first interaction, as the tests expect
         internals.add_guild(bot, self.guild_payload())
         internals.record_webhooks(RecordingAdapter(self.hub))
         self.bot = bot

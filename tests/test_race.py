@@ -103,10 +103,10 @@ async def test_the_scoreboard_is_edited_no_more_often_than_allowed(harness, monk
         ]
 
     for _ in range(10):  # a burst of moves: one edit, not ten
-        scoreboards.schedule(harness.bot, race_id, "en")
+        scoreboards.schedule(race_id, "en")
     await scoreboards.flush()
     for _ in range(10):
-        scoreboards.schedule(harness.bot, race_id, "en")
+        scoreboards.schedule(race_id, "en")
     started = time.perf_counter()
     await scoreboards.flush()
     times = edits()

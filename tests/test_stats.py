@@ -289,7 +289,7 @@ async def test_share_line_after_a_counted_daily(harness):
     harness.now[0] += 221  # the clock runs from the opening of the attempt, not from the first move
     sent = await harness.command("end", channel_id=thread_id)
     text = "\n".join(s.content for s in sent)
-    tier = rate(daily_game(date(2026, 11, 30), harness.bot.daily_secret)).tier  # before the schedule: as measured
+    tier = rate(daily_game(date(2026, 11, 30), harness.bot.dailies.secret)).tier  # before the schedule: as measured
     assert f"Pyramide daily #334 · {tier} · gave up\n🃏 0/28 · ⏱️ 3:41 · 👣 1 · 💡 0\n⬛\n⬛⬛\n" in text
 
 

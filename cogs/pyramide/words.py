@@ -16,7 +16,6 @@ from pyramide.solver import Verdict
 from pyramide.storage import STUCK, WON, GameRecord
 
 from ..answer import Answer
-from ..common import bot_of
 
 
 def rules_words(rules: Rules, lang: str) -> str:
@@ -67,7 +66,7 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
             if record.status == STUCK
             else t(lang, "end.ended", score=record.score, moves=record.moves)
         )
-        solver = bot_of(answer.interaction).solver
+        solver = answer.bot.solver
         known = solver.known_verdict(record.code)
         if known is None:
             await answer.defer()
