@@ -51,5 +51,6 @@ class DailyDeals:
             tomorrow = now.date() + timedelta(days=1)
             self._tasks.spawn(self.prepare(tomorrow), f"prepare {tomorrow}")
 
-    async def close(self) -> None:
-        await self._tasks.close()
+    async def close(self, grace: float = 0.0) -> None:
+        """Shutdown: tomorrow's deal, if being worked out, gets ``grace`` seconds, then is cancelled."""
+        await self._tasks.close(grace)

@@ -161,3 +161,63 @@ def test_an_untested_discord_py_is_refused_naming_the_tested_range():
             discord_internals.check_version(version)
     bot_in = (ROOT / "requirements" / "bot.in").read_text(encoding="utf-8")
     assert "discord.py>=2.7,<2.8" in bot_in.splitlines()  # the lock's source says the same as the pin
+
+
+# --- a press's facts are worked out once, on its Answer --------------------------------------------------------
+# Who may still ask the interaction itself for the bot, the language or the place: the Answer (once, when the
+# interaction arrives) and the autocomplete, which is answered without an Answer.
+FACTS = ("bot_of", "language", "place_of")
+ASKS_THE_INTERACTION = {("cogs/answer.py", "__init__"), ("cogs/pyramide/adapters.py", "card_choices")}
+
+
+def _fact_calls(tree: ast.AST) -> list[tuple[str, str]]:
+    """(enclosing function, fact function) for each call of one of ``FACTS``."""
+    found = []
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FACTS:
+                    found.append((function.name, node.func.id))
+    return found
+
+
+def test_a_press_asks_for_its_bot_language_and_place_once_on_its_answer():
+    calls = {
+        (_name(path), function, fact)
+        for path in sorted((ROOT / "cogs").rglob("*.py"))
+        for function, fact in _fact_calls(ast.parse(path.read_text(encoding="utf-8")))
+    }
+    outside = {(path, function, fact) for path, function, fact in calls if (path, function) not in ASKS_THE_INTERACTION}
+    assert not outside, f"flows ask the interaction again instead of reading answer.bot/.lang/.place: {sorted(outside)}"
+    assert {fact for path, _, fact in calls if path == "cogs/answer.py"} == set(FACTS)
+
+
+def test_the_walk_finds_a_flow_asking_again():
+    tree = ast.parse("async def flow(answer):\n    bot = bot_of(answer.interaction)\n    x = language(i)\n")
+    assert _fact_calls(tree) == [("flow", "bot_of"), ("flow", "language")]
+
+
+# --- the bot as the cogs see it is typed: no Any, no cast (but the one that makes an interaction's client a Host)
+def _any_or_cast(source: str) -> list[int]:
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if (isinstance(node, ast.Name) and node.id in ("Any", "cast"))
+        or (isinstance(node, ast.Attribute) and node.attr in ("Any", "cast"))
+    ]
+
+
+def test_the_race_flows_and_the_host_are_typed_without_any_or_casts():
+    assert not _any_or_cast((ROOT / "cogs" / "pyramide" / "race.py").read_text(encoding="utf-8"))
+    common = ast.parse((ROOT / "cogs" / "common.py").read_text(encoding="utf-8"))
+    host = next(node for node in common.body if isinstance(node, ast.ClassDef) and node.name == "Host")
+    assert not _any_or_cast(ast.unparse(host)), "cogs.common.Host names Any"
+    assert len(_any_or_cast(ast.unparse(common))) == 1, "one cast in cogs.common: bot_of's"
+    for path in sorted((ROOT / "cogs").rglob("*.py")):
+        if path.name != "common.py":
+            source = path.read_text(encoding="utf-8")
+            assert "cast(" not in source, f"{_name(path)} casts: the cogs see the bot as a typed Host"
+
+
+def test_the_walk_finds_any_and_casts():
+    assert _any_or_cast("from typing import Any, cast\nx: Any = cast(int, y)\n") == [2, 2]

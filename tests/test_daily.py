@@ -183,6 +183,23 @@ async def test_a_thread_that_cannot_be_posted_to_is_cleaned_up(harness):
     assert (await harness.bot.manager.live(thread_id)) is not None
 
 
+async def test_a_counted_attempt_that_cannot_be_taken_back_is_logged(harness, caplog):
+    storage = harness.storage
+
+    async def fails(*args):
+        raise OSError("disk I/O error")
+
+    storage.remember_name = fails  # a step after the attempt was stored fails...
+    storage.discard_game = fails  # ...and so does taking the attempt back
+    try:
+        sent = await harness.command("daily play")
+    finally:
+        del storage.remember_name, storage.discard_game
+    assert "Something went wrong" in sent[-1].content
+    left = [r for r in caplog.records if "counted attempt was left with no board" in r.getMessage()]
+    assert left and left[0].exc_info is not None  # visible, with its traceback, not swallowed
+
+
 async def test_missing_thread_permissions_are_named(harness):
     harness.app_permissions = PLAIN | (1 << 35) | (1 << 36) | (1 << 38)  # no Attach Files, no Embed Links
     sent = await harness.command("daily play")
