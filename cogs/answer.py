@@ -147,10 +147,13 @@ class Answer:
         self._watchdog = asyncio.ensure_future(self._defer_quietly())
 
     async def _defer_quietly(self) -> None:
+        """The watchdog's deferral (a task of this answer's own, cancelled by ``stop``)."""
         try:
             await self.defer()
         except DISCORD_ERRORS as error:
             log_refusal(f"deferral of interaction {self.interaction.id}", error)
+        except Exception:  # nobody awaits this task: a bug here is logged with its traceback, not lost
+            log.exception("deferral of interaction %s failed", self.interaction.id)
 
     def stop(self) -> None:
         if self._timer is not None:

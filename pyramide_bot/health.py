@@ -78,7 +78,8 @@ class Health:
             return False, "gateway not connected"
         try:
             await asyncio.wait_for(self.bot.storage.ping(), 2.0)
-        except Exception as error:  # any failure means not ready; the reason is the answer
+        except Exception as error:  # any failure means not ready; the reason is the answer, and a log line
+            log.warning("readiness: storage did not answer (%s)", type(error).__name__)
             return False, f"storage: {type(error).__name__}"
         return True, "ok"
 

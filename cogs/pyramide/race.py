@@ -284,12 +284,12 @@ async def _take_back_race(
     for _, game_id in games:
         try:
             await bot.storage.discard_game(game_id)
-        except Exception:
+        except Exception:  # best effort: the other parts are still removed, and this one is seen in the log
             log.exception("race: game %s not taken back", game_id)
     if race_id is not None:
         try:
             await bot.storage.close_race(race_id, bot.clock())  # no players left: it never counts
-        except Exception:
+        except Exception:  # (as above)
             log.exception("race %s not closed", race_id)
     for thread in threads:
         bot.manager.forget(thread.id)
