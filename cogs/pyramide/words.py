@@ -17,7 +17,6 @@ from pyramide.solving import SolverService
 from pyramide.storage import STUCK, WON, GameRecord
 
 from ..answer import Answer
-from ..common import bot_of
 
 
 def rules_words(rules: Rules, lang: str) -> str:
@@ -69,7 +68,7 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
             if record.status == STUCK
             else t(lang, "end.ended", score=record.score, moves=record.moves)
         )
-        solver = bot_of(answer.interaction).solver
+        solver = answer.bot.solver
         known = solver.known_verdict(record.code)
         if known is None:
             await answer.defer()
@@ -84,7 +83,7 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
     if record.hints:
         lines.append(t(lang, "end.hints", count=record.hints))
     if record.daily is not None and record.counted:
-        lines.append(share_text(record, record.picture, lang, bot_of(answer.interaction).solver))
+        lines.append(share_text(record, record.picture, lang, answer.bot.solver))
     return lines
 
 
