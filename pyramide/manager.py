@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
+from .credits import daily_tier_of
 from .daily import clearing_picture
 from .errors import GameError as GameError
 from .events import Event, Outcome
@@ -344,6 +345,7 @@ class GameManager:
             seconds=now - record.started_at if record.started_at is not None else 0.0,
             actions=record.actions,
             picture=clearing_picture(record.code, record.actions) if record.counted else None,
+            tier=daily_tier_of(record.daily) if record.daily is not None else None,
         )
         try:
             await self.storage.finish_game(closed)
@@ -353,6 +355,7 @@ class GameManager:
         record.status, record.score, record.moves, record.removed = status, closed.score, closed.moves, closed.removed
         record.finished_at = game.finished_at = closed.finished_at
         record.seconds, record.counted, record.picture = closed.seconds, closed.counted, closed.picture
+        record.unlocked = closed.unlocked
         self.forget(record.channel_id)
 
     # ------------------------------------------------------------------ solver

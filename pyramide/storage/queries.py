@@ -11,9 +11,8 @@ interface on top; a backend only says how to run a read and a write (``_read``, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from . import (
     BROKEN,
@@ -28,45 +27,12 @@ from . import (
     RaceRecord,
     RaceStats,
     ResultRow,
+    achievements,
 )
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
+from .units import Program, Step, Unit, changed, many, row, rows, scalar
 
-T = TypeVar("T")
-Mode = Literal["all", "one", "value", "changed", "many"]
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One statement: ``all`` rows, ``one`` row (or None), the first ``value`` of the first row (or None),
-    the number of rows ``changed``, or ``many`` (the statement run once per tuple of ``args``)."""
-
-    sql: str
-    args: Sequence[Any]
-    mode: Mode
-
-
-Program = Generator[Step, Any, T]
-Unit = Step | Callable[[], Program[Any]]
-
-
-def rows(sql: str, *args: Any) -> Step:
-    return Step(sql, args, "all")
-
-
-def row(sql: str, *args: Any) -> Step:
-    return Step(sql, args, "one")
-
-
-def scalar(sql: str, *args: Any) -> Step:
-    return Step(sql, args, "value")
-
-
-def changed(sql: str, *args: Any) -> Step:
-    return Step(sql, args, "changed")
-
-
-def many(sql: str, args: Sequence[Sequence[Any]]) -> Step:
-    return Step(sql, args, "many")
+__all__ = ["Program", "SQLStorage", "Step", "Unit", "changed", "many", "postgres_sql", "row", "rows", "scalar"]
 
 
 def postgres_sql(sql: str) -> str:
@@ -315,7 +281,10 @@ def finish_game(record: GameRecord) -> Program[bool]:
         yield changed(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
     elif closed:
         yield changed(CLOSE_RACE_OF_GAME, record.finished_at, record.id)
-    return bool((yield scalar(GAME_COUNTED, record.id)))
+    counted = bool((yield scalar(GAME_COUNTED, record.id)))
+    if closed:  # the player's achievements, in this transaction (a retry finds the game closed: none twice)
+        record.unlocked = yield from achievements.credit_finished(record, counted)
+    return counted
 
 
 def discard_game(game_id: int) -> Program[None]:
@@ -336,6 +305,7 @@ def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
     deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
     yield changed(DELETE_PLAYER_NAME, player_id)
     yield changed(ANONYMISE_ATTEMPTS, player_id)
+    yield from achievements.forget(player_id)
     return int(deleted), channels
 
 
@@ -379,7 +349,7 @@ def _standing(guild_id: int, since: float | None, rules: str | None) -> tuple[An
     return (guild_id, since if since is not None else float("-inf"), rules, rules)
 
 
-class SQLStorage:
+class SQLStorage(achievements.AchievementStorage):
     """The ``Storage`` interface over the queries above. A backend runs units: ``_read`` (one consistent
     snapshot, never older than the last acknowledged write) and ``_write`` (one transaction: all of the
     unit or, on any error, none of it, and nothing of any other unit). ``long`` marks maintenance that
@@ -575,4 +545,3 @@ class SQLStorage:
         found = await self._read(row(RACE_STATS, guild_id, player_id))
         played, won, best = found if found else (0, 0, None)
         return RaceStats(int(played or 0), int(won or 0), float(best) if best is not None else None)
-
