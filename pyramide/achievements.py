@@ -258,7 +258,8 @@ def credit_all(progress: Progress, games: Iterable[GameFacts]) -> list[tuple[str
 
 def perfect_loss(status: str, verdict_impossible: bool, most: int | None, removed: int) -> bool:
     """A deal the solver proved unwinnable, played to the most cards it says can be removed."""
-    return status != WON and verdict_impossible and most is not None and removed >= most
+    played = status not in (WON, "broken")  # a broken game was never played to its end
+    return played and verdict_impossible and most is not None and removed >= most
 
 
 def keys() -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
-from .credits import daily_tier_of
+from .credits import Credits, daily_tier_of
 from .daily import clearing_picture
 from .errors import GameError as GameError
 from .events import Event, Outcome
@@ -188,6 +188,11 @@ class GameManager:
         self._live: OrderedDict[int, Live] = OrderedDict()  # least recently used first
         self._used: dict[int, float] = {}
         self._gates: dict[int, _Gate] = {}
+        # Histories being credited to their achievements (closed by the manager's owner: close()).
+        self.credits = Credits(storage)
+
+    async def close(self) -> None:
+        await self.credits.close()
 
     # ---------------------------------------------------------------- the way in
     @asynccontextmanager
@@ -356,6 +361,8 @@ class GameManager:
         record.finished_at = game.finished_at = closed.finished_at
         record.seconds, record.counted, record.picture = closed.seconds, closed.counted, closed.picture
         record.unlocked = closed.unlocked
+        if closed.unlocked is None and status != BROKEN:
+            self.credits.ensure(record.owner_id)  # a history from before the achievements: in the background
         self.forget(record.channel_id)
 
     # ------------------------------------------------------------------ solver

@@ -233,6 +233,7 @@ class PyramideBot(commands.Bot):
         if not self.is_closed():
             await self.drain()
         self.scoreboards.cancel()
+        await self.manager.close()
         if self.emoji_sync is not None:
             self.emoji_sync.cancel()
         await super().close()
