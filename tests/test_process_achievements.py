@@ -23,10 +23,10 @@ from tests.test_process import (
 FIRST_WIN = "Achievement unlocked: First win"
 
 
-def announced(fake: FakeDiscord, words: str) -> int:
+def announced(server: FakeDiscord, words: str) -> int:
     """How many of the answers the bot sent (callbacks, follow-ups, edits) say ``words``."""
     count = 0
-    for answer in fake.answers.values():
+    for answer in server.answers.values():
         for request in answer.requests:
             body = request.get("body") or {}
             content = (body.get("data", body) or {}).get("content") or ""
