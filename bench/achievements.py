@@ -19,6 +19,7 @@ import tempfile
 import time
 from dataclasses import replace
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -133,7 +134,8 @@ def pictures() -> None:
             lang,
         )
         grid, _ = badge_grid("Ana", unlocked, rarity, True, lang)
-        for name, draw in (("card", lambda: render_card(card)), ("grid", lambda: render_badges(grid))):
+        drawings = (("card", partial(render_card, card)), ("grid", partial(render_badges, grid)))
+        for name, draw in drawings:
             draw()  # the icons and fonts are made once per process
             times = []
             for _ in range(200):

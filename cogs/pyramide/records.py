@@ -15,7 +15,7 @@ from pyramide.storage import LeaderRow
 
 from ..answer import Answer, answering
 from ..common import bot_of, language, mention
-from . import controls
+from . import controls, profile
 from .places import place_of
 from .words import rules_words
 
@@ -96,7 +96,8 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
     for key, value in fields:
         embed.add_field(name=t(lang, key), value=value)
     embed.add_field(name=t(lang, "stats.recent"), value="".join(RESULT_MARKS[r] for r in stats.recent), inline=False)
-    await answer.announce(embed=embed)
+    card = await profile.card_file(answer, who, place, rows, stats, races, _now(interaction))
+    await answer.announce(embed=embed, file=card)
 
 
 # --------------------------------------------------------------------- leaderboard
