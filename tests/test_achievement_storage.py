@@ -208,3 +208,33 @@ async def test_migrated_from_the_schema_before_and_its_history_credited(tmp_path
         assert "wins_10" not in found
     finally:
         await store.close()
+
+
+async def test_games_finishing_while_another_process_credits_the_history_count_once_each(storage):
+    other = twin(storage)  # the crediting in one process, the finishes in another, at the same moment
+    await other.open()
+    try:
+        for n in range(30):
+            await played(storage, at=10.0 * n)
+        await forget_progress(storage)
+        live = [
+            await storage.create_game(GameRecord(0, GUILD, 500 + n, PLAYER, CODE, "N", created_at=1.0, started_at=1.0))
+            for n in range(12)
+        ]
+
+        async def chunks() -> None:
+            while not await other.credit_history(PLAYER, daily_tier_of, limit=4):
+                await asyncio.sleep(0)
+
+        async def finishes() -> None:
+            for game in live:
+                await storage.finish_game(replace(game, status=WON, finished_at=900.0, seconds=50.0, score=280))
+                await asyncio.sleep(0)
+
+        await asyncio.gather(chunks(), finishes())
+        state = (await raw(storage, "SELECT state FROM achievement_progress WHERE player_id = ?", PLAYER))[0][0]
+        assert '"wins":42' in state and '"played":42' in state  # every game once, none twice, none lost
+        assert len(await storage.unlocked(PLAYER)) == len(await keys(storage))
+        assert "wins_10" in await keys(storage)
+    finally:
+        await other.close()

@@ -62,11 +62,9 @@ SERVER_HOLDERS = (
     "SELECT key, COUNT(*) FROM achievements WHERE player_id IN"
     " (SELECT owner_id FROM games WHERE guild_id = ? AND status != 'playing') GROUP BY key"
 )
-# ...and outside servers, of every player (who finished a game anywhere, or has an achievement).
-ALL_PLAYERS = (
-    "SELECT COUNT(*) FROM (SELECT owner_id FROM games WHERE status != 'playing'"
-    " UNION SELECT player_id FROM achievements) AS everyone"
-)
+# ...and outside servers, of every player the achievements know (a progress row: whoever finished a game
+# since the upgrade, or had their history credited), read from one small table rather than every game.
+ALL_PLAYERS = "SELECT COUNT(*) FROM achievement_progress"
 ALL_HOLDERS = "SELECT key, COUNT(*) FROM achievements GROUP BY key"
 FORGET = ("DELETE FROM achievements WHERE player_id = ?", "DELETE FROM achievement_progress WHERE player_id = ?")
 
@@ -144,10 +142,17 @@ def credit_finished(record: GameRecord, counted: bool) -> Program[tuple[str, ...
     player = record.owner_id
     found = yield _step("one", LOCK_PROGRESS, player)
     if found is None:
-        if (yield _step("value", OTHER_FINISHED, player, record.id)) is not None:
-            return None  # a history from before the achievements: credited in the background first
-        started = yield _step("value", START_PROGRESS, player, 0, True, "")
-        found = (0, True, "") if started is not None else (yield _step("one", LOCK_PROGRESS, player))
+        # A first finish: a player without history starts complete; one with a history from before the
+        # achievements starts at nothing, credited in the background (this game with it). Either insert
+        # may meet a row another transaction made meanwhile: then that row decides.
+        fresh = (yield _step("value", OTHER_FINISHED, player, record.id)) is None
+        started = yield _step("value", START_PROGRESS, player, 0, fresh, "")
+        if started is None:
+            found = yield _step("one", LOCK_PROGRESS, player)
+        elif fresh:
+            found = (0, True, "")
+        else:
+            return None
     credited_to, complete, state = int(found[0]), bool(found[1]), str(found[2])
     if not complete and record.id > credited_to:
         return None  # the history's chunks have not read this far: they will credit it
