@@ -100,6 +100,13 @@ def icon(key: str, group: str, unlocked: bool, size: int = ICON) -> Image.Image:
     centre_y = big // 2 - (big // 12 if spec.caption else 0)
     if spec.glyph == "stopwatch":
         _stopwatch(draw, (big // 2, centre_y + big // 40), big // 5, ink)
+    elif spec.crossed:  # the glyph inside a "no" sign: a ring and its bar
+        font = _fit(draw, spec.glyph, big * 3 // 10, big * 3 // 10)
+        draw.text((big // 2, centre_y), spec.glyph, font=font, fill=ink, anchor="mm")
+        ring, line = big * 23 // 100, big // 22
+        draw.ellipse((big // 2 - ring, centre_y - ring, big // 2 + ring, centre_y + ring), outline=ink, width=line)
+        slant = ring * 0.7
+        draw.line((big // 2 - slant, centre_y + slant, big // 2 + slant, centre_y - slant), fill=ink, width=line)
     else:
         room = big - 2 * inner - big // 6
         font = _fit(draw, spec.glyph, big * 9 // 20, room)
@@ -111,10 +118,6 @@ def icon(key: str, group: str, unlocked: bool, size: int = ICON) -> Image.Image:
         pill = (big // 2 - width / 2 - big // 16, top, big // 2 + width / 2 + big // 16, top + big // 4)
         draw.rounded_rectangle(pill, big // 10, fill=rim)
         draw.text((big // 2, top + big // 8), spec.caption, font=font, fill=ink, anchor="mm")
-    if spec.crossed:
-        bar = big // 14
-        draw.line((big * 0.27, big * 0.73, big * 0.73, big * 0.27), fill=rim, width=bar + big // 20)
-        draw.line((big * 0.27, big * 0.73, big * 0.73, big * 0.27), fill=ink, width=bar)
     return image.resize((size, size), Image.Resampling.LANCZOS)
 
 
