@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
+from .credits import Credits, daily_tier_of
 from .daily import clearing_picture
 from .errors import GameError as GameError
 from .events import Event, Outcome
@@ -207,6 +208,11 @@ class GameManager:
         # Channels whose last write had an unknown outcome that is not settled yet: settled before the
         # channel's game is loaded again, so that what is loaded can no longer change under it.
         self._unsettled: dict[int, StorageOutcomeUnknown] = {}
+        # Histories being credited to their achievements (closed by the manager's owner: close()).
+        self.credits = Credits(storage)
+
+    async def close(self) -> None:
+        await self.credits.close()
 
     # ---------------------------------------------------------------- the way in
     @asynccontextmanager
@@ -419,6 +425,7 @@ class GameManager:
             seconds=now - record.started_at if record.started_at is not None else 0.0,
             actions=record.actions,
             picture=clearing_picture(record.code, record.actions) if record.counted else None,
+            tier=daily_tier_of(record.daily) if record.daily is not None else None,
         )
         try:
             await self.storage.finish_game(closed)
@@ -428,6 +435,9 @@ class GameManager:
         record.status, record.score, record.moves, record.removed = status, closed.score, closed.moves, closed.removed
         record.finished_at = game.finished_at = closed.finished_at
         record.seconds, record.counted, record.picture = closed.seconds, closed.counted, closed.picture
+        record.unlocked = closed.unlocked
+        if closed.unlocked is None and status != BROKEN:
+            self.credits.ensure(record.owner_id)  # a history from before the achievements: in the background
         self.forget(record.channel_id)
 
     # ------------------------------------------------------------------ solver

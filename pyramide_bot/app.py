@@ -195,6 +195,7 @@ class PyramideBot(commands.Bot):
         await self.unload_cogs()
         await self.card_emojis.close()
         await self.dailies.close()
+        await self.manager.close()
         await super().close()
         await self.health.stop()
         self.release_workers()

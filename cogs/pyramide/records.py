@@ -15,7 +15,7 @@ from pyramide.storage import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow
 
 from ..answer import Answer, answering
 from ..common import mention
-from . import controls
+from . import controls, profile
 from .words import rules_words
 
 PAGE = 10
@@ -93,7 +93,8 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
     for key, value in fields:
         embed.add_field(name=t(lang, key), value=value)
     embed.add_field(name=t(lang, "stats.recent"), value="".join(RESULT_MARKS[r] for r in stats.recent), inline=False)
-    await answer.announce(embed=embed)
+    card = await profile.card_file(answer, who, place, rows, stats, races, _now(answer))
+    await answer.announce(embed=embed, file=card)
 
 
 # --------------------------------------------------------------------- leaderboard

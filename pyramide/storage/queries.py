@@ -25,6 +25,7 @@ from . import (
     RaceRecord,
     RaceStats,
     StorageOutcomeUnknown,
+    achievements,
 )
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
 from .standings import StandingsQueries
@@ -251,7 +252,10 @@ def finish_game(record: GameRecord) -> Program[bool]:
         yield changed(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
     elif closed:
         yield changed(CLOSE_RACE_OF_GAME, record.finished_at, record.id)
-    return bool((yield scalar(GAME_COUNTED, record.id)))
+    counted = bool((yield scalar(GAME_COUNTED, record.id)))
+    if closed:  # the player's achievements, in this transaction (a retry finds the game closed: none twice)
+        record.unlocked = yield from achievements.credit_finished(record, counted)
+    return counted
 
 
 def discard_game(game_id: int) -> Program[None]:
@@ -279,6 +283,7 @@ def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
         yield changed(CLOSE_EMPTIED_RACE, race_id)
     yield changed(DELETE_PLAYER_NAME, player_id)
     yield changed(ANONYMISE_ATTEMPTS, player_id)
+    yield from achievements.forget(player_id)
     return int(deleted), channels
 
 
@@ -318,7 +323,7 @@ def race_of_game(game_id: int) -> Program[RaceRecord | None]:
     return (yield from race(int(race_id)))
 
 
-class SQLStorage(StandingsQueries):
+class SQLStorage(StandingsQueries, achievements.AchievementStorage):
     """The ``Storage`` interface over the queries above and the standings' (``standings``). A backend
     runs units: ``_read`` (one consistent snapshot, never older than the last acknowledged write) and
     ``_write`` (one transaction: all of the unit or, on any error, none of it, and nothing of any other
