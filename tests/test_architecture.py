@@ -257,9 +257,6 @@ PUBLIC_UNDERSCORED = {"_exit", "_replace", "_asdict", "_fields", "_make", "_fiel
 # The one module allowed to reach into discord.py (Route.BASE and DEFAULT_GATEWAY have no public
 # alternative: see its docstring).
 INTERNALS_MODULE = "cogs/internals.py"
-# Removed by the house-discord branch (issue #33): health's aiohttp internals. The coordinator empties
-# this list when that branch is merged; nothing may be added to it.
-REMOVED_BY_THE_HOUSE_DISCORD_BRANCH = {("pyramide_bot/health.py", "_server")}
 
 
 def private_attributes(source: str) -> list[tuple[int, str]]:
@@ -295,11 +292,7 @@ def private_attributes(source: str) -> list[tuple[int, str]]:
 
 @pytest.mark.parametrize("path", [p for p in PRODUCT if _name(p) != INTERNALS_MODULE], ids=_name)
 def test_no_private_attribute_of_another_librarys_object(path):
-    found = [
-        (line, name)
-        for line, name in private_attributes(path.read_text(encoding="utf-8"))
-        if (_name(path), name) not in REMOVED_BY_THE_HOUSE_DISCORD_BRANCH
-    ]
+    found = private_attributes(path.read_text(encoding="utf-8"))
     assert not found, f"{_name(path)} reaches into another library's private attributes (line, name): {found}"
 
 
@@ -427,3 +420,113 @@ def test_import_linter_with_the_projects_contract_refuses_an_engine_that_imports
     assert result.returncode == 1 and "BROKEN" in result.stdout and "pyramide -> discord" in result.stdout, (
         result.stdout + result.stderr
     )
+
+# --- discord.py internals stay in one module of the tests, under a version check --------------------------
+DISCORD_PRIVATE = ("_connection", "_async_setup_hook", "_add_guild_from_data", "_get_state", "_ready")
+DISCORD_PRIVATE_MODULES = ("discord.webhook.async_", "discord.state")
+HARNESS_CODE = sorted(
+    path
+    for path in [*(ROOT / "tests").glob("*.py"), *(ROOT / "bench").glob("*.py")]
+    if path.name != "discord_internals.py"
+)
+
+
+def _discord_internals_used(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in DISCORD_PRIVATE:
+            found.append((node.lineno, node.attr))
+        elif isinstance(node, ast.ImportFrom) and node.module in DISCORD_PRIVATE_MODULES:
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name in DISCORD_PRIVATE_MODULES]
+    return found
+
+
+@pytest.mark.parametrize("path", HARNESS_CODE, ids=_name)
+def test_only_tests_discord_internals_reaches_into_discord_py(path):
+    found = _discord_internals_used(ast.parse(path.read_text(encoding="utf-8")))
+    assert not found, f"{_name(path)} uses discord.py internals outside tests/discord_internals.py: {found}"
+
+
+def test_the_walk_finds_discord_internals():
+    tree = ast.parse(
+        "from discord.webhook.async_ import async_context\n"
+        "bot._connection.parse_interaction_create(p)\n"
+        "await bot._async_setup_hook()\n"
+        "bot.http.request = f\n"
+    )
+    expected = [(1, "discord.webhook.async_"), (2, "_connection"), (3, "_async_setup_hook")]
+    assert _discord_internals_used(tree) == expected
+
+
+def test_an_untested_discord_py_is_refused_naming_the_tested_range():
+    from tests import discord_internals
+
+    assert discord_internals.TESTED == ((2, 7), (2, 8))  # read from pyproject.toml's pin
+    discord_internals.check_version("2.7.9")
+    for version in ("2.8.0", "2.6.3", "3.0.0a"):
+        with pytest.raises(discord_internals.UntestedDiscordVersion, match=r"discord\.py>=2\.7,<2\.8"):
+            discord_internals.check_version(version)
+    bot_in = (ROOT / "requirements" / "bot.in").read_text(encoding="utf-8")
+    assert "discord.py>=2.7,<2.8" in bot_in.splitlines()  # the lock's source says the same as the pin
+
+
+# --- a press's facts are worked out once, on its Answer --------------------------------------------------------
+# Who may still ask the interaction itself for the bot, the language or the place: the Answer (once, when the
+# interaction arrives) and the autocomplete, which is answered without an Answer.
+FACTS = ("bot_of", "language", "place_of")
+ASKS_THE_INTERACTION = {("cogs/answer.py", "__init__"), ("cogs/pyramide/adapters.py", "card_choices")}
+
+
+def _fact_calls(tree: ast.AST) -> list[tuple[str, str]]:
+    """(enclosing function, fact function) for each call of one of ``FACTS``."""
+    found = []
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FACTS:
+                    found.append((function.name, node.func.id))
+    return found
+
+
+def test_a_press_asks_for_its_bot_language_and_place_once_on_its_answer():
+    calls = {
+        (_name(path), function, fact)
+        for path in sorted((ROOT / "cogs").rglob("*.py"))
+        for function, fact in _fact_calls(ast.parse(path.read_text(encoding="utf-8")))
+    }
+    outside = {(path, function, fact) for path, function, fact in calls if (path, function) not in ASKS_THE_INTERACTION}
+    assert not outside, f"flows ask the interaction again instead of reading answer.bot/.lang/.place: {sorted(outside)}"
+    assert {fact for path, _, fact in calls if path == "cogs/answer.py"} == set(FACTS)
+
+
+def test_the_walk_finds_a_flow_asking_again():
+    tree = ast.parse("async def flow(answer):\n    bot = bot_of(answer.interaction)\n    x = language(i)\n")
+    assert _fact_calls(tree) == [("flow", "bot_of"), ("flow", "language")]
+
+
+# --- the bot as the cogs see it is typed: no Any, no cast (but the one that makes an interaction's client a Host)
+def _any_or_cast(source: str) -> list[int]:
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if (isinstance(node, ast.Name) and node.id in ("Any", "cast"))
+        or (isinstance(node, ast.Attribute) and node.attr in ("Any", "cast"))
+    ]
+
+
+def test_the_race_flows_and_the_host_are_typed_without_any_or_casts():
+    assert not _any_or_cast((ROOT / "cogs" / "pyramide" / "race.py").read_text(encoding="utf-8"))
+    common = ast.parse((ROOT / "cogs" / "common.py").read_text(encoding="utf-8"))
+    host = next(node for node in common.body if isinstance(node, ast.ClassDef) and node.name == "Host")
+    assert not _any_or_cast(ast.unparse(host)), "cogs.common.Host names Any"
+    assert len(_any_or_cast(ast.unparse(common))) == 1, "one cast in cogs.common: bot_of's"
+    for path in sorted((ROOT / "cogs").rglob("*.py")):
+        if path.name != "common.py":
+            source = path.read_text(encoding="utf-8")
+            assert "cast(" not in source, f"{_name(path)} casts: the cogs see the bot as a typed Host"
+
+
+def test_the_walk_finds_any_and_casts():
+    assert _any_or_cast("from typing import Any, cast\nx: Any = cast(int, y)\n") == [2, 2]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import date
 
 from pyramide import InvalidCode, Rules
+from pyramide.achievements import PERFECT_LOSS, perfect_loss
 from pyramide.daily import daily_number, daily_tier
 from pyramide.difficulty import Tier
 from pyramide.i18n import t
@@ -17,7 +18,6 @@ from pyramide.solving import SolverService
 from pyramide.storage import STUCK, WON, GameRecord
 
 from ..answer import Answer
-from ..common import bot_of
 
 
 def rules_words(rules: Rules, lang: str) -> str:
@@ -60,6 +60,7 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
     after deferring the answer, only when the verdict is not known yet)."""
     record = live.record
     lines: list[str] = []
+    unlocked = list(record.unlocked or ())
     time_text = format_duration(record.seconds or 0)
     if record.status == WON:
         lines.append(t(lang, "end.won", score=record.score, moves=record.moves, time=time_text))
@@ -69,12 +70,17 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
             if record.status == STUCK
             else t(lang, "end.ended", score=record.score, moves=record.moves)
         )
-        solver = bot_of(answer.interaction).solver
+        solver = answer.bot.solver
         known = solver.known_verdict(record.code)
         if known is None:
             await answer.defer()
             known = await solver.verdict(record.code)  # a bounded wait (solving.VERDICT_WAIT)
         verdict, most = known
+        if perfect_loss(record.status, verdict is Verdict.IMPOSSIBLE, most, record.removed):
+            # Decided once the verdict is known (after the finish): its insert decides who announces it.
+            at = record.finished_at or 0.0
+            if await answer.bot.storage.award(record.owner_id, PERFECT_LOSS, at, record.id):
+                unlocked.append(PERFECT_LOSS)
         if verdict is Verdict.WON:
             lines.append(t(lang, "end.was_winnable"))
         elif verdict is Verdict.IMPOSSIBLE and most is not None:
@@ -84,8 +90,15 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
     if record.hints:
         lines.append(t(lang, "end.hints", count=record.hints))
     if record.daily is not None and record.counted:
-        lines.append(share_text(record, record.picture, lang, bot_of(answer.interaction).solver))
+        lines.append(share_text(record, record.picture, lang, answer.bot.solver))
+    lines.extend(unlocked_line(key, lang) for key in unlocked)
     return lines
+
+
+def unlocked_line(key: str, lang: str) -> str:
+    """ "Achievement unlocked: First win — The first pyramid cleared." """
+    name = t(lang, f"achievement.{key}.name")
+    return t(lang, "achievement.unlocked", name=name, description=t(lang, f"achievement.{key}.description"))
 
 
 def share_text(record: GameRecord, picture: str | None, lang: str, solver: SolverService) -> str:

@@ -9,10 +9,14 @@ The cogs and the game manager only ever see these protocols, never a backend.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote, urlsplit
+
+if TYPE_CHECKING:
+    from .achievements import Rarity, Unlocked
 
 
 class GameStatus(StrEnum):
@@ -42,6 +46,21 @@ class StorageUnavailable(RuntimeError):
     key = "storage_busy"
 
 
+class StorageOutcomeUnknown(StorageUnavailable):
+    """A write was sent, and no answer came in time (a stall, a cut connection): it may be stored or not.
+    Never "nothing was done". ``settle`` it (the write can then no longer take effect) and look it up.
+    ``session`` is the server's id for the connection it was sent on (None: none to end); ``cut`` whether
+    the connection was cut (then a write found absent may be sent again at once) rather than too slow
+    (a stall, a lock: a second try would likely wait as long)."""
+
+    key = "storage_unknown"
+
+    def __init__(self, message: str, session: int | None = None, *, cut: bool = False) -> None:
+        super().__init__(message)
+        self.session = session
+        self.cut = cut
+
+
 @dataclass(slots=True)
 class GameRecord:
     """One game as stored: who, where, which deal, and how it went."""
@@ -68,6 +87,10 @@ class GameRecord:
     actions: list[int | str] = field(default_factory=list)
     damage: str | None = None  # why the stored actions could not be read (not stored itself)
     picture: str | None = None  # a finished daily's clearing picture, kept with its attempt
+    # Not stored either: the deal's difficulty when known at the finish (a daily's scheduled tier), and the
+    # achievements the finish unlocked (None: the player's earlier history is still to be credited).
+    tier: str | None = None
+    unlocked: tuple[str, ...] | None = ()
 
     def __post_init__(self) -> None:
         self.status = GameStatus(self.status)  # a row read from the database holds the value
@@ -204,6 +227,8 @@ class Games(Protocol):
     async def discard_game(self, game_id: int) -> None: ...
     async def last_action_at(self, game_id: int) -> float | None: ...
     async def add_hint(self, game_id: int, request: int | None = None) -> bool: ...
+    async def settle(self, unknown: StorageOutcomeUnknown) -> None: ...
+    async def move_at(self, game_id: int, seq: int) -> tuple[str, int | None] | None: ...
     async def finish_game(self, record: GameRecord) -> GameRecord: ...
 
 
@@ -231,6 +256,13 @@ class Races(Protocol):
     async def race(self, race_id: int) -> RaceRecord | None: ...
     async def close_race(self, race_id: int, at: float) -> None: ...
     async def race_stats(self, guild_id: int, player_id: int) -> RaceStats: ...
+
+    # achievements (pyramide.storage.achievements)
+    async def credit_history(self, player_id: int, tier_of: Callable[[str], str | None], limit: int = ...) -> bool: ...
+    async def history_credited(self, player_id: int) -> bool: ...
+    async def award(self, player_id: int, key: str, at: float, game_id: int | None = None) -> bool: ...
+    async def unlocked(self, player_id: int) -> list[Unlocked]: ...
+    async def rarity(self, guild_id: int | None) -> Rarity: ...
 
 
 class Servers(Protocol):

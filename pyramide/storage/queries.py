@@ -24,6 +24,8 @@ from . import (
     GuildSettings,
     RaceRecord,
     RaceStats,
+    StorageOutcomeUnknown,
+    achievements,
 )
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
 from .standings import StandingsQueries
@@ -59,6 +61,7 @@ STORE_MOVE_IN_ONE = (
     " RETURNING id"
 )
 LAST_ACTION_AT = "SELECT MAX(at) FROM actions WHERE game_id = ?"
+MOVE_AT = "SELECT action, request FROM actions WHERE game_id = ? AND seq = ?"
 SET_MESSAGE = "UPDATE games SET message_id = ? WHERE id = ?"
 ADD_HINT = (
     "UPDATE games SET hints = hints + 1, hint_request = ? WHERE id = ?"
@@ -74,6 +77,13 @@ CLOSE_ATTEMPT = (
     " finished_at = ? WHERE game_id = ? AND status IS NULL"
 )
 GAME_COUNTED = "SELECT counted FROM games WHERE id = ?"
+# The race row of a game, locked (an update that changes nothing): whoever closes a game of a race takes
+# it before deciding anything about the race, so that on PostgreSQL (READ COMMITTED) the second of two
+# games closed at once waits for the first one's commit, and its checks (fresh snapshots, statements
+# after this one) see it. SQLite serialises writers anyway. (SQLite has no SELECT ... FOR UPDATE.)
+LOCK_RACE_OF_GAME = (
+    "UPDATE races SET finished_at = finished_at WHERE id = (SELECT race_id FROM race_players WHERE game_id = ?)"
+)
 # The first clear of a race's game wins it, in the transaction that closes the game.
 WIN_RACE_OF_GAME = (
     "UPDATE races SET winner_id = ?, finished_at = ? WHERE winner_id IS NULL"
@@ -111,9 +121,22 @@ RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND
 GUILD_LEFT = "INSERT INTO departures (guild_id, left_at) VALUES (?, ?) ON CONFLICT (guild_id) DO NOTHING"
 GUILD_JOINED = "DELETE FROM departures WHERE guild_id = ?"
 DEPARTED = "SELECT guild_id FROM departures WHERE left_at < ?"
-_GUILD_TABLES = ("games", "settings", "daily_attempts", "departures", "races")
+# A departed server's purge first takes (deletes) its departure, and goes on only if that was still
+# there and old enough: a server the bot rejoined meanwhile (its departure deleted, committed) keeps
+# its data, even the games dealt since (on PostgreSQL the list read first may be a moment old).
+CLAIM_DEPARTURE = "DELETE FROM departures WHERE guild_id = ? AND left_at < ?"
+_GUILD_TABLES = ("games", "settings", "daily_attempts", "races")
 PURGES = tuple(f"DELETE FROM {table} WHERE guild_id = ?" for table in _GUILD_TABLES)
 PLAYING_CHANNELS_OF = "SELECT channel_id FROM games WHERE owner_id = ? AND status = 'playing'"
+RACES_OF_PLAYER = "SELECT race_id FROM race_players WHERE player_id = ?"
+LOCK_RACE = "UPDATE races SET finished_at = finished_at WHERE id = ?"
+# A race whose last game in play went with a forgotten player is over then, when its other games ended.
+CLOSE_EMPTIED_RACE = (
+    "UPDATE races SET finished_at = COALESCE((SELECT MAX(g.finished_at) FROM race_players AS p"
+    " JOIN games AS g ON g.id = p.game_id WHERE p.race_id = races.id), created_at)"
+    " WHERE id = ? AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM race_players AS p"
+    " JOIN games AS g ON g.id = p.game_id WHERE p.race_id = races.id AND g.status = 'playing')"
+)
 DELETE_PLAYER_GAMES = "DELETE FROM games WHERE owner_id = ?"
 DELETE_PLAYER_NAME = "DELETE FROM players WHERE player_id = ?"
 ANONYMISE_ATTEMPTS = "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?"
@@ -223,31 +246,44 @@ def finish_game(record: GameRecord) -> Program[bool]:
             record.finished_at,
             record.id,
         )
+    if closed:
+        yield changed(LOCK_RACE_OF_GAME, record.id)  # (after the game's row: always game, then race)
     if closed and record.status == WON:
         yield changed(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
     elif closed:
         yield changed(CLOSE_RACE_OF_GAME, record.finished_at, record.id)
-    return bool((yield scalar(GAME_COUNTED, record.id)))
+    counted = bool((yield scalar(GAME_COUNTED, record.id)))
+    if closed:  # the player's achievements, in this transaction (a retry finds the game closed: none twice)
+        record.unlocked = yield from achievements.credit_finished(record, counted)
+    return counted
 
 
 def discard_game(game_id: int) -> Program[None]:
+    yield changed(DISCARD_GAME, game_id)  # (the game's row first, as finish_game takes it)
     yield changed(DISCARD_ATTEMPT, game_id)
-    yield changed(DISCARD_GAME, game_id)
 
 
 def purge_departed(before: float) -> Program[list[int]]:
-    guilds = [int(r[0]) for r in (yield rows(DEPARTED, before))]
-    for guild_id in guilds:
+    purged = []
+    for guild_id in [int(r[0]) for r in (yield rows(DEPARTED, before))]:
+        if not (yield changed(CLAIM_DEPARTURE, guild_id, before)):
+            continue  # rejoined meanwhile
         for statement in PURGES:
             yield changed(statement, guild_id)
-    return guilds
+        purged.append(guild_id)
+    return purged
 
 
 def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
     channels = [int(r[0]) for r in (yield rows(PLAYING_CHANNELS_OF, player_id))]
+    races = [int(r[0]) for r in (yield rows(RACES_OF_PLAYER, player_id))]
     deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
+    for race_id in races:  # (games, then their race: the order finish_game takes them in)
+        yield changed(LOCK_RACE, race_id)
+        yield changed(CLOSE_EMPTIED_RACE, race_id)
     yield changed(DELETE_PLAYER_NAME, player_id)
     yield changed(ANONYMISE_ATTEMPTS, player_id)
+    yield from achievements.forget(player_id)
     return int(deleted), channels
 
 
@@ -287,7 +323,7 @@ def race_of_game(game_id: int) -> Program[RaceRecord | None]:
     return (yield from race(int(race_id)))
 
 
-class SQLStorage(StandingsQueries):
+class SQLStorage(StandingsQueries, achievements.AchievementStorage):
     """The ``Storage`` interface over the queries above and the standings' (``standings``). A backend
     runs units: ``_read`` (one consistent snapshot, never older than the last acknowledged write) and
     ``_write`` (one transaction: all of the unit or, on any error, none of it, and nothing of any other
@@ -327,6 +363,16 @@ class SQLStorage(StandingsQueries):
         place (game, seq) or its interaction is stored already, another process was first: nothing is
         written and ``MoveConflict`` is raised."""
         await self._write(lambda: store_move(game_id, seq, action, at, record, request))
+
+    async def settle(self, unknown: StorageOutcomeUnknown) -> None:
+        """Make sure a write of unknown outcome can no longer take effect (SQLite never leaves one: its
+        writes run in this process, committed or rolled back before they return)."""
+
+    async def move_at(self, game_id: int, seq: int) -> tuple[str, int | None] | None:
+        """The move stored at a place of a game in play (its action, encoded, and its interaction), if any:
+        how a move whose write had an unknown outcome is looked up once the write is settled."""
+        found = await self._read(row(MOVE_AT, game_id, seq))
+        return (str(found[0]), int(found[1]) if found[1] is not None else None) if found else None
 
     async def last_action_at(self, game_id: int) -> float | None:
         """When the game's last action was stored (``None``: no action yet)."""
@@ -446,4 +492,3 @@ class SQLStorage(StandingsQueries):
         found = await self._read(row(RACE_STATS, guild_id, player_id))
         played, won, best = found if found else (0, 0, None)
         return RaceStats(int(played or 0), int(won or 0), float(best) if best is not None else None)
-
