@@ -4,31 +4,44 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from datetime import date
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 import discord
-from discord import app_commands
 from discord.app_commands import locale_str
+from discord.ext import commands
 
 from pyramide.i18n import DEFAULT, language_for, rank_letters, t
 from pyramide.labels import Labels
 from pyramide.manager import GameManager
 from pyramide.solving import SolverService
-from pyramide.storage import GameRecord, GuildSettings, Storage
+from pyramide.storage import GameRecord, Storage
 
-from .emojis import CardEmojis
+from .dailies import DailyDeals
+from .emojis import CardEmojiSync
+from .server_settings import ServerSettings
 
 
 class RaceWatch(Protocol):
-    """What a board's change is told to after it is stored (the race scoreboards, ``cogs.pyramide.race``)."""
+    """What a board's change is told to after it is stored: the race scoreboards (``cogs.pyramide.race``),
+    which the game cog makes when it loads and puts here for every flow to tell."""
 
-    async def progress(self, host: Host, record: GameRecord, lang: str) -> None: ...
+    async def progress(self, record: GameRecord, lang: str) -> None: ...
+
+
+class _NoRaces:
+    """Before the game cog is loaded (and after it is unloaded): no board belongs to a race."""
+
+    async def progress(self, record: GameRecord, lang: str) -> None:
+        return None
+
+
+NO_RACES: RaceWatch = _NoRaces()
 
 
 class Host(Protocol):
-    """The bot as the cogs see it (``pyramide_bot.app.PyramideBot`` is one): what it owns and the part of
-    ``commands.Bot`` the cogs use. The cogs never import the application."""
+    """The bot as the cogs see it (``pyramide_bot.app.PyramideBot`` is one): what several cogs share, and
+    the part of ``commands.Bot`` the cogs use. The cogs never import the application; what one cog uses
+    alone, that cog owns."""
 
     @property
     def storage(self) -> Storage: ...
@@ -37,38 +50,33 @@ class Host(Protocol):
     @property
     def solver(self) -> SolverService: ...
     @property
-    def scoreboards(self) -> RaceWatch: ...
+    def settings(self) -> ServerSettings: ...
     @property
-    def card_emojis(self) -> CardEmojis: ...
+    def dailies(self) -> DailyDeals: ...
+    @property
+    def card_emojis(self) -> CardEmojiSync: ...
     @property
     def clock(self) -> Callable[[], float]: ...
     @property
     def data_grace_days(self) -> int: ...
-    @property
-    def daily_codes(self) -> dict[date, str]: ...
-    @property
-    def daily_secret(self) -> bytes | None: ...
-    @property
-    def tree(self) -> app_commands.CommandTree[Any]: ...
 
-    async def guild_settings(self, guild_id: int) -> GuildSettings: ...
-    def cached_settings(self, guild_id: int) -> GuildSettings | None: ...
-    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None: ...
-    async def prepare_daily(self, day: date) -> None: ...
-    def prepare_tomorrow(self) -> None: ...
-    async def sync_card_emojis(self, *, force: bool = False) -> Any: ...
+    scoreboards: RaceWatch
+
     def flow_started(self) -> None: ...
     def flow_ended(self, kind: str, seconds: float, database_error: bool = False) -> None: ...
     def get_partial_messageable(
         self, id: int, *, guild_id: int | None = None, type: discord.ChannelType | None = None
     ) -> discord.PartialMessageable: ...
-    def get_guild(self, id: int, /) -> discord.Guild | None: ...
-    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None: ...
-    def remove_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None: ...
-    async def add_cog(self, cog: Any, /) -> None: ...
+    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]]) -> None: ...
+    def remove_dynamic_items(
+        self, *items: type[discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]]
+    ) -> None: ...
+    async def add_cog(self, cog: commands.Cog, /) -> None: ...
 
 
 def bot_of(interaction: discord.Interaction) -> Host:
+    """The bot an interaction arrived at, as the cogs see it: asked once, when the interaction arrives
+    (``cogs.answer.Answer.bot``)."""
     return cast(Host, interaction.client)
 
 

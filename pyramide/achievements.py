@@ -8,7 +8,7 @@ predates the feature is one pass over it, in chunks (``pyramide.storage.achievem
 
 Some achievements are not predicates over games but are *awarded* by the unit that decides them (a
 perfect loss, once the solver's verdict on the deal is known; an event's podium, in the transaction that
-decides its standings): ``award`` entries have no predicate, and ``register`` adds more of them.
+decides its standings): such entries have no predicate (the catalogue is a constant: whatever awards one is listed in it).
 
 Decisions where the issue is silent (docs/achievements.md repeats them):
 - A time is "under 3 minutes" only when strictly below 180 s: exactly 3:00 is not.
@@ -195,7 +195,7 @@ def _row(days: int) -> Predicate:
 
 PERFECT_LOSS = "perfect_loss"
 
-CATALOGUE: list[Achievement] = [
+CATALOGUE: tuple[Achievement, ...] = (
     # volume
     Achievement("first_win", Group.VOLUME, lambda p, f: p.wins >= 1),
     Achievement("wins_10", Group.VOLUME, lambda p, f: p.wins >= 10),
@@ -223,19 +223,8 @@ CATALOGUE: list[Achievement] = [
     # social
     Achievement("race_won", Group.SOCIAL, lambda p, f: p.race_wins >= 1),
     Achievement("races_10", Group.SOCIAL, lambda p, f: p.race_wins >= 10),
-]
+)
 BY_KEY: dict[str, Achievement] = {a.key: a for a in CATALOGUE}
-
-
-def register(achievement: Achievement) -> Achievement:
-    """Add an achievement to the catalogue (another part of the engine, e.g. events, adds awarded ones
-    at import time). Its words ``achievement.<key>.name``/``.description`` must exist in every language
-    and its icon in ``pyramide.render.badges``."""
-    if achievement.key in BY_KEY:
-        raise ValueError(f"achievement {achievement.key!r} is in the catalogue already")
-    CATALOGUE.append(achievement)
-    BY_KEY[achievement.key] = achievement
-    return achievement
 
 
 def credit(progress: Progress, facts: GameFacts) -> list[str]:

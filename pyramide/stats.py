@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from .storage import WON, ResultRow
+from .storage import WON, GameStatus, ResultRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +20,7 @@ class PlayerStats:
     best_streak: int
     daily_played: int
     daily_won: int
-    recent: tuple[str, ...]  # the last results, oldest first
+    recent: tuple[GameStatus, ...]  # the last results, oldest first
     hints: int = 0  # hints used over all these games
 
     @property

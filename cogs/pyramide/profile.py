@@ -22,8 +22,7 @@ from pyramide.storage import RaceStats, ResultRow
 from pyramide.storage.achievements import Rarity, Unlocked
 
 from ..answer import Answer, answering
-from ..common import bot_of, language
-from .places import Place, place_of
+from ..places import Place
 
 ALT_LIMIT = 1024  # Discord's limit of an attachment's description
 CREDIT_WAIT = 1.5  # a first look waits this long for a short history to be credited (the answer defers)
@@ -45,7 +44,7 @@ def _cut(text: str) -> str:
 
 async def _credited(answer: Answer, player_id: int) -> bool:
     """Whether the player's history is credited, waiting briefly for a short one to be."""
-    credits = bot_of(answer.interaction).manager.credits
+    credits = answer.bot.manager.credits
     if await credits.credited(player_id):
         return True
     await answer.defer()
@@ -95,9 +94,7 @@ async def show_achievements(interaction: discord.Interaction, player: discord.ab
 
 async def achievements_answer(answer: Answer, player: discord.abc.User | None) -> None:
     """/pyramide achievements [player]: the grid, public, with the same privacy as the statistics."""
-    interaction = answer.interaction
-    lang = language(interaction)
-    place = place_of(interaction)
+    interaction, lang, place = answer.interaction, answer.lang, answer.place
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
@@ -105,7 +102,7 @@ async def achievements_answer(answer: Answer, player: discord.abc.User | None) -
         await answer.say(t(lang, "achievements.outside_own_only"))
         return
     who = player or interaction.user
-    storage = bot_of(interaction).storage
+    storage = answer.bot.storage
     credited = await _credited(answer, who.id)
     unlocked = await storage.unlocked(who.id)
     rarity = await storage.rarity(place.guild_id if place.in_server else None)
@@ -129,9 +126,7 @@ async def card_file(
     now: datetime,
 ) -> discord.File:
     """The player card of /pyramide stats as an attachment with its alt text."""
-    interaction = answer.interaction
-    lang = language(interaction)
-    bot = bot_of(interaction)
+    interaction, lang, bot = answer.interaction, answer.lang, answer.bot
     day = today(now)
     await _credited(answer, who.id)
     unlocked = await bot.storage.unlocked(who.id)

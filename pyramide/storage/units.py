@@ -1,5 +1,5 @@
-"""A unit of storage work: one ``Step`` (a statement, its arguments and what to return) or a program, a
-generator that yields steps and receives their results (see ``queries``)."""
+"""A unit of storage work, as both backends run it: one ``Step`` (a statement, its arguments and what
+to return), or a program: a generator that yields steps and receives their results (``queries``)."""
 
 from __future__ import annotations
 
@@ -43,3 +43,9 @@ def changed(sql: str, *args: Any) -> Step:
 
 def many(sql: str, args: Sequence[Sequence[Any]]) -> Step:
     return Step(sql, args, "many")
+
+
+def postgres_sql(sql: str) -> str:
+    """The statement with PostgreSQL's numbered placeholders (no statement here holds a literal ``?``)."""
+    parts = sql.split("?")
+    return parts[0] + "".join(f"${number}{part}" for number, part in enumerate(parts[1:], start=1))
