@@ -41,6 +41,27 @@ async def test_the_winning_answer_announces_what_it_unlocked_once(harness):
     assert "Achievement unlocked" not in again  # nothing new for a second such win
 
 
+async def test_the_finished_board_drawn_again_still_shows_what_the_game_unlocked(harness):
+    game = kings_and_pairs()
+    await start(harness, game.code)
+    last = None
+    for row in range(6, -1, -1):
+        first_spot = row * (row + 1) // 2
+        names = [str(game.pyramid[i]) for i in range(first_spot, first_spot + row + 1)]
+        while names:
+            first = names.pop(0)
+            last = harness.board_button(first)
+            await harness.press(last)
+            if not first.startswith("K"):
+                last = harness.board_button(names.pop(0))
+                await harness.press(last)
+    assert last is not None
+    # A press on the board as it was before the winning answer (that answer lost on the way) redraws it.
+    sent = await harness.press(last)
+    assert "You won!" in sent[-1].content and sent[-1].content.count("Achievement unlocked: First win") == 1
+    assert [u.key for u in await harness.storage.unlocked(OWNER)].count("first_win") == 1
+
+
 def attachment(sent, name: str) -> tuple[dict, bytes]:
     """The attachment ``name`` of the last answer that carries it: its payload entry and its bytes."""
     for answer in reversed(sent):
