@@ -19,7 +19,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from cogs.common import NO_RACES, RaceWatch
+from cogs.common import NO_RACES, Host, RaceWatch
 from cogs.dailies import DailyDeals
 from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
@@ -233,6 +233,11 @@ class ShardedPyramideBot(PyramideBot, commands.AutoShardedBot):
     def shard_latencies(self) -> list[tuple[int, float]]:
         # Each shard's own latency: ``latency`` would be their average, exported as one "shard 0".
         return sorted(self.latencies)
+
+
+def as_host(bot: PyramideBot) -> Host:
+    """The bot as the cogs see it: mypy checks here that PyramideBot is a ``cogs.common.Host``."""
+    return bot
 
 
 def make_bot(deployment: Deployment, storage: Storage, **options: Any) -> PyramideBot:
