@@ -27,6 +27,7 @@ from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import GameManager
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
+from pyramide.solver.native import switch_off
 from pyramide.solving import SolverService
 from pyramide.storage import Storage
 from pyramide.workers import Workers
@@ -85,7 +86,8 @@ class PyramideBot(commands.Bot):
         self.clock = clock
         # The worker processes are the bot's own unless handed in (then their giver closes them): started
         # in setup_hook, closed in close(). The solver service over them is always this bot's own.
-        self.workers = workers or Workers()
+        # The workers solve as this process does: pure Python when the settings switched the core off.
+        self.workers = workers or Workers(setup=None if has_compiled_core() else switch_off)
         self._own_workers = workers is None
         self.solver = SolverService(self.workers)
         self.manager = GameManager(storage, clock=clock, solver=self.solver)
@@ -189,6 +191,7 @@ class PyramideBot(commands.Bot):
         await self.unload_cogs()
         await self.card_emojis.close()
         await self.dailies.close()
+        await self.manager.close()
         await super().close()
         await self.health.stop()
         self.release_workers()

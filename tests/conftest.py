@@ -23,6 +23,8 @@ BOTH_BACKENDS = {
     "test_race",
     "test_process",
     "test_stress",
+    "test_achievement_storage",
+    "test_process_achievements",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,

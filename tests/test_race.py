@@ -57,7 +57,7 @@ async def test_two_players_race_on_one_deal_and_the_first_to_clear_it_wins(harne
     assert harness.hub.messages[race.message_id]["components"] == []  # no "Give up" once it is over
     scoreboards = harness.bot.scoreboards  # nothing of an ended race stays in this process's memory
     assert race_id not in scoreboards.pending and race_id not in scoreboards.last_edit
-    assert not {game_id for _, game_id in race.players} & set(scoreboards.by_game)
+    assert not any(game_id in scoreboards.by_game for _, game_id in race.players)
 
     sent = await harness.command("stats")
     races = next(f for f in sent[-1].body["embeds"][0]["fields"] if f["name"] == "Races")

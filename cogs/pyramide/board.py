@@ -176,7 +176,7 @@ async def board_message(
     # The processes of a cluster (one per core) are how a bot uses more than one core.
     png = render_board(snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code)
     title = t(lang, "board.title", player=mention(record.owner_id), code=code)
-    lines = [" · ".join(filter(None, (title, tier_words(record, lang))))]
+    lines = [" · ".join(filter(None, (title, tier_words(record, lang, answer.bot.solver))))]
     lines.extend(line for line in status if line)
     return {
         "content": "\n".join(lines)[:2000],

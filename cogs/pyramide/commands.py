@@ -21,7 +21,7 @@ from pyramide.storage import GuildSettings
 
 from ..answer import Answer, answering
 from ..common import NO_RACES, Host, text
-from . import adapters, buttons, daily, dealing, records
+from . import adapters, buttons, daily, dealing, profile, records
 from .dealing import Finder
 from .race import Scoreboards, start_race
 
@@ -214,6 +214,12 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     @app_commands.describe(player=text("cmd.stats.player"))
     async def stats(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
         await records.show_stats(interaction, player)
+
+    @app_commands.command(name="achievements", description=text("cmd.achievements"))
+    @app_commands.rename(player=text("opt.player"))
+    @app_commands.describe(player=text("cmd.achievements.player"))
+    async def achievements(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
+        await profile.show_achievements(interaction, player)
 
     @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
     @app_commands.rename(period=text("opt.period"), rules=text("opt.rules"))

@@ -198,7 +198,7 @@ async def _already(answer: Answer, attempt: DailyAttempt, lang: str, now: dateti
     record = await answer.bot.storage.game(attempt.game_id)
     lines = [t(lang, "daily.done", number=number)]
     if record is not None:
-        lines.append(share_text(record, attempt.picture, lang))
+        lines.append(share_text(record, attempt.picture, lang, answer.bot.solver))
     lines.append(next_daily(lang, now))
     return "\n".join(lines)
 
@@ -233,7 +233,7 @@ async def share_daily(answer: Answer, game_id: int) -> None:
     text = (
         t(lang, "daily.shared_by", player=mention(record.owner_id))
         + "\n"
-        + share_text(record, attempt.picture if attempt else None, lang)
+        + share_text(record, attempt.picture if attempt else None, lang, bot.solver)
     )
     place = answer.place
     if place is not None and not place.threads:  # no thread to come from: shared as this press's answer
@@ -366,7 +366,7 @@ async def show_daily_standing(answer: Answer, now: datetime) -> None:
         )
         record = await storage.game(attempt.game_id)
         if record is not None:
-            mine += "\n" + share_text(record, attempt.picture, lang)
+            mine += "\n" + share_text(record, attempt.picture, lang, answer.bot.solver)
     embed = discord.Embed(
         title=t(lang, "daily.standing.title", number=daily_number(day)),
         description=mine,

@@ -7,7 +7,7 @@ import discord
 
 from pyramide.i18n import t
 from pyramide.manager import Live
-from pyramide.storage import ABANDONED, ENDED
+from pyramide.storage import ABANDONED, ENDED, GameStatus
 
 from ..answer import Answer
 from ..common import mention
@@ -41,7 +41,7 @@ async def idle_minutes(answer: Answer, live: Live) -> float:
     return (bot.clock() - last) / 60
 
 
-async def may_replace(answer: Answer, live: Live) -> tuple[bool, str]:
+async def may_replace(answer: Answer, live: Live) -> tuple[bool, GameStatus]:
     """Whether this player may end ``live`` to deal a new game, and how it is recorded: its starter or a
     moderator ends it; anyone in the channel may replace it once it sat idle past the server's limit
     (recorded as abandoned: played, not won)."""

@@ -16,6 +16,7 @@ import time
 import discord
 
 from pyramide import Game
+from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
@@ -31,6 +32,7 @@ from .threads import create_thread
 
 log = logging.getLogger(__name__)
 
+BY_GAME_SIZE = 50_000  # games whose race (or none) is remembered
 EDIT_SECONDS = 4.0  # the least time between two edits of a scoreboard
 THREAD_NEEDS = ("send_messages_in_threads", "attach_files")
 
@@ -43,23 +45,21 @@ class Scoreboards:
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
-        self.by_game: dict[int, int | None] = {}
+        self.by_game: LRU[int, int | None] = LRU(BY_GAME_SIZE)
         self.last_edit: dict[int, float] = {}
         self.pending: dict[int, asyncio.Task[None]] = {}
         self._tasks = Supervised("race scoreboards")
 
     async def race_of(self, game_id: int) -> int | None:
-        if game_id not in self.by_game:
-            if len(self.by_game) > 50_000:
-                self.by_game.clear()
-            race = await self.bot.storage.race_of_game(game_id)
-            self.by_game[game_id] = race.id if race is not None else None
-        return self.by_game[game_id]
+        if game_id in self.by_game:
+            return self.by_game.get(game_id)
+        race = await self.bot.storage.race_of_game(game_id)
+        return self.by_game.put(game_id, race.id if race is not None else None)
 
     def started(self, race_id: int, game_ids: list[int]) -> None:
         """A race was just stored: its games are known to be its."""
         for game_id in game_ids:
-            self.by_game[game_id] = race_id
+            self.by_game.put(game_id, race_id)
 
     def posted(self, race_id: int) -> None:
         """The race's scoreboard was posted now (the first edit waits its turn after it)."""
@@ -67,7 +67,7 @@ class Scoreboards:
 
     def forget(self, game_ids: list[int]) -> None:
         for game_id in game_ids:
-            self.by_game.pop(game_id, None)
+            self.by_game.pop(game_id)
 
     def schedule(self, race_id: int, lang: str) -> None:
         """Edit the race's scoreboard now, or when ``EDIT_SECONDS`` have passed since the last edit."""

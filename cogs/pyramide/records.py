@@ -11,15 +11,15 @@ from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import LeaderRow
+from pyramide.storage import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow
 
 from ..answer import Answer, answering
 from ..common import mention
-from . import controls
+from . import controls, profile
 from .words import rules_words
 
 PAGE = 10
-RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜", "broken": "⬛", "abandoned": "⬜"}
+RESULT_MARKS = {WON: "🟩", STUCK: "🟥", ENDED: "⬜", BROKEN: "⬛", ABANDONED: "⬜"}
 
 
 def _now(answer: Answer) -> datetime:
@@ -93,7 +93,8 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
     for key, value in fields:
         embed.add_field(name=t(lang, key), value=value)
     embed.add_field(name=t(lang, "stats.recent"), value="".join(RESULT_MARKS[r] for r in stats.recent), inline=False)
-    await answer.announce(embed=embed)
+    card = await profile.card_file(answer, who, place, rows, stats, races, _now(answer))
+    await answer.announce(embed=embed, file=card)
 
 
 # --------------------------------------------------------------------- leaderboard
