@@ -530,28 +530,3 @@ def test_the_race_flows_and_the_host_are_typed_without_any_or_casts():
 
 def test_the_walk_finds_any_and_casts():
     assert _any_or_cast("from typing import Any, cast\nx: Any = cast(int, y)\n") == [2, 2]
-
-
-# --- no private attribute of another object in the Discord layer (discord.py's, aiohttp's, ...) ------------------
-def _private_reads(tree: ast.AST) -> list[tuple[int, str]]:
-    """``x._name`` where ``x`` is not ``self`` or ``cls``: another object's (or library's) private attribute."""
-    return [
-        (node.lineno, ast.unparse(node))
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute)
-        and node.attr.startswith("_")
-        and not node.attr.startswith("__")
-        and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
-    ]
-
-
-@pytest.mark.parametrize("path", DISCORD_LAYER, ids=_name)
-def test_the_discord_layer_reads_no_private_attribute_of_another_object(path):
-    # The address overrides (cogs/internals.py) set public class attributes; nothing reads a library's internals.
-    found = _private_reads(ast.parse(path.read_text(encoding="utf-8")))
-    assert not found, f"{_name(path)} reads private attributes: {found}"
-
-
-def test_the_walk_finds_a_private_attribute_of_another_object():
-    tree = ast.parse("port = site._server.sockets\nself._kept = 1\nx = bot._connection.user\n")
-    assert _private_reads(tree) == [(1, "site._server"), (3, "bot._connection")]
