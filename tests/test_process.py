@@ -710,7 +710,7 @@ async def test_presses_while_postgresql_stalls_are_never_answered_against_what_i
         assert {int(c): int(k) for c, k in actions} == expected
     finally:
         signal_all(frozen, signal.SIGCONT)
-        log = stop(bot)
+        log = await stop(bot)
         await fake.stop()
     assert "Traceback" not in log, log[-3000:]
     assert log.count("did not answer for") <= 2, log[-3000:]  # one warning per outage, with its length
