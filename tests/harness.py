@@ -767,7 +767,9 @@ class Harness:
     def deliver(self, payload: dict[str, Any]) -> None:
         """``INTERACTION_CREATE`` as the gateway hands it over, logged as discord.py's gateway logs it."""
         assert self.bot is not None
-        GATEWAY_LOG.debug("For Shard ID %s: WebSocket Event: %s", 0, {"op": 0, "t": "INTERACTION_CREATE", "d": payload})
+        GATEWAY_LOG.debug(
+            "For Shard ID %s: WebSocket Event: %s", 0, {"op": 0, "t": "INTERACTION_CREATE", "d": payload}
+        )
         self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
 
     async def say(self, content: str, user: int = OWNER, channel_id: int = CHANNEL_ID) -> list[Sent]:
