@@ -222,12 +222,12 @@ class GameManager:
             await self._settle(channel_id)
             turn = Turn(self, channel_id)
             try:
-                turn.live = await self._load(channel_id)
-            except BrokenGame as broken:
-                turn.broken = broken
-            try:
+                try:
+                    turn.live = await self._load(channel_id)
+                except BrokenGame as broken:
+                    turn.broken = broken
                 yield turn
-            except StorageOutcomeUnknown as unknown:
+            except StorageOutcomeUnknown as unknown:  # (a move, a deal, a game closed on the way in)
                 self._unsettled[channel_id] = unknown
                 self.forget(channel_id)
                 raise

@@ -242,6 +242,8 @@ class PostgresStorage(SQLStorage):
         Raises ``StorageUnavailable`` while the database does not answer."""
         if unknown.session is None:
             return
+        # (A backend pid is reused only after its process ended and many others started: within the
+        # seconds this runs, a pid of this database that still runs is that session.)
 
         async def work(connection: asyncpg.Connection) -> bool:
             await connection.fetchval(
