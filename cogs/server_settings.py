@@ -3,22 +3,21 @@ this bot, by ``save``). Outside servers a channel's own settings are kept under 
 
 from __future__ import annotations
 
+from pyramide.bounded import LRU
 from pyramide.storage import GuildSettings, Storage
 
-KEPT = 10_000  # servers whose settings are kept in memory; the oldest read goes first
+KEPT = 10_000  # servers whose settings are kept in memory; the least recently read goes first
 
 
 class ServerSettings:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-        self._kept: dict[int, GuildSettings] = {}
+        self._kept: LRU[int, GuildSettings] = LRU(KEPT)
 
     async def get(self, guild_id: int) -> GuildSettings:
         settings = self._kept.get(guild_id)
         if settings is None:
-            settings = self._kept[guild_id] = await self.storage.settings(guild_id)
-            if len(self._kept) > KEPT:
-                self._kept.pop(next(iter(self._kept)))
+            settings = self._kept.put(guild_id, await self.storage.settings(guild_id))
         return settings
 
     def cached(self, guild_id: int) -> GuildSettings | None:
@@ -26,6 +25,6 @@ class ServerSettings:
         return self._kept.get(guild_id)
 
     async def save(self, guild_id: int, settings: GuildSettings) -> None:
-        self._kept.pop(guild_id, None)
+        self._kept.pop(guild_id)
         await self.storage.save_settings(guild_id, settings)
-        self._kept[guild_id] = settings
+        self._kept.put(guild_id, settings)
