@@ -17,8 +17,8 @@ Decisions where the issue is silent (docs/achievements.md repeats them):
 - A hint counts when it was asked, whether or not the player followed it.
 - Dailies "in a row" are UTC days with a counted daily finished (won or not), as the day streak of
   ``/pyramide stats``; a month is "won" when every one of its days has a won counted daily.
-- A game's difficulty is known for the dailies (the week's schedule); other deals are not stored with a
-  tier, so only an expert day's daily counts for "expert deal won".
+- A game's difficulty is known for the dailies (the week's schedule) and for deals the finishing process
+  rated (dealt by difficulty); a history from before the upgrade counts its expert dailies only.
 - A run of wins is over the games in the order they are credited (across servers and places).
 
 Pure: the standard library and ``pyramide.rules`` only.

@@ -411,6 +411,14 @@ class GameManager:
         log.info("game %s: move %s of unknown outcome was stored (looked up)", game_id, seq)
         return True
 
+    def _tier(self, record: GameRecord) -> str | None:
+        """The deal's difficulty, for the achievements: a daily's from its day, another's when this
+        process rated it (a deal chosen by difficulty)."""
+        if record.daily is not None and (scheduled := daily_tier_of(record.daily)) is not None:
+            return scheduled
+        rating = self.solver.known_rating(record.code) if self.solver is not None else None
+        return str(rating.tier) if rating is not None and rating.tier is not None else None
+
     async def _finish(self, live: Live, status: GameStatus) -> None:
         """Close a game: stored first, then memory follows (a failed write changes nothing in memory)."""
         record, game = live.record, live.game
@@ -425,7 +433,7 @@ class GameManager:
             seconds=now - record.started_at if record.started_at is not None else 0.0,
             actions=record.actions,
             picture=clearing_picture(record.code, record.actions) if record.counted else None,
-            tier=daily_tier_of(record.daily) if record.daily is not None else None,
+            tier=self._tier(record),
         )
         try:
             await self.storage.finish_game(closed)

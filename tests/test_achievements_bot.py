@@ -8,9 +8,11 @@ import io
 from PIL import Image
 
 from pyramide import Game
+from pyramide.solver import solve
 from tests.backends import raw
 from tests.deals import kings_and_pairs
-from tests.harness import DM_CHANNEL_ID, OWNER, STRANGER, Harness, labels, start
+from tests.harness import CHANNEL_ID, DM_CHANNEL_ID, OWNER, STRANGER, Harness, labels, start
+from tests.play import play
 
 
 async def win(harness: Harness) -> str:
@@ -163,3 +165,32 @@ async def test_a_perfect_loss_is_announced_once_the_verdict_is_known(harness):
     sent = await harness.command("end")
     assert "Achievement unlocked" not in said(sent)  # once
     assert [u.key for u in await harness.storage.unlocked(OWNER)] == ["perfect_loss"]
+
+
+async def test_an_expert_deal_dealt_by_difficulty_and_won_unlocks_expert(harness):
+    await harness.command("new", difficulty="expert")
+    record = await harness.storage.live_game(CHANNEL_ID)
+    assert record is not None
+    line = solve(Game.from_code(record.code)).line
+    assert line
+    for move in line:
+        result = await play(harness.bot.manager, CHANNEL_ID, lambda game, move=move: game.play(move))
+    assert result.finished and "expert_win" in (result.live.record.unlocked or ())
+    assert "expert_win" in {u.key for u in await harness.storage.unlocked(OWNER)}
+    await start(harness, kings_and_pairs().code)  # a deal of no known tier: no second expert, nothing new
+    assert "Expert" not in await win_again(harness)
+
+
+async def win_again(harness: Harness) -> str:
+    """Clear the kings-and-pairs deal already dealt; the winning answer's text."""
+    game = kings_and_pairs()
+    sent = []
+    for row in range(6, -1, -1):
+        first_spot = row * (row + 1) // 2
+        names = [str(game.pyramid[i]) for i in range(first_spot, first_spot + row + 1)]
+        while names:
+            first = names.pop(0)
+            sent = await harness.press(harness.board_button(first))
+            if not first.startswith("K"):
+                sent = await harness.press(harness.board_button(names.pop(0)))
+    return sent[-1].content
