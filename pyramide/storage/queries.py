@@ -22,6 +22,8 @@ from . import (
     DailyAttempt,
     DailyRow,
     DailyTaken,
+    EventOver,
+    EventTaken,
     GameRecord,
     GuildSettings,
     LeaderRow,
@@ -78,7 +80,19 @@ def postgres_sql(sql: str) -> str:
 # ------------------------------------------------------------------------------------------ games
 INSERT_GAME = (
     "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, daily, counted, created_at,"
-    " started_at, locale) VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?, ?, ?) RETURNING id"
+    " started_at, locale, event_id, event_deal) VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?, ?, ?, ?, ?) RETURNING id"
+)
+# An event's deal is opened, and its result counted, only while the event runs. Both lock the event's row
+# first (an UPDATE), as its end does: under READ COMMITTED an entry is then opened or closed either wholly
+# before the end (and in its standings) or not at all.
+TOUCH_RUNNING_EVENT = "UPDATE events SET version = version + 1 WHERE id = ? AND ended_at IS NULL AND ends_at > ?"
+OPEN_ENTRY = (
+    "INSERT INTO event_entries (event_id, position, player_id, game_id, opened_at) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT DO NOTHING"
+)
+CLOSE_ENTRY = (
+    "UPDATE event_entries SET status = ?, removed = ?, score = ?, seconds = ?, hints = ?, finished_at = ?"
+    " WHERE game_id = ? AND status IS NULL"
 )
 OPEN_ATTEMPT = (
     "INSERT INTO daily_attempts (day, player_id, guild_id, channel_id, game_id, opened_at)"
@@ -199,12 +213,17 @@ RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND
 GUILD_LEFT = "INSERT INTO departures (guild_id, left_at) VALUES (?, ?) ON CONFLICT (guild_id) DO NOTHING"
 GUILD_JOINED = "DELETE FROM departures WHERE guild_id = ?"
 DEPARTED = "SELECT guild_id FROM departures WHERE left_at < ?"
-_GUILD_TABLES = ("games", "settings", "daily_attempts", "departures", "races")
+_GUILD_TABLES = ("games", "settings", "daily_attempts", "departures", "races", "events")
 PURGES = tuple(f"DELETE FROM {table} WHERE guild_id = ?" for table in _GUILD_TABLES)
 PLAYING_CHANNELS_OF = "SELECT channel_id FROM games WHERE owner_id = ? AND status = 'playing'"
 DELETE_PLAYER_GAMES = "DELETE FROM games WHERE owner_id = ?"
 DELETE_PLAYER_NAME = "DELETE FROM players WHERE player_id = ?"
 ANONYMISE_ATTEMPTS = "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?"
+# The player's entries go with their games (a foreign key); their running events' standings change.
+EVENTS_OF_PLAYER_CHANGED = (
+    "UPDATE events SET version = version + 1 WHERE ended_at IS NULL"
+    " AND id IN (SELECT event_id FROM event_entries WHERE player_id = ?)"
+)
 META = "SELECT value FROM meta WHERE key = ?"
 SET_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 KEEP_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"
@@ -245,7 +264,15 @@ def create_game(record: GameRecord) -> Program[int]:
         record.created_at,
         record.started_at,
         record.locale,
+        record.event_id,
+        record.event_deal,
     )
+    if record.event_id is not None:  # the player's one attempt at this deal of the event: a key
+        if not (yield changed(TOUCH_RUNNING_EVENT, record.event_id, record.created_at)):
+            raise EventOver()
+        entry = (record.event_id, record.event_deal, record.owner_id, game_id, record.created_at)
+        if not (yield changed(OPEN_ENTRY, *entry)):
+            raise EventTaken()
     if record.daily is not None and record.counted:
         opened = yield changed(
             OPEN_ATTEMPT, record.daily, record.owner_id, record.guild_id, record.channel_id, game_id, record.created_at
@@ -311,6 +338,18 @@ def finish_game(record: GameRecord) -> Program[bool]:
             record.finished_at,
             record.id,
         )
+    finished_at = record.finished_at or 0.0  # counted only if finished before the deadline
+    if record.event_id is not None and (yield changed(TOUCH_RUNNING_EVENT, record.event_id, finished_at)):
+        yield changed(
+            CLOSE_ENTRY,
+            record.status,
+            record.removed,
+            record.score,
+            record.seconds,
+            record.hints,
+            record.finished_at,
+            record.id,
+        )
     if closed and record.status == WON:
         yield changed(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
     elif closed:
@@ -333,6 +372,7 @@ def purge_departed(before: float) -> Program[list[int]]:
 
 def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
     channels = [int(r[0]) for r in (yield rows(PLAYING_CHANNELS_OF, player_id))]
+    yield changed(EVENTS_OF_PLAYER_CHANGED, player_id)  # their announcements are redrawn without them
     deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
     yield changed(DELETE_PLAYER_NAME, player_id)
     yield changed(ANONYMISE_ATTEMPTS, player_id)

@@ -25,6 +25,7 @@ import aiosqlite
 
 from . import GameRecord, MoveConflict, StorageError, StorageUnavailable
 from . import schema as schema_
+from .events import EventQueries
 from .queries import PROBE, SQLStorage, Step, Unit
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStorage", "backup"]
@@ -168,7 +169,7 @@ def _migrate(connection: sqlite3.Connection, path: str, file: Path | None, targe
     return found
 
 
-class SQLiteStorage(SQLStorage):
+class SQLiteStorage(SQLStorage, EventQueries):
     """The default storage: one SQLite file (``":memory:"`` works for experiments)."""
 
     def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
