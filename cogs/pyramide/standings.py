@@ -1,0 +1,136 @@
+"""A server event as players see it: its announcement (the Play button and the standings), the standings
+and results embeds, and the rule that keeps its codes hidden while it runs (no deal of a running event
+is dealt elsewhere)."""
+
+from __future__ import annotations
+
+import discord
+
+from pyramide import Game, Rules
+from pyramide.i18n import t
+from pyramide.labels import format_duration
+from pyramide.storage import EventRecord, EventStanding, Storage
+from pyramide.tournament import deal_key, places
+
+from ..common import bot_of, mention
+from . import controls
+from .words import rules_words
+
+SHOWN = 10  # players listed on an announcement or a standings embed (Discord's embed limits hold)
+
+
+async def peeks_at_an_event(interaction: discord.Interaction, game: Game) -> bool:
+    """Whether ``game`` deals the cards of a running event's deal (under any rules)."""
+    return await bot_of(interaction).storage.is_running_deal(deal_key(game))
+
+
+def player_name(standing: EventStanding) -> str:
+    return discord.utils.escape_markdown(standing.name) if standing.name else mention(standing.player_id)
+
+
+def standing_line(lang: str, place: int, standing: EventStanding) -> str:
+    medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
+    return t(
+        lang,
+        "contest.row",
+        medal=medal,
+        player=player_name(standing),
+        removed=standing.removed,
+        score=standing.score,
+        time=format_duration(standing.seconds),
+        played=standing.played,
+        hints=standing.hints,
+    )
+
+
+def standings_text(lang: str, standings: list[EventStanding]) -> str:
+    if not standings:
+        return t(lang, "contest.no_results")
+    lines = [standing_line(lang, place, s) for place, s in places(standings)[:SHOWN]]
+    if len(standings) > SHOWN:
+        lines.append(t(lang, "contest.more", count=len(standings) - SHOWN))
+    return "\n".join(lines)[:4000]
+
+
+def rules_of(event: EventRecord, lang: str) -> str:
+    rules = Rules.from_token(event.rules)
+    words = rules_words(rules, lang) if not rules.is_default else t(lang, "contest.rules_standard")
+    if event.difficulty:
+        words += " · " + t(lang, f"choice.tier.{event.difficulty}")
+    return words
+
+
+def state_line(event: EventRecord, lang: str) -> str:
+    if event.cancelled:
+        return t(lang, "contest.state.cancelled")
+    if event.ended_at is not None:
+        return t(lang, "contest.state.ended", when=f"<t:{int(event.ended_at)}:f>")
+    return t(lang, "contest.state.running", when=f"<t:{int(event.ends_at)}:R>", date=f"<t:{int(event.ends_at)}:f>")
+
+
+def announcement(event: EventRecord, standings: list[EventStanding], lang: str) -> dict[str, object]:
+    """The announcement message: what the event is, how it is scored, the standings, and Play while it runs."""
+    embed = discord.Embed(
+        title=t(lang, "contest.title", name=event.name)[:256],
+        description="\n".join(
+            (
+                t(lang, "contest.deals", deals=len(event.codes)),
+                state_line(event, lang),
+                t(lang, "contest.rules", rules=rules_of(event, lang)),
+            )
+        ),
+        colour=discord.Colour.gold(),
+    )
+    embed.add_field(name=t(lang, "contest.scoring.title"), value=t(lang, "contest.scoring"), inline=False)
+    embed.add_field(
+        name=t(lang, "contest.standings.title"), value=standings_text(lang, standings)[:1024], inline=False
+    )
+    embed.set_footer(text=t(lang, "contest.footer", players=len(standings)))
+    view = discord.ui.View(timeout=None)
+    if event.running:
+        view.add_item(controls.event_play_button(event.id, label=t(lang, "contest.button.play")))
+    view.stop()
+    return {"embed": embed, "view": view, "allowed_mentions": discord.AllowedMentions.none()}
+
+
+def standings_embed(event: EventRecord, standings: list[EventStanding], lang: str, mine: str | None) -> discord.Embed:
+    embed = discord.Embed(
+        title=t(lang, "contest.standings.of", name=event.name)[:256],
+        description=standings_text(lang, standings),
+        colour=discord.Colour.gold(),
+    )
+    embed.add_field(name="\u200b", value=state_line(event, lang), inline=False)
+    if mine:
+        embed.add_field(name=t(lang, "contest.standings.mine"), value=mine[:1024], inline=False)
+    return embed
+
+
+def results(event: EventRecord, standings: list[EventStanding], lang: str) -> tuple[discord.Embed, discord.ui.View]:
+    """The final standings and the revealed codes, each with its winning line a press away."""
+    embed = discord.Embed(
+        title=t(lang, "contest.results.title", name=event.name)[:256],
+        description=standings_text(lang, standings),
+        colour=discord.Colour.gold(),
+    )
+    codes = "\n".join(t(lang, "contest.results.code", number=i + 1, code=code) for i, code in enumerate(event.codes))
+    embed.add_field(name=t(lang, "contest.results.codes"), value=codes[:1024], inline=False)
+    view = discord.ui.View(timeout=None)
+    for position in range(len(event.codes)):
+        label = t(lang, "contest.button.line", number=position + 1)
+        view.add_item(controls.event_line_button(event.id, position, label=label))
+    view.stop()
+    return embed, view
+
+
+async def mine_line(storage: Storage, event: EventRecord, standings: list[EventStanding], player: int, lang: str) -> str:
+    """Where a player stands: their place and totals, or how many deals they have left."""
+    entries = await storage.event_entries(event.id, player)
+    place = next((p for p, s in places(standings) if s.player_id == player), None)
+    left = len(event.codes) - len(entries)
+    if place is None:
+        return t(lang, "contest.mine.none", left=left)
+    standing = standings[place - 1]
+    words = t(lang, "contest.mine", place=place, players=len(standings), removed=standing.removed)
+    if left and event.running:
+        words += " " + t(lang, "contest.mine.left", left=left)
+    return words
