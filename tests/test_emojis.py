@@ -142,7 +142,7 @@ async def test_a_changed_sprite_uploads_only_the_changed_images(harness, monkeyp
     app = harness.hub.app_emojis
     first = len(app.uploads)
     old_back = app.by_name()[named(card_emojis.BACK)]["id"]
-    monkeypatch.setattr(render, "BACK_FIELD", (120, 30, 40))  # a red back instead of a blue one
+    monkeypatch.setattr(render.emoji, "BACK_FIELD", (120, 30, 40))  # a red back instead of a blue one
     card_emojis.emoji_images.cache_clear()
     await harness.restart()
     assert app.uploads[first:] == [named(card_emojis.BACK)]  # a new name for the new picture, uploaded alone
@@ -153,7 +153,7 @@ async def test_a_changed_sprite_uploads_only_the_changed_images(harness, monkeyp
     draw = next(b for b in buttons(harness.hub.messages[sent.message_id]) if b["label"].startswith("Draw"))
     assert draw["emoji"]["id"] == new_back
 
-    monkeypatch.setattr(render, "RED", (230, 0, 0))  # every red face changes, nothing else
+    monkeypatch.setattr(render.emoji, "RED", (230, 0, 0))  # every red face changes, nothing else
     card_emojis.emoji_images.cache_clear()
     count = len(app.uploads)
     await harness.restart()

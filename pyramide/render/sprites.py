@@ -1,0 +1,357 @@
+"""The sprites a board is made of and the runs of text on it, each drawn once and kept in the board's
+fixed palette; fonts per thread; the pasting that puts them on a canvas.
+
+A board is composed directly in palette ("P") mode from sprites that were drawn once and converted
+to one fixed 256-colour palette (shipped in ``assets/palette.bin``): the table, card faces, backs,
+outlines, and every run of text, each baked onto the background it sits on.
+
+Safe to call from worker threads: the caches are built under a lock and fonts are per thread
+(FreeType faces are not shared between threads).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw, ImageFont
+
+from ..cards import Card, full_deck
+from .geometry import (
+    BACK_EDGE,
+    BACK_FIELD,
+    BACK_LINES,
+    BAND,
+    BLACK,
+    CARD_H,
+    CARD_W,
+    EDGE,
+    FACE,
+    FACE_EDGE,
+    FONT_BOLD,
+    FONT_REGULAR,
+    FOOTER_Y,
+    GOLD,
+    HEIGHT,
+    HINT,
+    MUTED,
+    PALETTE_FILE,
+    PLAYABLE,
+    RADIUS,
+    RED,
+    RING,
+    SELECT,
+    SLOT_LINE,
+    STOCK_X,
+    STOCK_Y,
+    TABLE_BOTTOM,
+    TABLE_TOP,
+    TEXT,
+    WHITE,
+    WIDTH,
+)
+
+_local = threading.local()
+_lock = threading.Lock()
+
+
+def load_font(size: int, bold: bool = True) -> ImageFont.FreeTypeFont:
+    fonts = getattr(_local, "fonts", None)
+    if fonts is None:
+        fonts = _local.fonts = {}
+    key = (size, bold)
+    if key not in fonts:
+        fonts[key] = ImageFont.truetype(str(FONT_BOLD if bold else FONT_REGULAR), size)
+    return fonts[key]
+
+
+# --- Drawing the sprites (once per process), in RGB(A), before they are put into the palette ---
+
+
+def rounded_mask(size: tuple[int, int], radius: int) -> Image.Image:
+    mask = Image.new("1", size, 0)
+    ImageDraw.Draw(mask).rounded_rectangle((0, 0, size[0] - 1, size[1] - 1), radius, fill=1)
+    return mask
+
+
+def _face(card: Card, centre_pip: bool = True, rank: str | None = None, border: tuple | None = None) -> Image.Image:
+    image = Image.new("RGB", (CARD_W, CARD_H), FACE)
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), RADIUS, fill=FACE, outline=FACE_EDGE, width=2)
+    if border is not None:
+        draw.rounded_rectangle((2, 2, CARD_W - 3, CARD_H - 3), RADIUS - 2, outline=border, width=4)
+    colour = RED if card.is_red else BLACK
+    text = rank or card.rank_name
+    draw.text((6, 3), text, font=load_font(34 if len(text) == 1 else 28), fill=colour)
+    draw.text((CARD_W - 5, 5), card.suit_symbol, font=load_font(28, bold=False), fill=colour, anchor="ra")
+    if centre_pip:  # covered cards show only their top half; a pip would peek through the gaps
+        draw.text(
+            (CARD_W // 2, CARD_H - 30), card.suit_symbol, font=load_font(44, bold=False), fill=colour, anchor="mm"
+        )
+    return image
+
+
+def _dimmed(face: Image.Image) -> Image.Image:
+    return Image.blend(face, Image.new("RGB", face.size, (40, 60, 50)), 95 / 255)
+
+
+def _back() -> Image.Image:
+    image = Image.new("RGB", (CARD_W, CARD_H), BACK_EDGE)
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), RADIUS, fill=BACK_EDGE, outline=FACE_EDGE, width=2)
+    field = Image.new("RGB", (CARD_W - 12, CARD_H - 12), BACK_FIELD)
+    lines = ImageDraw.Draw(field)
+    for offset in range(-CARD_H, CARD_W, 11):
+        lines.line((offset, 0, offset + CARD_H, CARD_H), fill=BACK_LINES, width=2)
+    image.paste(field, (6, 6), rounded_mask(field.size, RADIUS - 3))
+    return image
+
+
+def _table_rgb() -> Image.Image:
+    """The green table with a vertical gradient and the dark footer band."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), TABLE_TOP)
+    draw = ImageDraw.Draw(image)
+    for y in range(FOOTER_Y):
+        t = y / (FOOTER_Y - 1)
+        colour = tuple(round(a + (b - a) * t) for a, b in zip(TABLE_TOP, TABLE_BOTTOM, strict=True))
+        draw.line((0, y, WIDTH, y), fill=colour)
+    draw.rectangle((0, FOOTER_Y, WIDTH, HEIGHT), fill=BAND)
+    return image
+
+
+def _empty_pile(table: Image.Image, mark: str) -> Image.Image:
+    """An empty stock or waste place, drawn on the table where the piles are (nothing overlaps them)."""
+    image = table.crop((STOCK_X, STOCK_Y, STOCK_X + CARD_W, STOCK_Y + CARD_H))
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((1, 1, CARD_W - 2, CARD_H - 2), RADIUS, outline=SLOT_LINE, width=2)
+    if mark:
+        draw.text((CARD_W // 2, CARD_H // 2), mark, font=load_font(42), fill=(150, 190, 165), anchor="mm")
+    return image
+
+
+def _ring_mask() -> Image.Image:
+    return rounded_mask((CARD_W + 2 * RING, CARD_H + 2 * RING), RADIUS + RING)
+
+
+def _slot_mask() -> Image.Image:
+    """Only the outline of an empty pyramid place: the cards above must show through it."""
+    outer = rounded_mask((CARD_W, CARD_H), RADIUS)
+    inner = Image.new("1", (CARD_W, CARD_H), 0)
+    ImageDraw.Draw(inner).rounded_rectangle((3, 3, CARD_W - 4, CARD_H - 4), RADIUS - 2, fill=1)
+    return Image.composite(Image.new("1", outer.size, 0), outer, inner)
+
+
+def _exact_colours(table: Image.Image) -> list[tuple[int, int, int]]:
+    """Colours that must be reproduced exactly: every shade of the table and the marks' colours."""
+    colours = dict.fromkeys(table.getpixel((0, y)) for y in range(HEIGHT))
+    marks = (FACE, FACE_EDGE, RED, BLACK, SELECT, HINT, PLAYABLE, SLOT_LINE, TEXT, MUTED, GOLD, WHITE)
+    for colour in (*marks, BACK_FIELD, BACK_LINES, BACK_EDGE):
+        colours[colour] = None
+    return list(colours)  # type: ignore[arg-type]
+
+
+def build_palette() -> bytes:
+    """The fixed palette (768 bytes): the exact colours, then a median cut of a sheet of every sprite
+    and of text on the table, so that antialiased edges find a close colour. Shipped in
+    ``assets/palette.bin``; ``tests/reference/regenerate.py`` writes it after a design change."""
+    table = _table_rgb()
+    exact = _exact_colours(table)
+    faces = [_face(card) for card in full_deck()]
+    sprites = faces + [_dimmed(_face(c, centre_pip=False)) for c in full_deck()]
+    sprites += [_face(c, centre_pip=False, border=PLAYABLE) for c in full_deck()[:8]]
+    sprites += [_back(), _empty_pile(table, "↻")]
+    columns = 13
+    rows = -(-len(sprites) // columns)
+    sheet = Image.new("RGB", (columns * (CARD_W + 8), rows * (CARD_H + 8) + 3 * HEIGHT), TABLE_TOP)
+    for i, sprite in enumerate(sprites):
+        sheet.paste(sprite, ((i % columns) * (CARD_W + 8), (i // columns) * (CARD_H + 8)))
+    boards = rows * (CARD_H + 8)
+    for k in range(3):  # text on the table, on the band, and on the darkened banner
+        part = table.copy()
+        draw = ImageDraw.Draw(part)
+        for j, (colour, size) in enumerate(((TEXT, 20), (MUTED, 16), (GOLD, 48), (WHITE, 48))):
+            for y in range(10 + j * 12, HEIGHT, 60):
+                draw.text(
+                    (10 + 40 * k, y), "Score 280 · Moves 113 · 0123456789 ÆØČŠЖЯ", font=load_font(size), fill=colour
+                )
+        if k == 2:
+            part = Image.blend(part, Image.new("RGB", part.size, (0, 0, 0)), 170 / 255)
+        sheet.paste(part.crop((0, 0, min(WIDTH, sheet.width), HEIGHT)), (0, boards + k * HEIGHT))
+    rest = sheet.quantize(colors=256 - len(exact), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    found = rest.getpalette() or []
+    colours = [value for colour in exact for value in colour] + found[: 3 * (256 - len(exact))]
+    return bytes(colours + [0] * (768 - len(colours)))
+
+
+def _palette_image() -> Image.Image:
+    data = PALETTE_FILE.read_bytes() if PALETTE_FILE.exists() else build_palette()
+    image = Image.new("P", (1, 1))
+    image.putpalette(data)
+    return image
+
+
+@dataclass(frozen=True)
+class Sprites:
+    palette: Image.Image  # a 1×1 "P" image carrying the fixed palette
+    table_rgb: Image.Image  # the table before it was put into the palette: the background text is drawn on
+    table: Image.Image
+    card_mask: Image.Image
+    ring_mask: Image.Image
+    slot_mask: Image.Image
+    back: Image.Image
+    empty_pile: Image.Image
+    turn_pile: Image.Image
+    select_ring: Image.Image
+    hint_ring: Image.Image
+    slot_line: Image.Image
+
+    def to_palette(self, image: Image.Image) -> Image.Image:
+        return image.quantize(palette=self.palette, dither=Image.Dither.NONE)
+
+
+@dataclass(frozen=True)
+class Faces:
+    free: dict[Card, Image.Image]
+    covered: dict[Card, Image.Image]
+    playable: dict[Card, Image.Image]  # covered, yet takeable under the card-with-cover rule
+
+
+def sprites() -> Sprites:
+    """The sprites, built once per process (thread-safe)."""
+    with _lock:
+        return _build_sprites()
+
+
+@functools.cache
+def _build_sprites() -> Sprites:
+    palette = _palette_image()
+
+    def paletted(image: Image.Image) -> Image.Image:
+        return image.quantize(palette=palette, dither=Image.Dither.NONE)
+
+    def solid(colour: tuple[int, int, int], size: tuple[int, int]) -> Image.Image:
+        return paletted(Image.new("RGB", size, colour))
+
+    table = _table_rgb()
+    ring = (CARD_W + 2 * RING, CARD_H + 2 * RING)
+    return Sprites(
+        palette=palette,
+        table_rgb=table,
+        table=_canvas(paletted(table)),
+        card_mask=rounded_mask((CARD_W, CARD_H), RADIUS),
+        ring_mask=_ring_mask(),
+        slot_mask=_slot_mask(),
+        back=paletted(_back()),
+        empty_pile=paletted(_empty_pile(table, "")),
+        turn_pile=paletted(_empty_pile(table, "↻")),
+        select_ring=solid(SELECT, ring),
+        hint_ring=solid(HINT, ring),
+        slot_line=solid(SLOT_LINE, (CARD_W, CARD_H)),
+    )
+
+
+def faces_for(ranks: tuple[tuple[int, str], ...] = ()) -> Faces:
+    """Card faces with the rank letters of a language (built once per language, thread-safe)."""
+    with _lock:
+        return _build_faces(ranks)
+
+
+@functools.cache
+def _build_faces(ranks: tuple[tuple[int, str], ...]) -> Faces:
+    cache = _build_sprites()
+    names = dict(ranks)
+    deck = full_deck()
+    return Faces(
+        free={c: cache.to_palette(_face(c, rank=names.get(c.rank))) for c in deck},
+        covered={c: cache.to_palette(_dimmed(_face(c, False, names.get(c.rank)))) for c in deck},
+        playable={c: cache.to_palette(_face(c, False, names.get(c.rank), PLAYABLE)) for c in deck},
+    )
+
+
+# --- Text: each run drawn once on the background at its height, then pasted as bytes ---
+
+
+class Recent:
+    """A thread-safe cache of the most recently used images."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[tuple, Image.Image] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Image.Image | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, image: Image.Image) -> Image.Image:
+        with self._lock:
+            self._items[key] = image
+            if len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return image
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+text_runs = Recent(4096)
+
+
+def text_run(text: str, size: int, y: int, *, bold: bool = True, fill: tuple[int, int, int] = TEXT) -> Image.Image:
+    """A run of text as a paletted image whose background is the table at height ``y``."""
+    key = (text, size, y, bold, fill)
+    found = text_runs.get(key)
+    if found is not None:
+        return found
+    cache = sprites()
+    font = load_font(size, bold)
+    ascent, descent = font.getmetrics()
+    left, _, right, _ = font.getbbox(text)
+    width = max(1, max(right, int(font.getlength(text))) - min(0, left) + 2)
+    height = min(ascent + descent, HEIGHT - y)
+    image = cache.table_rgb.crop((0, y, width, y + height))
+    ImageDraw.Draw(image).text((1 - min(0, left), 0), text, font=font, fill=fill)
+    return text_runs.put(key, cache.to_palette(image))
+
+
+@functools.lru_cache(maxsize=4096)
+def text_width(text: str, size: int, bold: bool = True) -> int:
+    return int(load_font(size, bold).getlength(text)) + 2
+
+
+def _canvas(table: Image.Image) -> Image.Image:
+    """The table on a canvas one column wider: column 0 holds zeros, PNG's "no filter" byte, so that the
+    canvas's bytes are the PNG's image data as they are (see ``png.paletted_png``). Everything is drawn at x + 1."""
+    canvas = Image.new("P", (table.width + 1, table.height), 0)
+    canvas.putpalette(table.getpalette() or [])
+    canvas.paste(table, (1, 0))
+    return canvas
+
+
+def paste(image: Image.Image, sprite: Image.Image, xy: tuple[int, int], mask: Image.Image | None = None) -> None:
+    """``Image.paste`` onto a canvas (board coordinates, shifted right by the filter column) without
+    Pillow's Python-side checks (a third of a board's time): every image here is an in-memory image of
+    the right mode, and every box lies inside the board."""
+    x, y = xy
+    x += 1
+    box = (x, y, x + sprite.width, y + sprite.height)
+    image.im.paste(sprite.im, box, mask.im) if mask is not None else image.im.paste(sprite.im, box)
+
+
+def put(image: Image.Image, run: Image.Image, x: int, y: int, align: str = "left") -> tuple[int, int, int, int]:
+    if align == "centre":
+        x -= run.width // 2
+    elif align == "right":
+        x -= run.width
+    x = max(EDGE, min(x, WIDTH - EDGE - run.width))  # never off an edge
+    paste(image, run, (x, y))
+    return x, y, x + run.width, y + run.height
