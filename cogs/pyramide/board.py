@@ -45,7 +45,9 @@ def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
         # An event's deal: its code stays hidden (no same deal, no line, no replay naming it); the next deal.
         view.add_item(controls.event_play_button(record.event_id, label=t(lang, "contest.button.next")))
         view.add_item(
-            controls.board_button(record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success)
+            controls.board_button(
+                record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
+            )
         )
         view.stop()
         return view

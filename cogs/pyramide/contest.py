@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import logging
 import time
+
 import discord
 
 from pyramide import Game, Rules
@@ -23,7 +24,7 @@ from ..common import Host, bot_of, language, missing_permission
 from . import standings as shown
 from .animation import post_animation
 from .board import board_message, post_board_to, take_back
-from .daily import IN_PLACE, missing_thread_permission, now_of
+from .daily import IN_PLACE, missing_thread_permission
 from .dealing import Finder, winnable_game
 from .places import Reach, place_of
 from .threads import create_thread, remove_thread
@@ -160,13 +161,15 @@ async def start_event(
         event = await bot.storage.event(event_id)
         assert event is not None
         try:
-            sent = await interaction.channel.send(**shown.announcement(event, [], lang))  # type: ignore[arg-type]
+            sent = await interaction.channel.send(**shown.announcement(event, [], lang))
         except DISCORD_ERRORS as error:
             log_refusal(f"event {event_id}: announcement", error)
             await answer.say(t(lang, "contest.started_unannounced", name=event.name))
             return
         await bot.storage.set_event_message(event_id, sent.id)
-        await answer.say(t(lang, "contest.started", name=event.name, deals=len(games), when=f"<t:{int(event.ends_at)}:f>"))
+        await answer.say(
+            t(lang, "contest.started", name=event.name, deals=len(games), when=f"<t:{int(event.ends_at)}:f>")
+        )
 
 
 # -------------------------------------------------------------------------------------- playing
@@ -228,7 +231,13 @@ async def done_words(bot: Host, event: EventRecord, player: int, lang: str) -> s
         return t(lang, "contest.done_waiting", name=event.name)
     mine = standings[place - 1]
     return t(
-        lang, "contest.done", name=event.name, removed=mine.removed, score=mine.score, place=place, players=len(standings)
+        lang,
+        "contest.done",
+        name=event.name,
+        removed=mine.removed,
+        score=mine.score,
+        place=place,
+        players=len(standings),
     )
 
 
@@ -270,7 +279,11 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
                 await answer.say(t(lang, "error.daily_busy_here"))
                 return
             live = await turn.start(
-                guild_id=place.stats_id, owner_id=interaction.user.id, game=game, locale=lang, event=(event.id, position)
+                guild_id=place.stats_id,
+                owner_id=interaction.user.id,
+                game=game,
+                locale=lang,
+                event=(event.id, position),
             )
             await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
             if thread is None:
@@ -323,9 +336,7 @@ async def pick(answer: Answer, event_id: str | None, *, running: bool) -> EventR
 async def event_choices(interaction: discord.Interaction, current: str, *, running: bool) -> list[tuple[str, str]]:
     events = await bot_of(interaction).storage.events_of_guild(interaction.guild_id or 0, 25)
     return [
-        (e.name[:100], str(e.id))
-        for e in events
-        if (e.running or not running) and current.lower() in e.name.lower()
+        (e.name[:100], str(e.id)) for e in events if (e.running or not running) and current.lower() in e.name.lower()
     ][:25]
 
 

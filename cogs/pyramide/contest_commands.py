@@ -130,7 +130,8 @@ class EventAdminCommands(app_commands.Group):
         card_with_cover=text("cmd.new.card_with_cover"),
         difficulty=text("cmd.new.difficulty"),
     )
-    @app_commands.choices(passes=PASS_CHOICES, difficulty=TIER_CHOICES)
+    @app_commands.choices(passes=PASS_CHOICES)
+    @app_commands.choices(difficulty=TIER_CHOICES)
     async def start(
         self,
         interaction: discord.Interaction,
@@ -225,7 +226,10 @@ class Events(commands.Cog):
                 await self.bot.storage.end_event(event_id, now)
             await self.announce(event_id)
         for event in await self.bot.storage.running_events():
-            if self.bot.get_guild(event.guild_id) is not None and self.announcements.shown.get(event.id) != event.version:
+            if (
+                self.bot.get_guild(event.guild_id) is not None
+                and self.announcements.shown.get(event.id) != event.version
+            ):
                 self.announcements.schedule(event.id)
 
     async def announce(self, event_id: int) -> None:

@@ -4,6 +4,8 @@ is dealt elsewhere)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 
 from pyramide import Game, Rules
@@ -68,7 +70,7 @@ def state_line(event: EventRecord, lang: str) -> str:
     return t(lang, "contest.state.running", when=f"<t:{int(event.ends_at)}:R>", date=f"<t:{int(event.ends_at)}:f>")
 
 
-def announcement(event: EventRecord, standings: list[EventStanding], lang: str) -> dict[str, object]:
+def announcement(event: EventRecord, standings: list[EventStanding], lang: str) -> dict[str, Any]:
     """The announcement message: what the event is, how it is scored, the standings, and Play while it runs."""
     embed = discord.Embed(
         title=t(lang, "contest.title", name=event.name)[:256],
@@ -82,9 +84,7 @@ def announcement(event: EventRecord, standings: list[EventStanding], lang: str) 
         colour=discord.Colour.gold(),
     )
     embed.add_field(name=t(lang, "contest.scoring.title"), value=t(lang, "contest.scoring"), inline=False)
-    embed.add_field(
-        name=t(lang, "contest.standings.title"), value=standings_text(lang, standings)[:1024], inline=False
-    )
+    embed.add_field(name=t(lang, "contest.standings.title"), value=standings_text(lang, standings)[:1024], inline=False)
     embed.set_footer(text=t(lang, "contest.footer", players=len(standings)))
     view = discord.ui.View(timeout=None)
     if event.running:
@@ -122,7 +122,9 @@ def results(event: EventRecord, standings: list[EventStanding], lang: str) -> tu
     return embed, view
 
 
-async def mine_line(storage: Storage, event: EventRecord, standings: list[EventStanding], player: int, lang: str) -> str:
+async def mine_line(
+    storage: Storage, event: EventRecord, standings: list[EventStanding], player: int, lang: str
+) -> str:
     """Where a player stands: their place and totals, or how many deals they have left."""
     entries = await storage.event_entries(event.id, player)
     place = next((p for p, s in places(standings) if s.player_id == player), None)

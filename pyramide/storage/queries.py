@@ -615,4 +615,3 @@ class SQLStorage:
         found = await self._read(row(RACE_STATS, guild_id, player_id))
         played, won, best = found if found else (0, 0, None)
         return RaceStats(int(played or 0), int(won or 0), float(best) if best is not None else None)
-
