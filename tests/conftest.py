@@ -23,6 +23,7 @@ BOTH_BACKENDS = {
     "test_race",
     "test_process",
     "test_stress",
+    "test_events",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,
