@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from cogs.pyramide import contest
+from cogs.pyramide import contest, standings
 from pyramide import Game
 from pyramide.solver import Verdict
 from pyramide.storage import EventTaken, GameRecord
@@ -38,7 +38,7 @@ def fixed_deals(monkeypatch):
         return [Game.from_code(game.code) for game in DEALS[:count]]
 
     monkeypatch.setattr(contest, "find_deals", find)
-    monkeypatch.setattr(contest, "EDIT_SECONDS", 0.0)
+    monkeypatch.setattr(standings, "EDIT_SECONDS", 0.0)
 
 
 def events_cog(h: Harness):

@@ -192,7 +192,7 @@ class Events(commands.Cog):
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
-        self.announcements = contest.Announcements(bot)
+        self.announcements = shown.Announcements(bot)
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)

@@ -4,6 +4,9 @@ is dealt elsewhere)."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from typing import Any
 
 import discord
@@ -14,11 +17,15 @@ from pyramide.labels import format_duration
 from pyramide.storage import EventRecord, EventStanding, Storage
 from pyramide.tournament import deal_key, places
 
-from ..common import bot_of, mention
+from ..answer import DISCORD_ERRORS, log_refusal
+from ..common import Host, bot_of, mention
 from . import controls
 from .words import rules_words
 
 SHOWN = 10  # players listed on an announcement or a standings embed (Discord's embed limits hold)
+EDIT_SECONDS = 4.0  # the least time between two edits of an announcement
+
+log = logging.getLogger(__name__)
 
 
 async def peeks_at_an_event(interaction: discord.Interaction, game: Game) -> bool:
@@ -136,3 +143,57 @@ async def mine_line(
     if left and event.running:
         words += " " + t(lang, "contest.mine.left", left=left)
     return words
+
+
+class Announcements:
+    """The announcements being kept up to date by this process: one pending edit per event at most, at most
+    one every ``EDIT_SECONDS`` (a burst of finished deals becomes one edit showing the newest figures), and
+    the version of the standings each last showed (the loop redraws those another process changed)."""
+
+    def __init__(self, bot: Host) -> None:
+        self.bot = bot
+        self.shown: dict[int, int] = {}
+        self.last_edit: dict[int, float] = {}
+        self.pending: dict[int, asyncio.Task[None]] = {}
+
+    def schedule(self, event_id: int) -> None:
+        task = self.pending.get(event_id)
+        if task is not None and not task.done():
+            return  # the edit already waiting reads the newest figures when it runs
+        wait = max(0.0, self.last_edit.get(event_id, 0.0) + EDIT_SECONDS - time.monotonic())
+        task = asyncio.get_running_loop().create_task(self._edit(event_id, wait))
+        task.add_done_callback(_logged)
+        self.pending[event_id] = task
+
+    async def _edit(self, event_id: int, wait: float) -> None:
+        await asyncio.sleep(wait)
+        self.last_edit[event_id] = time.monotonic()
+        await self.redraw(event_id)
+
+    async def redraw(self, event_id: int) -> None:
+        storage = self.bot.storage
+        event = await storage.event(event_id)
+        if event is None or event.message_id is None:
+            return
+        standings = await storage.event_standings(event_id)
+        self.shown[event_id] = event.version
+        channel = self.bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
+        try:
+            await channel.get_partial_message(event.message_id).edit(
+                **announcement(event, standings, event.locale or "en")
+            )
+        except DISCORD_ERRORS as error:  # deleted, or no longer allowed: the event goes on without it
+            log_refusal(f"event {event_id}: announcement edit", error)
+
+    async def flush(self) -> None:
+        """Wait for the edits scheduled so far (tests, shut-down)."""
+        await asyncio.gather(*(task for task in self.pending.values() if not task.done()), return_exceptions=True)
+
+    def close(self) -> None:
+        for task in self.pending.values():
+            task.cancel()
+
+
+def _logged(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("announcement edit failed", exc_info=task.exception())
