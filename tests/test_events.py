@@ -128,6 +128,9 @@ async def test_three_players_play_three_deals_and_the_standings_rank_as_stated(h
     sent = await harness.command("event standings", user=STRANGER)
     embed = sent[-1].body["embeds"][0]
     assert embed["description"].startswith("🥇") and "#3 of 3" in embed["fields"][-1]["value"]
+    assert sent[-1].files[0][0] == "standings.png" and embed["image"]["url"] == "attachment://standings.png"
+    alt = sent[-1].body["attachments"][0]["description"]
+    assert alt.startswith("Standings of December Cup") and "1. Player 1: 28 cards" in alt
 
 
 async def test_one_counted_attempt_a_deal_the_key_refuses_a_second(harness, fixed_deals):

@@ -6,6 +6,7 @@ the database, with the codes revealed and how each could have been won a press a
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 
 import discord
@@ -13,6 +14,7 @@ import discord
 from pyramide import Game, Rules
 from pyramide.i18n import t
 from pyramide.manager import Live
+from pyramide.render import render_standings
 from pyramide.solving import SolverService
 from pyramide.storage import EventOver, EventRecord, EventTaken
 from pyramide.tournament import MAX_NAME, MAX_RUNNING, deal_key, places
@@ -25,6 +27,7 @@ from .board import board_message, post_board_to, take_back
 from .daily import IN_PLACE, missing_thread_permission
 from .dealing import Finder, winnable_game
 from .places import Reach, place_of
+from .podium import standings_picture
 from .threads import create_thread, remove_thread
 
 log = logging.getLogger(__name__)
@@ -296,11 +299,15 @@ async def show_standings(interaction: discord.Interaction, event_id: str | None)
         standings = await storage.event_standings(event.id)
         mine = await shown.mine_line(storage, event, standings, interaction.user.id, lang)
         embed = shown.standings_embed(event, standings, lang, mine)
+        picture, alt = standings_picture(event, standings, lang)
+        file = discord.File(io.BytesIO(render_standings(picture)), filename="standings.png", description=alt)
+        embed.set_image(url="attachment://standings.png")
+        quiet = discord.AllowedMentions.none()
         if event.ended_at is not None and not event.cancelled:  # the results wherever they could not be posted
             results, view = shown.results(event, standings, lang)
-            await answer.announce(embeds=[embed, results.copy()], view=view)
+            await answer.announce(embeds=[embed, results], view=view, file=file, allowed_mentions=quiet)
             return
-        await answer.announce(embed=embed, allowed_mentions=discord.AllowedMentions.none())
+        await answer.announce(embed=embed, file=file, allowed_mentions=quiet)
 
 
 async def show_list(interaction: discord.Interaction) -> None:

@@ -58,7 +58,7 @@ def standings_text(lang: str, standings: list[EventStanding]) -> str:
     lines = [standing_line(lang, place, s) for place, s in places(standings)[:SHOWN]]
     if len(standings) > SHOWN:
         lines.append(t(lang, "contest.more", count=len(standings) - SHOWN))
-    return "\n".join(lines)[:4000]
+    return "\n".join(lines)[:1800]  # two embeds of a message stay under Discord's 6,000 characters
 
 
 def rules_of(event: EventRecord, lang: str) -> str:
@@ -108,7 +108,7 @@ def standings_embed(event: EventRecord, standings: list[EventStanding], lang: st
     )
     embed.add_field(name="\u200b", value=state_line(event, lang), inline=False)
     if mine:
-        embed.add_field(name=t(lang, "contest.standings.mine"), value=mine[:1024], inline=False)
+        embed.add_field(name=t(lang, "contest.standings.mine"), value=mine[:300], inline=False)
     return embed
 
 

@@ -78,7 +78,7 @@ from .geometry import (
 )
 from .month import CELL_GAP, CELL_H, CELL_W, MONTH_COLOURS, MonthPicture, render_month
 from .png import PNG_SIGNATURE, paletted_png
-from .podium import PodiumPicture, render_podium
+from .podium import PodiumPicture, StandingsPicture, render_podium, render_standings
 from .sprites import (
     Faces,
     Sprites,
@@ -158,6 +158,7 @@ __all__ = [
     "MonthPicture",
     "PodiumPicture",
     "Sprites",
+    "StandingsPicture",
     "animate",
     "back_emoji",
     "build_palette",
@@ -179,6 +180,7 @@ __all__ = [
     "render_month",
     "render_paletted",
     "render_podium",
+    "render_standings",
     "rounded_mask",
     "sprites",
     "text_run",

@@ -25,12 +25,14 @@ class PodiumPicture:
 
 STEP_COLOURS = ((GOLD, (150, 100, 0)), ((200, 205, 210), (90, 95, 100)), ((205, 127, 50), (110, 60, 20)))
 STEP_HEIGHTS = (190, 140, 105)
-HEIGHT = 560
+HEIGHT = 480
 COLUMN = (WIDTH - 2 * MARGIN) // 3
 
 
-def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int, bold: bool = True) -> ImageFont.FreeTypeFont:
-    while size > 14 and draw.textlength(text, font=load_font(size, bold)) > width:
+def _fit(
+    draw: ImageDraw.ImageDraw, text: str, size: int, width: int, bold: bool = True, floor: int = 14
+) -> ImageFont.FreeTypeFont:
+    while size > floor and draw.textlength(text, font=load_font(size, bold)) > width:
         size -= 1
     return load_font(size, bold)
 
@@ -76,7 +78,7 @@ def render_podium(podium: PodiumPicture) -> bytes:
         draw.rounded_rectangle((left, top, right, base), 10, fill=fill)
         draw.text(((left + right) // 2, top + 12), str(place + 1), font=load_font(64), fill=ink, anchor="mt")
         width = right - left - 4
-        name_font = _fit(draw, name, 28, width)
+        name_font = _fit(draw, name, 28, width, floor=22)  # a long name is cut, never too small to read
         draw.text(
             ((left + right) // 2, top - 48),
             _clip(draw, name, name_font, width),
@@ -100,6 +102,74 @@ def render_podium(podium: PodiumPicture) -> bytes:
         fill=TEXT,
         anchor="mm",
     )
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=False, compress_level=6)
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class StandingsPicture:
+    """``rows``: (place, name, cards, score, time, hints) as shown, best first (ten at most)."""
+
+    title: str
+    subtitle: str
+    heads: tuple[str, str, str, str, str]  # player, cards, score, time, hints
+    rows: tuple[tuple[str, str, str, str, str, str], ...]
+    empty: str
+
+
+ROW_H = 52
+# Columns from the right: hints, time, score, cards (their right edges), the name fills the rest.
+_RIGHTS = (WIDTH - MARGIN - 8, WIDTH - MARGIN - 104, WIDTH - MARGIN - 214, WIDTH - MARGIN - 316)
+_GAPS = (102, 110, 96, 90)  # the room of each column's head: cards, score, time, hints
+_NAME_LEFT = MARGIN + 64
+
+
+def render_standings(standings: StandingsPicture) -> bytes:
+    """The standings as a PNG table: place (a medal colour for the first three, its number always), name,
+    cards removed, score, time and hints, a row each, in large type for phone screens."""
+    height = 130 + ROW_H * max(1, len(standings.rows)) + 24
+    image = Image.new("RGB", (WIDTH, height), TABLE_TOP)
+    draw = ImageDraw.Draw(image)
+    for y in range(height):
+        share = y / max(1, height - 1)
+        colour = tuple(round(a + (b - a) * share) for a, b in zip(TABLE_TOP, TABLE_BOTTOM, strict=True))
+        draw.line([(0, y), (WIDTH, y)], fill=colour)
+    room = WIDTH - 2 * MARGIN
+    font = _fit(draw, standings.title, 34, room)
+    draw.text((WIDTH // 2, 16), _clip(draw, standings.title, font, room), font=font, fill=TEXT, anchor="mt")
+    font = _fit(draw, standings.subtitle, 22, room, bold=False)
+    draw.text((WIDTH // 2, 60), standings.subtitle, font=font, fill=MUTED, anchor="mt")
+    heads_y = 112
+    draw.text((_NAME_LEFT, heads_y), standings.heads[0], font=load_font(18, False), fill=MUTED, anchor="ls")
+    for right, gap, head in zip(reversed(_RIGHTS), _GAPS, standings.heads[1:], strict=True):
+        font = _fit(draw, head, 18, gap - 10, bold=False)
+        draw.text((right, heads_y), _clip(draw, head, font, gap - 10), font=font, fill=MUTED, anchor="rs")
+    if not standings.rows:
+        draw.text(
+            (WIDTH // 2, 130 + ROW_H // 2),
+            standings.empty,
+            font=_fit(draw, standings.empty, 26, room),
+            fill=TEXT,
+            anchor="mm",
+        )
+    for n, (place, name, cards, score, time, hints) in enumerate(standings.rows):
+        top = 124 + n * ROW_H
+        if n % 2 == 0:
+            draw.rectangle((MARGIN, top, WIDTH - MARGIN, top + ROW_H - 4), fill=BAND)
+        middle = top + (ROW_H - 4) // 2
+        fill, ink = STEP_COLOURS[n] if n < 3 else ((40, 70, 52), TEXT)
+        draw.ellipse((MARGIN + 8, middle - 20, MARGIN + 48, middle + 20), fill=fill)
+        draw.text((MARGIN + 28, middle), place, font=load_font(22), fill=ink, anchor="mm")
+        name_room = _RIGHTS[3] - 70 - _NAME_LEFT
+        name_font = _fit(draw, name, 26, name_room, floor=20)
+        draw.text(
+            (_NAME_LEFT, middle), _clip(draw, name, name_font, name_room), font=name_font, fill=WHITE, anchor="lm"
+        )
+        for right, value in zip(reversed(_RIGHTS), (cards, score, time, hints), strict=True):
+            draw.text(
+                (right, middle), value, font=load_font(24, False), fill=GOLD if value == cards else TEXT, anchor="rm"
+            )
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=False, compress_level=6)
     return out.getvalue()
