@@ -24,6 +24,7 @@ BOTH_BACKENDS = {
     "test_process",
     "test_stress",
     "test_events",
+    "test_process_events",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,

@@ -218,9 +218,11 @@ class Events(commands.Cog):
         """End the events past their deadline, announce the ended ones not announced yet (of the servers of
         this process's shards), and redraw announcements whose standings another process changed."""
         now = self.bot.clock()
-        for event_id, guild_id in await self.bot.storage.due_events(now):
-            if self.bot.get_guild(guild_id) is None:
-                continue  # another process's server
+        # Only this process's servers: another process's shards announce theirs.
+        due = [(e, g) for e, g in await self.bot.storage.due_events(now) if self.bot.get_guild(g) is not None]
+        if due or self.due.current_loop == 0:
+            log.info("events checked: %d due", len(due))
+        for event_id, _ in due:
             event = await self.bot.storage.event(event_id)
             if event is not None and event.running:
                 await self.bot.storage.end_event(event_id, now)
