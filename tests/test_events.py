@@ -326,3 +326,15 @@ def test_durations():
     assert parse_duration("36h") == 36 and parse_duration("3d") == 72 and parse_duration("2d12h") == 60
     assert parse_duration("14d") == 336 and parse_duration("15d") is None and parse_duration("0.5h") is None
     assert parse_duration("soon") is None and parse_duration("") is None
+
+
+async def test_a_burst_of_changes_is_one_edit_showing_the_newest_figures(harness, fixed_deals):
+    event_id = await start_event(harness)
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    announcements = events_cog(harness).announcements
+    before = len(harness.hub.sent)
+    for _ in range(3):  # three deals finished at once (another process's, seen by the loop, and this one's)
+        announcements.schedule(event_id)
+    await announcements.flush()
+    edits = [s for s in harness.hub.sent[before:] if s.method == "PATCH"]
+    assert len(edits) == 1 and "Player 1 · 0 cards" in edits[0].body["embeds"][0]["fields"][1]["value"]

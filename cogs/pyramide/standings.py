@@ -155,11 +155,15 @@ class Announcements:
         self.shown: dict[int, int] = {}
         self.last_edit: dict[int, float] = {}
         self.pending: dict[int, asyncio.Task[None]] = {}
+        self.dirty: set[int] = set()  # events whose standings changed since their last edit began
 
     def schedule(self, event_id: int) -> None:
+        """Redraw the announcement now, or once ``EDIT_SECONDS`` have passed since its last edit; a change
+        arriving while an edit is on its way is drawn by a further edit (the newest figures always land)."""
+        self.dirty.add(event_id)
         task = self.pending.get(event_id)
         if task is not None and not task.done():
-            return  # the edit already waiting reads the newest figures when it runs
+            return  # the edit waiting (or the one after the edit under way) reads the newest figures
         wait = max(0.0, self.last_edit.get(event_id, 0.0) + EDIT_SECONDS - time.monotonic())
         task = asyncio.get_running_loop().create_task(self._edit(event_id, wait))
         task.add_done_callback(_logged)
@@ -167,8 +171,12 @@ class Announcements:
 
     async def _edit(self, event_id: int, wait: float) -> None:
         await asyncio.sleep(wait)
-        self.last_edit[event_id] = time.monotonic()
-        await self.redraw(event_id)
+        while event_id in self.dirty:
+            self.dirty.discard(event_id)
+            self.last_edit[event_id] = time.monotonic()
+            await self.redraw(event_id)
+            if event_id in self.dirty:
+                await asyncio.sleep(EDIT_SECONDS)
 
     async def redraw(self, event_id: int) -> None:
         storage = self.bot.storage
