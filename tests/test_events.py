@@ -338,3 +338,14 @@ async def test_a_burst_of_changes_is_one_edit_showing_the_newest_figures(harness
     await announcements.flush()
     edits = [s for s in harness.hub.sent[before:] if s.method == "PATCH"]
     assert len(edits) == 1 and "Player 1 · 0 cards" in edits[0].body["embeds"][0]["fields"][1]["value"]
+
+
+async def test_in_a_thread_the_deal_is_played_in_place(harness, fixed_deals):
+    await start_event(harness)
+    thread = 700_000_000_000_000_050  # a thread of the server's (the harness sends it as type 12)
+    threads = len(harness.hub.threads)
+    sent = await harness.command("event play", channel_id=thread)
+    assert len(harness.hub.threads) == threads  # no thread of its own
+    board = next(s for s in sent if s.png)
+    assert "Event deal 1" in board.content and DEALS[0].code not in board.content
+    assert (await harness.bot.manager.live(thread)).record.event_deal == 0

@@ -19,7 +19,7 @@ from pyramide.solving import SolverService
 from pyramide.storage import EventOver, EventRecord, EventTaken
 from pyramide.tournament import MAX_NAME, MAX_RUNNING, deal_key, places
 
-from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
+from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, refused
 from ..common import Host, bot_of, language, missing_permission
 from . import standings as shown
 from .animation import post_animation
@@ -234,7 +234,12 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
             await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
             if thread is None:
                 message = await board_message(answer, live, lang, title)
-                sent = await answer.post(note=t(lang, "contest.ready_here", number=number, deals=deals), **message)
+                try:
+                    sent = await answer.post(note=t(lang, "contest.ready_here", number=number, deals=deals), **message)
+                except discord.HTTPException as error:
+                    if refused(error):  # the player never saw this board: its attempt is taken back
+                        await take_back(answer, live)
+                    raise  # (a lost answer may have shown the deal: the attempt stays, its board playable)
                 live.record.message_id = sent.id
                 await bot.storage.set_message(live.record.id, sent.id)
                 return
@@ -250,7 +255,7 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
         await answer.say(t(lang, "contest.over", name=event.name))
         return
     except Exception:
-        if live is not None and live.record.message_id is None:  # nobody saw it: the attempt goes with it
+        if thread is not None and live is not None and live.record.message_id is None:  # nobody saw it
             with contextlib.suppress(Exception):
                 await take_back(answer, live)
         await remove_thread(thread)

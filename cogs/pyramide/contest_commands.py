@@ -82,7 +82,7 @@ class EventCommands(app_commands.Group):
     """/pyramide event: play, standings, list."""
 
     def __init__(self) -> None:
-        super().__init__(name="event", description=text("cmd.event"), guild_only=True)
+        super().__init__(name="event", description=text("cmd.event"))
 
     @app_commands.command(name="play", description=text("cmd.event.play"))
     async def play(self, interaction: discord.Interaction) -> None:
