@@ -42,9 +42,9 @@ import io
 import os
 
 import discord
-from discord.webhook.async_ import async_context
 
 from pyramide import Game, Rules
+from tests import discord_internals as internals
 from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, RecordingAdapter, Sent
 from tests.play import deal
 
@@ -58,7 +58,7 @@ async def press(h: Harness, client: discord.Client | None, message: dict, custom
     h.hub.waiters[payload["token"]] = answered
     h.hub.targets[payload["token"]] = (int(message["channel_id"]), int(message["id"]))
     h.hub.created[payload["token"]] = time.perf_counter()
-    client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+    internals.deliver_interaction(client, payload)
     return await answered
 
 
@@ -191,12 +191,11 @@ class FloorClient(discord.Client):
 async def floor_client(h: Harness) -> FloorClient:
     """A floor client on the harness's fake Discord edge (the same edge Pyramide's bot is on)."""
     client = FloorClient(os.urandom(25 * 1024))  # incompressible: the 25 KB travel as a PNG's would
-    await client._async_setup_hook()
-    client._connection.application_id = APP_ID
-    client._connection.user = discord.ClientUser(state=client._connection, data=BOT_USER)  # type: ignore[arg-type]
-    client.http.request = h.hub.http_request  # type: ignore[method-assign]
-    client._connection._add_guild_from_data(h.guild_payload())  # type: ignore[arg-type]
-    async_context.set(RecordingAdapter(h.hub))
+    internals.log_in(client, APP_ID, BOT_USER)
+    internals.route_rest(client, h.hub.http_request)
+    await internals.setup(client)
+    internals.add_guild(client, h.guild_payload())
+    internals.record_webhooks(RecordingAdapter(h.hub))
     return client
 
 

@@ -10,6 +10,7 @@ The node limit is the solver's default (2,000,000 per deal); "undecided" counts 
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -20,6 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pyramide import Game, Rules
 from pyramide.rules import MAX_PASS_LIMIT
 from pyramide.solver import DEFAULT_NODE_LIMIT, Verdict, compiled_for, solve
+from pyramide.solver.native import switch_off
+
+if os.environ.get("PYRAMIDE_PURE_SOLVER", "").strip() == "1":  # a bench reads its own switches
+    switch_off()
 
 RULE_SETS = {
     "default (N)": Rules(),

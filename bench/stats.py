@@ -1,7 +1,7 @@
 """Statistics queries on a big database: 1,000,000 finished games across 1,000 servers.
 
 Prints the median and worst milliseconds of each query the stats, leaderboard and daily
-commands make for one server (through the real aiosqlite storage), the file's size, and the
+commands make for one server (through the real SQLite storage), the file's size, and the
 bytes a finished game takes when real games are played and finished through the game manager.
 
 Usage: .venv/bin/python bench/stats.py [GAMES] [SERVERS]   (default 1000000 1000)

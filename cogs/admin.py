@@ -31,7 +31,7 @@ class Admin(commands.Cog):
 
     async def housekeeping(self) -> None:
         dropped = self.bot.manager.evict_idle()
-        self.bot.prepare_tomorrow()  # tomorrow's daily is ready before midnight
+        self.bot.dailies.prepare_tomorrow()  # tomorrow's daily is ready before midnight
         if dropped:
             log.info("dropped %d idle games from memory", dropped)
         try:
@@ -64,7 +64,7 @@ class Admin(commands.Cog):
         """@Pyramide sync [global|here|emojis]: push the slash commands to Discord, or upload the card
         emojis again (owner only)."""
         if scope == "emojis":
-            result = await self.bot.sync_card_emojis(force=True)
+            result = await self.bot.card_emojis.sync(force=True)
             outcome = f"failed ({result.error}); the buttons show text labels" if result.error else "in use"
             await ctx.reply(
                 f"Card emojis: uploaded {result.uploaded}, deleted {result.deleted}, {outcome}.",
@@ -72,10 +72,10 @@ class Admin(commands.Cog):
             )
             return
         if scope == "here" and ctx.guild is not None:
-            self.bot.tree.copy_global_to(guild=ctx.guild)
-            synced = await self.bot.tree.sync(guild=ctx.guild)
+            ctx.bot.tree.copy_global_to(guild=ctx.guild)
+            synced = await ctx.bot.tree.sync(guild=ctx.guild)
         else:
-            synced = await self.bot.tree.sync()
+            synced = await ctx.bot.tree.sync()
         await ctx.reply(f"Synced {len(synced)} commands ({scope}).", allowed_mentions=discord.AllowedMentions.none())
 
 

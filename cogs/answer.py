@@ -32,9 +32,10 @@ import discord
 
 from pyramide.i18n import t
 from pyramide.manager import GameError
-from pyramide.storage import StorageUnavailable
+from pyramide.storage import GuildSettings, StorageUnavailable
 
-from .common import language
+from .common import Host, bot_of, language
+from .places import Place, place_of
 
 log = logging.getLogger(__name__)
 
@@ -99,11 +100,18 @@ def shorten(text: str, limit: int = CONTENT_LIMIT) -> str:
 
 
 class Answer:
-    """How one interaction is answered. ``private`` is the visibility of the answer to come: a bool,
-    or a function asked at the moment a deferral has to be made (before the flow knows)."""
+    """How one interaction is answered, and the facts of it that every flow reads, worked out once when it
+    arrives: the bot (``bot``), the player's language (``lang``), where it happened (``place``) and, asked
+    at most once each, the settings that rule there (``settings``). ``private`` is the visibility of the
+    answer to come: a bool, or a function asked at the moment a deferral has to be made (before the flow
+    knows)."""
 
     def __init__(self, interaction: discord.Interaction, *, private: bool | Callable[[], bool] = True) -> None:
         self.interaction = interaction
+        self.bot: Host = bot_of(interaction)
+        self.lang = language(interaction)
+        self.place: Place | None = place_of(interaction)
+        self._settings: dict[int, GuildSettings] = {}
         self.private = private
         self.deferred_private: bool | None = None  # how a command was deferred (None: not deferred)
         # Whether the first answer is private words ("thinking...", a note, a private reply) that a rescue
@@ -113,6 +121,13 @@ class Answer:
         self._lock = asyncio.Lock()
         self._timer: asyncio.TimerHandle | None = None
         self._watchdog: asyncio.Task[None] | None = None
+
+    async def settings(self, key: int) -> GuildSettings:
+        """The settings of ``key`` (a server, or outside servers a channel: ``places.settings_key``)."""
+        settings = self._settings.get(key)
+        if settings is None:
+            settings = self._settings[key] = await self.bot.settings.get(key)
+        return settings
 
     @property
     def is_component(self) -> bool:
@@ -132,10 +147,13 @@ class Answer:
         self._watchdog = asyncio.ensure_future(self._defer_quietly())
 
     async def _defer_quietly(self) -> None:
+        """The watchdog's deferral (a task of this answer's own, cancelled by ``stop``)."""
         try:
             await self.defer()
         except DISCORD_ERRORS as error:
             log_refusal(f"deferral of interaction {self.interaction.id}", error)
+        except Exception:  # nobody awaits this task: a bug here is logged with its traceback, not lost
+            log.exception("deferral of interaction %s failed", self.interaction.id)
 
     def stop(self) -> None:
         if self._timer is not None:
@@ -264,17 +282,17 @@ async def answering(
     is told that nothing was lost (every answered move is stored first)."""
     answer = Answer(interaction, private=private)
     answer.watch()
-    bot = interaction.client
-    counted = hasattr(bot, "flow_started")
+    bot = answer.bot
+    counted = hasattr(interaction.client, "flow_started")  # (a client of the benches' is no Pyramide bot)
     if counted:
-        bot.flow_started()  # type: ignore[attr-defined]
+        bot.flow_started()
     started = time.perf_counter()
     database_error = False
     try:
         yield answer
     except (GameError, StorageUnavailable) as error:
         database_error = isinstance(error, StorageUnavailable)
-        await answer.rescue(t(language(interaction), f"error.{error.key}"))
+        await answer.rescue(t(answer.lang, f"error.{error.key}"))
     except DISCORD_ERRORS as error:
         what = f"answer to interaction {interaction.id}"
         if lost(error):
@@ -283,14 +301,14 @@ async def answering(
             log.warning("%s lost: %s", what, describe_failure(error))
         else:
             log.error("%s refused by Discord: %s", what, describe_failure(error))
-            await answer.rescue(refusal_words(language(interaction), error))
+            await answer.rescue(refusal_words(answer.lang, error))
     except Exception as error:
         database_error = isinstance(error, sqlite3.Error | asyncpg.PostgresError)
         log.error("interaction failed", exc_info=error)
-        await answer.rescue(t(language(interaction), "error.generic"))
+        await answer.rescue(t(answer.lang, "error.generic"))
     finally:
         answer.stop()
         if counted:
             kind = "button" if answer.is_component else "command"
-            bot.flow_ended(kind, time.perf_counter() - started, database_error)  # type: ignore[attr-defined]
+            bot.flow_ended(kind, time.perf_counter() - started, database_error)
 

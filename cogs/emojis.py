@@ -33,6 +33,8 @@ from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import back_emoji, card_emoji, empty_waste_emoji
 from pyramide.storage import Storage
 
+from .tasks import Supervised
+
 log = logging.getLogger(__name__)
 
 PREFIX = "pyr_"  # every emoji of the set starts so; others of the application are left alone
@@ -199,3 +201,33 @@ async def sync_emojis(
     else:
         log.info("card emojis: all %d unchanged since the last sync", len(current))
     return SyncResult(CardEmojis(current), uploaded, deleted)
+
+
+class CardEmojiSync:
+    """The buttons' card emojis (``current``, read on every board) and the syncs that bring them in step:
+    the first in the background at start (``start``), an owner's on demand (``sync``). It owns its task,
+    watched, and closes it (``close``)."""
+
+    def __init__(self, client: EmojiClient, storage: Storage) -> None:
+        self.client = client
+        self.storage = storage
+        self.current = CardEmojis()  # empty (text labels) until a sync has the whole set
+        self._tasks = Supervised("card emoji sync")
+
+    def start(self, *, force: bool = False) -> None:
+        """Sync in the background: a first start uploads the whole set, and boards meanwhile show text labels."""
+        self._tasks.spawn(self.sync(force=force), "start")
+
+    async def sync(self, *, force: bool = False) -> SyncResult:
+        """Sync now and show the result on the buttons from now on (text labels if Discord did not take
+        them); ``force`` uploads them all again."""
+        result = await sync_emojis(self.client, self.storage, force=force)
+        self.current = result.emojis
+        return result
+
+    async def wait(self) -> None:
+        """Until the background sync has ended."""
+        await self._tasks.wait()
+
+    async def close(self) -> None:
+        await self._tasks.close()

@@ -1,6 +1,7 @@
-"""The few places where Pyramide leans on discord.py internals, each with the reason; nothing else in the
-bot touches them. ``pyproject.toml`` pins discord.py to the minor version CI tests (2.7), so a change of
-any of these is caught by the suite before it reaches a deployment.
+"""The two places where the bot sets what discord.py offers no public option for (the addresses of its REST
+API and of its gateway), each with the reason, and the prebuilt view; nothing else in the bot touches a
+discord.py internal. ``pyproject.toml`` pins discord.py to the minor versions CI tests, so a change of
+these class attributes is caught by the suite before it reaches a deployment.
 """
 
 from __future__ import annotations
@@ -26,34 +27,15 @@ def point_gateway_at(url: str) -> None:
 
 
 class PrebuiltView(discord.ui.View):
-    """A view whose components are sent as ready JSON (``to_components``), with no Item object each: a
-    board's twelve or so buttons cost a tenth of as many item objects. Every press on them is dispatched
-    by the dynamic items registered on the bot, never through this object, so it is finished from the
-    start and discord.py never stores it.
-
-    ``View.__init__`` is not called (it draws a random id and makes a future per view, the largest part
-    of a press after the picture): discord.py's senders call only the methods below, which
-    ``tests/test_flow.py`` exercises through real sends."""
+    """A view whose components are sent as ready JSON (``to_components``, the one method it overrides),
+    with no Item object each: a board's twelve or so buttons cost a tenth of as many item objects. Every
+    press on them is dispatched by the dynamic items registered on the bot, never through this object: it
+    has no children (so discord.py's senders find it not dispatchable and never store it), no timeout,
+    and it is stopped from the start."""
 
     def __init__(self) -> None:
-        self._timeout: float | None = None
+        super().__init__(timeout=None)
+        self.stop()
 
     def to_components(self) -> list[dict[str, Any]]:
         raise NotImplementedError
-
-    @property
-    def timeout(self) -> float | None:
-        return self._timeout
-
-    @timeout.setter
-    def timeout(self, value: float | None) -> None:
-        self._timeout = value
-
-    def has_components_v2(self) -> bool:
-        return False
-
-    def is_finished(self) -> bool:
-        return True
-
-    def is_dispatchable(self) -> bool:
-        return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TextIO
 
 from .codes import InvalidCode
 from .game import STOCK, Game
@@ -17,7 +18,7 @@ HELP = (
 )
 
 
-def play(game: Game, stdin=sys.stdin, stdout=sys.stdout) -> int:  # noqa: ANN001
+def play(game: Game, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
     print(HELP, file=stdout)
     print(board_text(game), file=stdout)
     while game.outcome is None:
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def rate_command(game: Game, stdout=sys.stdout) -> int:  # noqa: ANN001
+def rate_command(game: Game, stdout: TextIO = sys.stdout) -> int:
     """The verdict on a line of its own, then, for a winnable deal, ``difficulty <tier> <score>`` (the
     score, 0-100, grows with difficulty; "unrated" stands for the tier under rules without thresholds)."""
     from .difficulty import rate

@@ -19,7 +19,6 @@ from __future__ import annotations
 import random
 import time
 import zlib
-from collections import OrderedDict
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -306,9 +305,7 @@ def rate(game: Game) -> Rating:
     """The rating of the deal of ``game`` (from its start), which the caller knows to be winnable."""
     start = Game(game.deal, game.rules)
     score = score_of(start)
-    rating = Rating(start.code, score, tier_of(score, start.rules))
-    remember(rating)
-    return rating
+    return Rating(start.code, score, tier_of(score, start.rules))
 
 
 def rates(rules: Rules) -> bool:
@@ -341,23 +338,6 @@ def find_rated(
     return None
 
 
-# Ratings this process has seen, by deal code (rules included): the board names a deal's tier when
-# its rating is known here, so drawing a board never waits for one.
-_KNOWN: OrderedDict[str, Rating] = OrderedDict()
-KNOWN_SIZE = 4096
-
-
-def remember(rating: Rating) -> None:
-    _KNOWN[rating.code] = rating
-    _KNOWN.move_to_end(rating.code)
-    while len(_KNOWN) > KNOWN_SIZE:
-        _KNOWN.popitem(last=False)
-
-
-def known(code: str) -> Rating | None:
-    return _KNOWN.get(code)
-
-
 __all__ = [
     "POPULATION",
     "THRESHOLDS",
@@ -368,12 +348,10 @@ __all__ = [
     "find_rated",
     "human_wins",
     "is_of_tier",
-    "known",
     "play_human",
     "play_random",
     "population",
     "rate",
     "rates",
-    "remember",
     "tier_of",
 ]

@@ -143,6 +143,16 @@ def weekday_names(language: str) -> tuple[str, ...]:
     return tuple(str(names[day])[:1].upper() + str(names[day])[1:] for day in range(7))
 
 
+def day_text(language: str, day: date, length: str = "medium") -> str:
+    """A date as the language writes it ("1 Dec 2026", "1. pro 2026."), ``length`` a CLDR format name."""
+    return str(format_date(day, length, locale=_locale(language)))
+
+
+def short_day(language: str, day: date) -> str:
+    """A day of the month and its month, no year ("1 Dec", "1. pro")."""
+    return str(format_date(day, "d MMM", locale=_locale(language)))
+
+
 def describe(event: ev.Event, lang: str, error_help: bool) -> str:
     """An engine event in the player's words (error messages only with ``error_help``)."""
     match event:

@@ -16,15 +16,31 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
+from .credits import Credits, daily_tier_of
 from .daily import clearing_picture
 from .errors import GameError as GameError
 from .events import Event, Outcome
 from .game import Game, InvalidAction
 from .solver import Hint
 from .solving import SolverBusy, SolverService
-from .storage import BROKEN, ENDED, STUCK, WON, GameRecord, MoveConflict, Storage
+from .storage import (
+    BROKEN,
+    ENDED,
+    STUCK,
+    WON,
+    GameRecord,
+    GameStatus,
+    MoveConflict,
+    Storage,
+    StorageOutcomeUnknown,
+    StorageUnavailable,
+)
+from .storage.codec import encode_action
 
 log = logging.getLogger(__name__)
+# How long a move whose write had an unknown outcome is looked up for, once the database answers again,
+# before the player is told "not sure it was saved" (the press was deferred meanwhile: Discord waits).
+RESOLVE_SECONDS = 8.0
 
 
 class NoGame(GameError):
@@ -116,7 +132,7 @@ class Turn:
             self.live = None
         return result
 
-    async def end(self, status: str = ENDED) -> Live:
+    async def end(self, status: GameStatus = ENDED) -> Live:
         """End the game in play (recorded with ``status``)."""
         if self.live is None:
             raise NoGame()
@@ -133,7 +149,7 @@ class Turn:
         game: Game,
         daily: str | None = None,
         locale: str | None = None,
-        ending: str = ENDED,
+        ending: GameStatus = ENDED,
         event: tuple[int, int] | None = None,
     ) -> Live:
         """Deal ``game`` here; a game in play is ended first, recorded as ``ending`` (the caller asked or
@@ -182,6 +198,7 @@ class GameManager:
         max_live: int = 2000,
         monotonic: Callable[[], float] = time.monotonic,
         solver: SolverService | None = None,
+        resolve_seconds: float = RESOLVE_SECONDS,
     ) -> None:
         self.storage = storage
         self.solver = solver
@@ -192,18 +209,33 @@ class GameManager:
         self._live: OrderedDict[int, Live] = OrderedDict()  # least recently used first
         self._used: dict[int, float] = {}
         self._gates: dict[int, _Gate] = {}
+        self.resolve_seconds = resolve_seconds
+        # Channels whose last write had an unknown outcome that is not settled yet: settled before the
+        # channel's game is loaded again, so that what is loaded can no longer change under it.
+        self._unsettled: dict[int, StorageOutcomeUnknown] = {}
+        # Histories being credited to their achievements (closed by the manager's owner: close()).
+        self.credits = Credits(storage)
+
+    async def close(self) -> None:
+        await self.credits.close()
 
     # ---------------------------------------------------------------- the way in
     @asynccontextmanager
     async def turn(self, channel_id: int) -> AsyncIterator[Turn]:
         """The channel's lock, and its game loaded: everything a request does to a game happens in here."""
         async with _holding(self._gates, channel_id):
+            await self._settle(channel_id)
             turn = Turn(self, channel_id)
             try:
                 turn.live = await self._load(channel_id)
             except BrokenGame as broken:
                 turn.broken = broken
-            yield turn
+            try:
+                yield turn
+            except StorageOutcomeUnknown as unknown:
+                self._unsettled[channel_id] = unknown
+                self.forget(channel_id)
+                raise
 
     def busy(self, channel_id: int) -> bool:
         """Whether a request holds or waits for the channel's game."""
@@ -230,7 +262,18 @@ class GameManager:
             self._touch(channel_id)
             return live
         async with _holding(self._gates, channel_id):
+            await self._settle(channel_id)
             return await self._load(channel_id)
+
+    async def _settle(self, channel_id: int) -> None:
+        """Settle the channel's last write of unknown outcome, if any (raises ``StorageUnavailable`` while
+        the database does not answer): the game is then loaded as it will stay."""
+        unknown = self._unsettled.get(channel_id)
+        if unknown is None:
+            return
+        await self.storage.settle(unknown)
+        self._unsettled.pop(channel_id, None)
+        self.forget(channel_id)
 
     async def snapshot(self, channel_id: int) -> Live | None:
         """The game in play as it is now, for readers that must not wait for a turn (autocomplete, the
@@ -328,14 +371,52 @@ class GameManager:
             started_at = now
         totals = replace(record, score=game.score, moves=game.moves, removed=game.removed, started_at=started_at)
         for offset, action in enumerate(new):
-            await self.storage.append_action(
-                record.id, live.stored + offset, action, now, totals, request if offset == 0 else None
-            )
+            seq, asked = live.stored + offset, request if offset == 0 else None
+            try:
+                await self.storage.append_action(record.id, seq, action, now, totals, asked)
+            except StorageOutcomeUnknown as unknown:
+                if await self._look_up(record.id, seq, action, asked, unknown):
+                    continue
+                if not unknown.cut:  # too slow (a stall, a lock): settled and absent, so nothing was played
+                    raise StorageUnavailable(f"game {record.id}: move {seq} was not stored") from unknown
+                # A cut connection, settled and not stored: the old write can no longer land, so this is safe.
+                await self.storage.append_action(record.id, seq, action, now, totals, asked)
         record.score, record.moves, record.removed = game.score, game.moves, game.removed
         record.started_at = game.started_at = started_at
         record.actions.extend(new)
 
-    async def _finish(self, live: Live, status: str) -> None:
+    async def _look_up(
+        self, game_id: int, seq: int, action: int | str, request: int | None, unknown: StorageOutcomeUnknown
+    ) -> bool:
+        """A move whose write had an unknown outcome: once the database answers again, the write is settled
+        (it can no longer take effect) and the move looked up at its place, with its interaction id.
+        Returns whether it is stored; raises ``MoveConflict`` if another move is there, or ``unknown``
+        itself when the database did not answer within ``resolve_seconds`` (the next turn settles it
+        before loading the game)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.resolve_seconds
+        pause = 0.1
+        while True:
+            try:
+                await self.storage.settle(unknown)
+                found = await self.storage.move_at(game_id, seq)
+                break
+            except StorageOutcomeUnknown:  # (reads and settling never are; a defensive stop)
+                raise unknown from None
+            except StorageUnavailable:
+                if loop.time() + pause >= deadline:
+                    raise unknown from None
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 1.0)
+        if found is None:
+            log.info("game %s: move %s of unknown outcome was not stored (looked up)", game_id, seq)
+            return False
+        if found != (encode_action(action), request):
+            raise MoveConflict(f"game {game_id}: move {seq} was stored by another process") from unknown
+        log.info("game %s: move %s of unknown outcome was stored (looked up)", game_id, seq)
+        return True
+
+    async def _finish(self, live: Live, status: GameStatus) -> None:
         """Close a game: stored first, then memory follows (a failed write changes nothing in memory)."""
         record, game = live.record, live.game
         now = self.clock()
@@ -349,6 +430,7 @@ class GameManager:
             seconds=now - record.started_at if record.started_at is not None else 0.0,
             actions=record.actions,
             picture=clearing_picture(record.code, record.actions) if record.counted else None,
+            tier=daily_tier_of(record.daily) if record.daily is not None else None,
         )
         try:
             await self.storage.finish_game(closed)
@@ -358,6 +440,9 @@ class GameManager:
         record.status, record.score, record.moves, record.removed = status, closed.score, closed.moves, closed.removed
         record.finished_at = game.finished_at = closed.finished_at
         record.seconds, record.counted, record.picture = closed.seconds, closed.counted, closed.picture
+        record.unlocked = closed.unlocked
+        if closed.unlocked is None and status != BROKEN:
+            self.credits.ensure(record.owner_id)  # a history from before the achievements: in the background
         self.forget(record.channel_id)
 
     # ------------------------------------------------------------------ solver

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from datetime import date
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from .bounded import LRU
 from .daily import daily_rating
-from .difficulty import Rating, Tier, find_rated, remember
+from .difficulty import Rating, Tier, find_rated
 from .errors import GameError
 from .game import Game
 from .rules import Rules
@@ -45,6 +46,7 @@ WINNABLE_BUDGET = 5  # times wait_nodes(rules), over all tries
 PYTHON_WAIT_NODES = 300_000
 COMPILED_WAIT_NODES = 3_000_000
 CACHE_SIZE = 512
+RATINGS_SIZE = 4096
 ANIMATION_CACHE_BYTES = 64 * 1024 * 1024
 # Work waiting or running at once, per kind; more is refused as busy.
 LIMITS = {"hint": 6, "verdict": 8, "winnable": 4, "animation": 3}
@@ -86,33 +88,8 @@ class _Sized(Protocol):
     def data(self) -> bytes: ...
 
 
-A = TypeVar("A", bound=_Sized)
-
-
-class AnimationCache(Generic[A]):
-    """Finished animations by (kind, deal code or game, language), the least recently used dropped
-    beyond ``limit`` bytes."""
-
-    def __init__(self, limit: int = ANIMATION_CACHE_BYTES) -> None:
-        self.limit = limit
-        self.size = 0
-        self._items: OrderedDict[tuple[str, str, str], A] = OrderedDict()
-
-    def get(self, key: tuple[str, str, str]) -> A | None:
-        found = self._items.get(key)
-        if found is not None:
-            self._items.move_to_end(key)
-        return found
-
-    def put(self, key: tuple[str, str, str], animation: A) -> None:
-        old = self._items.pop(key, None)
-        if old is not None:
-            self.size -= len(old.data)
-        self._items[key] = animation
-        self.size += len(animation.data)
-        while self.size > self.limit and self._items:
-            _, dropped = self._items.popitem(last=False)
-            self.size -= len(dropped.data)
+def _size(animation: _Sized) -> int:
+    return len(animation.data)
 
 
 class SolverService:
@@ -121,11 +98,15 @@ class SolverService:
     def __init__(self, workers: Workers, limits: dict[str, int] | None = None) -> None:
         self.workers = workers
         self.limits = dict(LIMITS if limits is None else limits)
-        self.animations: AnimationCache[Any] = AnimationCache()  # kept by the cogs, by what they drew
+        # Finished animations by (kind, deal code or game, language), kept by the cogs, by what they drew.
+        self.animations: LRU[tuple[str, str, str], Any] = LRU(ANIMATION_CACHE_BYTES, _size)
         self._waiting: Counter[str] = Counter()
         self._hint_locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
-        self._hints: OrderedDict[tuple[int, int], Hint] = OrderedDict()
-        self._verdicts: OrderedDict[str, Outcome] = OrderedDict()
+        self._hints: LRU[tuple[int, int], Hint] = LRU(CACHE_SIZE)
+        self._verdicts: LRU[str, Outcome] = LRU(CACHE_SIZE)
+        # Ratings of the deals this service rated (chosen by difficulty, the dailies): the board names a
+        # deal's tier when it is known here, so drawing a board never waits for one.
+        self._ratings: LRU[str, Rating] = LRU(RATINGS_SIZE)
         self._verdicts_asked: dict[str, asyncio.Task[Outcome]] = {}
         self._dailies: dict[tuple[date, bytes | None], asyncio.Future[Rating]] = {}
 
@@ -177,8 +158,14 @@ class SolverService:
             if known is None:
                 deadline = time.monotonic() + HINT_SECONDS
                 known = await self._run("hint", self.workers.hints, hint, game, wait_nodes(game.rules), deadline)
-                _remember(self._hints, key, known)
+                self._hints.put(key, known)
         return known
+
+    # ---------------------------------------------------------------- ratings
+    def known_rating(self, code: str) -> Rating | None:
+        """The rating of a deal (by code, rules included) when this service rated it: a deal chosen by
+        difficulty, a daily. ``None`` for any other deal: nothing is rated to draw a board."""
+        return self._ratings.get(code)
 
     # --------------------------------------------------------------- verdicts
     def known_verdict(self, code: str) -> Outcome | None:
@@ -209,7 +196,7 @@ class SolverService:
         finally:
             self._verdicts_asked.pop(code, None)
         if found[0] is not Verdict.UNDECIDED:
-            _remember(self._verdicts, code, found)
+            self._verdicts.put(code, found)
         return found
 
     # ------------------------------------------------------------------ deals
@@ -228,7 +215,7 @@ class SolverService:
             "winnable", self.workers.deals, find_rated, start, rules, tier, wait_nodes(rules), None, deadline
         )
         if found is not None:
-            remember(found[1])
+            self._ratings.put(found[1].code, found[1])
         return found
 
     async def daily(self, day: date, secret: bytes | None) -> Rating:
@@ -248,7 +235,7 @@ class SolverService:
             rating = await self.workers.verdicts.run(daily_rating, day, secret)
         except (BrokenProcessPool, PoolClosed) as error:
             raise SolverBusy() from error
-        remember(rating)
+        self._ratings.put(rating.code, rating)
         return rating
 
     # ------------------------------------------------------------- animations
@@ -256,14 +243,3 @@ class SolverService:
         """``function(*args)`` in the animation worker (a winning line or a replay: solved, drawn and
         encoded there). Raises ``SolverBusy`` when too many wait."""
         return await self._run("animation", self.workers.animations, function, *args)
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-def _remember(cache: OrderedDict[K, V], key: K, value: V) -> None:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > CACHE_SIZE:
-        cache.popitem(last=False)

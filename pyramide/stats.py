@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
-from .storage import WON, ResultRow
+from .storage import WON, GameStatus, ResultRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +20,7 @@ class PlayerStats:
     best_streak: int
     daily_played: int
     daily_won: int
-    recent: tuple[str, ...]  # the last results, oldest first
+    recent: tuple[GameStatus, ...]  # the last results, oldest first
     hints: int = 0  # hints used over all these games
 
     @property
@@ -65,3 +65,15 @@ def day_streaks(days: Sequence[str], today: date) -> tuple[int, int]:
         previous = day
     current = run if previous is not None and today - previous <= timedelta(days=1) else 0
     return current, best
+
+
+def recent_days(rows: Sequence[ResultRow], today: date, days: int = 30) -> list[tuple[int, int]]:
+    """(games, wins) finished on each of the ``days`` UTC days up to ``today``, the oldest first."""
+    first = today - timedelta(days=days - 1)
+    counts = [[0, 0] for _ in range(days)]
+    for row in rows:
+        day = datetime.fromtimestamp(row.finished_at, UTC).date()
+        if first <= day <= today:
+            counts[(day - first).days][0] += 1
+            counts[(day - first).days][1] += row.status == WON
+    return [(games, wins) for games, wins in counts]

@@ -55,6 +55,15 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), name="parent-watchdog", daemon=True).start()
 
 
+def start_worker(parent: int, setup: Callable[[], None] | None) -> None:
+    """The initializer of every worker: watch ``parent``, then ``setup`` (what the process that starts
+    the workers chose at its start, such as the pure Python solver), so a worker never reads the
+    environment itself."""
+    die_with_parent(parent)
+    if setup is not None:
+        setup()
+
+
 def _watch_parent(parent: int) -> None:
     while True:
         time.sleep(WATCH_SECONDS)
@@ -68,8 +77,9 @@ class WorkerPool:
     The process is spawned from the thread that first hands it work, and ``PR_SET_PDEATHSIG`` fires when
     that thread ends: hand work from the event loop's thread (as ``run`` does), never from a passing one."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, setup: Callable[[], None] | None = None) -> None:
         self.name = name
+        self.setup = setup
         self._pool: ProcessPoolExecutor | None = None
         self._closed = False
 
@@ -80,8 +90,8 @@ class WorkerPool:
             self._pool = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=die_with_parent,
-                initargs=(os.getpid(),),
+                initializer=start_worker,
+                initargs=(os.getpid(), self.setup),
             )
         return self._pool
 
@@ -113,13 +123,14 @@ class Workers:
     unbounded) and the day's daily deal (once a day, asked by every new game); winnable deals (seconds
     each, as many as players ask); animations (solved, drawn and encoded).
 
-    ``start`` starts the two that ordinary play meets; the others start on first use. About 26 MB each."""
+    ``start`` starts the two that ordinary play meets; the others start on first use. About 26 MB each.
+    ``setup`` runs in each worker as it starts (a module-level function: it is sent by name)."""
 
-    def __init__(self) -> None:
-        self.hints = WorkerPool("hints")
-        self.verdicts = WorkerPool("verdicts")
-        self.deals = WorkerPool("deals")
-        self.animations = WorkerPool("animations")
+    def __init__(self, setup: Callable[[], None] | None = None) -> None:
+        self.hints = WorkerPool("hints", setup)
+        self.verdicts = WorkerPool("verdicts", setup)
+        self.deals = WorkerPool("deals", setup)
+        self.animations = WorkerPool("animations", setup)
 
     def start(self) -> None:
         self.hints.start()

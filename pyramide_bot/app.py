@@ -1,7 +1,8 @@
-"""The bot object (PyramideBot, and ShardedPyramideBot for a process of a cluster): what it owns (the
-worker processes and the solver service over them, the game manager, the race scoreboards, the card
-emojis, health and metrics) made in its constructor or ``setup_hook`` and released in ``close``; the
-cogs see it through ``cogs.common.Host``."""
+"""The bot object (PyramideBot, and ShardedPyramideBot for a process of a cluster): what several cogs share
+(the worker processes and the solver service over them, the game manager, the servers' settings, the daily
+deals, the card emojis, health and metrics) made in its constructor or ``setup_hook`` and released in
+``close``; what one cog uses alone (the race scoreboards) that cog makes and closes. The cogs see the bot
+through ``cogs.common.Host``."""
 
 from __future__ import annotations
 
@@ -12,21 +13,24 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import discord
 from discord.ext import commands
 
-from cogs.emojis import CardEmojis, SyncResult, emoji_images, sync_emojis
+from cogs.common import NO_RACES, RaceWatch
+from cogs.dailies import DailyDeals
+from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
-from cogs.pyramide.race import Scoreboards
+from cogs.server_settings import ServerSettings
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import GameManager
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
-from pyramide.solving import SolverBusy, SolverService
-from pyramide.storage import GuildSettings, Storage
+from pyramide.solver.native import switch_off
+from pyramide.solving import SolverService
+from pyramide.storage import Storage
 from pyramide.workers import Workers
 
 from .health import Health
@@ -83,7 +87,8 @@ class PyramideBot(commands.Bot):
         self.clock = clock
         # The worker processes are the bot's own unless handed in (then their giver closes them): started
         # in setup_hook, closed in close(). The solver service over them is always this bot's own.
-        self.workers = workers or Workers()
+        # The workers solve as this process does: pure Python when the settings switched the core off.
+        self.workers = workers or Workers(setup=None if has_compiled_core() else switch_off)
         self._own_workers = workers is None
         self.solver = SolverService(self.workers)
         self.manager = GameManager(storage, clock=clock, solver=self.solver)
@@ -96,49 +101,12 @@ class PyramideBot(commands.Bot):
         self.metrics_port, self.metrics_host = metrics_port, metrics_host
         self._idle = asyncio.Event()
         self._idle.set()
-        self._settings: dict[int, GuildSettings] = {}
+        self.settings = ServerSettings(storage)
         self._configured_secret = daily_secret
-        self.daily_secret: bytes | None = None  # set at start: DAILY_SECRET, or one kept in the database
-        self.daily_codes: dict[date, str] = {}
-        self._background: set[asyncio.Future[None]] = set()
-        self.scoreboards = Scoreboards()  # the race scoreboards this bot keeps up to date
-        self.card_emojis = CardEmojis()  # the buttons' card faces; empty (text labels) until synced
-        self.emoji_sync: asyncio.Task[SyncResult] | None = None
-
-    async def guild_settings(self, guild_id: int) -> GuildSettings:
-        """A server's settings, read from storage once and kept (they change only through this bot)."""
-        settings = self._settings.get(guild_id)
-        if settings is None:
-            settings = self._settings[guild_id] = await self.storage.settings(guild_id)
-            if len(self._settings) > 10_000:
-                self._settings.pop(next(iter(self._settings)))
-        return settings
-
-    def cached_settings(self, guild_id: int) -> GuildSettings | None:
-        return self._settings.get(guild_id)
-
-    async def save_guild_settings(self, guild_id: int, settings: GuildSettings) -> None:
-        self._settings.pop(guild_id, None)
-        await self.storage.save_settings(guild_id, settings)
-        self._settings[guild_id] = settings
-
-    async def prepare_daily(self, day: date) -> None:
-        """Work out ``day``'s daily deal (found by difficulty and rated, in the solver's worker: up to a
-        second or two) and keep it, so that no player waits for it."""
-        if day in self.daily_codes:
-            return
-        try:
-            self.daily_codes[day] = (await self.solver.daily(day, self.daily_secret)).code
-        except SolverBusy:
-            log.warning("the daily deal of %s could not be worked out in advance; it will be when asked", day)
-
-    def prepare_tomorrow(self) -> None:
-        """In the last hour of a UTC day, tomorrow's daily is worked out in the background."""
-        now = datetime.fromtimestamp(self.clock(), UTC)
-        if now.hour == 23:
-            task = asyncio.ensure_future(self.prepare_daily(now.date() + timedelta(days=1)))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+        self.dailies = DailyDeals(self.solver, clock)  # its secret is set at start
+        self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
+        # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
+        self.scoreboards: RaceWatch = NO_RACES
 
     async def setup_hook(self) -> None:
         # Card faces of every language are drawn once, and the solver's worker processes started, before
@@ -150,9 +118,9 @@ class PyramideBot(commands.Bot):
         await self.tree.set_translator(CatalogueTranslator())
         fresh = secrets.token_hex(32)
         chosen = self._configured_secret or await self.storage.daily_secret(fresh)
-        self.daily_secret = chosen.encode()
+        self.dailies.secret = chosen.encode()
         try:  # today's daily is known before the first interaction arrives
-            await asyncio.wait_for(self.prepare_daily(datetime.fromtimestamp(self.clock(), UTC).date()), 15)
+            await asyncio.wait_for(self.dailies.prepare(datetime.fromtimestamp(self.clock(), UTC).date()), 15)
         except TimeoutError:
             log.warning("the daily deal took more than 15 s to work out; it will be when asked")
         for name in EXTENSIONS:
@@ -167,8 +135,7 @@ class PyramideBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to the development server", len(synced))
         await self.sync_commands(force=self.sync_on_start)
-        # In the background: a first start uploads the whole set, and boards meanwhile show text labels.
-        self.emoji_sync = asyncio.create_task(self.sync_card_emojis(force=self.sync_on_start))
+        self.card_emojis.start(force=self.sync_on_start)
         if self.metrics_port is not None:
             await self.health.serve(self.metrics_port, self.metrics_host)
 
@@ -193,13 +160,6 @@ class PyramideBot(commands.Bot):
         await self.storage.set_meta("commands_hash", digest)
         log.info("synced %d commands globally (their definition changed)", len(synced))
         return True
-
-    async def sync_card_emojis(self, *, force: bool = False) -> SyncResult:
-        """Bring the card-face emojis in step (see ``cogs.emojis``) and show them on the buttons from now
-        on, or text labels if Discord did not take them. ``force`` uploads them all again."""
-        result = await sync_emojis(self, self.storage, force=force)
-        self.card_emojis = result.emojis
-        return result
 
     def flow_started(self) -> None:
         self.in_flight += 1
@@ -232,12 +192,21 @@ class PyramideBot(commands.Bot):
         answered, then the gateway and the HTTP session close; storage is closed by the caller."""
         if not self.is_closed():
             await self.drain()
-        self.scoreboards.cancel()
-        if self.emoji_sync is not None:
-            self.emoji_sync.cancel()
+        await self.unload_cogs()
+        await self.card_emojis.close()
+        await self.dailies.close()
+        await self.manager.close()
         await super().close()
         await self.health.stop()
         self.release_workers()
+
+    async def unload_cogs(self) -> None:
+        """Unload every extension, so that each cog closes what it owns (its tasks, its scoreboards)."""
+        for name in tuple(self.extensions):
+            try:
+                await self.unload_extension(name)
+            except Exception:  # one cog failing to close must not keep the others open
+                log.exception("could not unload %s", name)
 
     def release_workers(self) -> None:
         """Close the worker processes if they are the bot's own (each ends after its current task)."""

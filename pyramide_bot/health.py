@@ -78,7 +78,8 @@ class Health:
             return False, "gateway not connected"
         try:
             await asyncio.wait_for(self.bot.storage.ping(), 2.0)
-        except Exception as error:  # any failure means not ready; the reason is the answer
+        except Exception as error:  # any failure means not ready; the reason is the answer, and a log line
+            log.warning("readiness: storage did not answer (%s)", type(error).__name__)
             return False, f"storage: {type(error).__name__}"
         return True, "ok"
 
@@ -98,9 +99,9 @@ class Health:
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
         await site.start()
-        server = site._server
-        sockets = getattr(server, "sockets", None) or []
-        self.port = int(sockets[0].getsockname()[1]) if sockets else port
+        # The runner's public addresses: (host, port) for IPv4, (host, port, flow, scope) for IPv6.
+        addresses = self._runner.addresses
+        self.port = int(addresses[0][1]) if addresses else port
         log.info("metrics on http://%s:%d/metrics, readiness on /healthz", host, self.port)
         return self.port
 

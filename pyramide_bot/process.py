@@ -37,7 +37,7 @@ def launch(settings: Settings, sync: bool = False) -> int:
     """Configure logging and run the bot; the exit status (0 stopped, 1 Discord unreachable or the token
     refused, 3 storage unusable)."""
     configure(settings.log_level, str(settings.log_file) if settings.log_file else None)
-    if settings.pure_solver:  # (the worker processes read it from the environment they inherit)
+    if settings.pure_solver:  # before the bot is made: its worker processes follow (PyramideBot)
         native.switch_off()
     try:
         asyncio.run(run(settings, sync))

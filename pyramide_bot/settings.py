@@ -3,8 +3,8 @@
 ``Settings.from_environment`` reads each variable (README and ``.env.example`` list them with their
 defaults) and raises ``SettingsError`` for the first one that is wrong, with one sentence naming the
 variable and what it must look like; ``bot.py`` prints it and exits with status 2 (a configuration
-error, which a supervisor does not restart). Nothing else in the bot reads the environment; the solver's
-worker processes inherit ``PYRAMIDE_PURE_SOLVER`` from it (``pyramide.solver.native``).
+error, which a supervisor does not restart). Nothing else in the bot reads the environment: the solver's
+worker processes are told ``pure_solver`` when they start (``Workers(setup=...)``), not left to read it.
 """
 
 from __future__ import annotations

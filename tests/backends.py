@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from pyramide.storage import Storage, from_url
 from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.queries import postgres_sql
@@ -23,7 +25,10 @@ async def raw(storage: Storage, statement: str, *args: object) -> list[tuple]:
         async with storage.pool.acquire() as connection:
             return [tuple(row) for row in await connection.fetch(postgres_sql(statement), *args)]
     assert isinstance(storage, SQLiteStorage)
-    async with storage.db.execute(statement, args) as cursor:
-        rows = [tuple(row) for row in await cursor.fetchall()]
-    await storage.db.commit()
-    return rows
+
+    def run(connection: sqlite3.Connection) -> list[tuple]:  # in the writer's thread, between two groups
+        rows = [tuple(row) for row in connection.execute(statement, args).fetchall()]
+        connection.commit()
+        return rows
+
+    return await storage.db.run(run)

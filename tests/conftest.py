@@ -23,6 +23,8 @@ BOTH_BACKENDS = {
     "test_race",
     "test_process",
     "test_stress",
+    "test_achievement_storage",
+    "test_process_achievements",
     "test_events",
     "test_process_events",
 }

@@ -21,13 +21,14 @@ from typing import Any
 
 import aiohttp
 import discord
-from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.sqlite import SQLiteStorage
 from pyramide.workers import Workers
 from pyramide_bot.app import PyramideBot
+from tests import discord_internals as internals
 from tests.app_emojis import AppEmojis, Refused
+from tests.discord_internals import AsyncWebhookAdapter
 
 APP_ID = 900_000_000_000_000_001
 GUILD_ID = 800_000_000_000_000_001
@@ -588,16 +589,13 @@ class Harness:
             self.storage = SQLiteStorage(self.db_path, synchronous=self.synchronous)
         await self.storage.open()
         bot = PyramideBot(self.storage, clock=lambda: self.now[0], workers=self.workers)
-        bot._connection.application_id = APP_ID
-        bot._connection.user = discord.ClientUser(state=bot._connection, data=BOT_USER)  # as after login
-        bot.http.request = self.hub.http_request  # type: ignore[method-assign]
+        internals.log_in(bot, APP_ID, BOT_USER)
+        internals.route_rest(bot, self.hub.http_request)
         self.hub.in_flight = lambda: bot.in_flight
-        await bot._async_setup_hook()
-        await bot.setup_hook()
-        assert bot.emoji_sync is not None
-        await bot.emoji_sync  # the card emojis in step before the first interaction, as the tests expect
-        bot._connection._add_guild_from_data(self.guild_payload())  # type: ignore[arg-type]
-        async_context.set(RecordingAdapter(self.hub))
+        await internals.setup(bot)
+        await bot.card_emojis.wait()  # the card emojis in step before the first interaction, as the tests expect
+        internals.add_guild(bot, self.guild_payload())
+        internals.record_webhooks(RecordingAdapter(self.hub))
         self.bot = bot
         return self
 
@@ -777,15 +775,16 @@ class Harness:
         GATEWAY_LOG.debug(
             "For Shard ID %s: WebSocket Event: %s", 0, {"op": 0, "t": "INTERACTION_CREATE", "d": payload}
         )
-        self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+        internals.deliver_interaction(self.bot, payload)
 
     async def say(self, content: str, user: int = OWNER, channel_id: int = CHANNEL_ID) -> list[Sent]:
         """A chat message in a channel, as the gateway delivers it (only mentions carry content)."""
         assert self.bot is not None
         before = len(self.hub.sent)
         known = asyncio.all_tasks()
-        self.bot._connection.parse_message_create(
-            {  # type: ignore[arg-type]
+        internals.deliver_message(
+            self.bot,
+            {
                 "id": str(snowflake()),
                 "channel_id": str(channel_id),
                 "guild_id": str(self.guild_id),

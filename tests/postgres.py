@@ -81,7 +81,10 @@ class ThrowawayPostgres:
                 owner = pwd.getpwnam("postgres")
             except KeyError:
                 raise PostgresMissing("running as root, with no postgres system user to run the server") from None
-        self.folder = Path(tempfile.mkdtemp(prefix="pyramide-pg-"))
+        # A folder (and so a socket and a data directory) of this process's own; under pytest-xdist, named
+        # after the worker, so that a server left running can be told apart in ``ps``.
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+        self.folder = Path(tempfile.mkdtemp(prefix=f"pyramide-pg-{worker}-" if worker else "pyramide-pg-"))
         if self._as_postgres:
             os.chown(self.folder, owner.pw_uid, owner.pw_gid)
         data = self.folder / "data"

@@ -8,6 +8,7 @@ from PIL import Image
 
 from pyramide import Game, Rules
 from pyramide.render import BANNER_BOTTOM, BANNER_TOP, HEIGHT, WIDTH
+from tests import discord_internals as internals
 from tests.deals import kings_and_pairs, stuck_layout
 from tests.harness import (
     CHANNEL_ID,
@@ -319,6 +320,25 @@ async def test_autocomplete_lists_the_playable_cards(harness):
     assert [c["name"] for c in sent[-1].data["data"]["choices"]] == ["K♠"]
 
 
+async def test_an_autocomplete_that_fails_answers_no_choices_and_logs_why(harness, caplog):
+    await start(harness, "PY1-N-AAAAAAS")
+    manager = harness.bot.manager
+
+    async def broken(channel_id: int):
+        raise RuntimeError("a bug in the suggestions")
+
+    manager.snapshot = broken
+    try:
+        sent = await harness.autocomplete("tap", "card", "k")
+    finally:
+        del manager.snapshot
+    assert sent[-1].data["data"]["choices"] == []  # Discord still gets its answer
+    logged = [r for r in caplog.records if "autocomplete" in r.getMessage()]
+    assert logged and logged[0].exc_info is not None and "a bug in the suggestions" in str(logged[0].exc_info[1])
+    sent = await harness.autocomplete("tap", "card", "k")
+    assert [c["name"] for c in sent[-1].data["data"]["choices"]] == ["K♠"]
+
+
 async def test_sum_not_13_keeps_the_second_card_selected(harness):
     await start(harness, "PY1-N-AAAAAAS")
     await harness.press(harness.board_button("5♥"))
@@ -527,7 +547,7 @@ async def test_metrics_and_readiness_are_served_over_loopback(tmp_path):
             assert "pyramide_live_games 1.0" in text and "pyramide_solver_waiting 0.0" in text
             assert 'pyramide_interaction_seconds_bucket{kind="button",le="+Inf"} 1.0' in text
             assert "pyramide_database_errors_total 0.0" in text
-            h.bot._ready.set()  # as after the gateway's READY
+            internals.mark_ready(h.bot)  # as after the gateway's READY
             async with session.get(f"{base}/healthz") as response:
                 assert response.status == 200
             await h.storage.close()  # the database goes away

@@ -60,7 +60,7 @@ async def test_two_servers_one_day_one_counted_attempt_per_player(harness, tmp_p
     other.now = harness.now
     await other.start()
     try:
-        other.bot.daily_secret = harness.bot.daily_secret  # one deployment, one secret (kept in the database)
+        other.bot.dailies.secret = harness.bot.dailies.secret  # one deployment, one secret (kept in the database)
         sent = await other.command("daily play")
         assert "waiting for you" in sent[-1].content  # the same player: the attempt is already open
         sent, stranger_thread = await open_daily(other, user=STRANGER)
@@ -82,7 +82,7 @@ async def test_the_next_day_is_a_new_attempt_and_an_unfinished_one_ends_at_midni
 
 
 async def test_no_peeking_the_daily_deal_is_not_dealt_elsewhere_before_the_attempt_is_over(harness):
-    day_game = daily_game(date(2026, 11, 30), harness.bot.daily_secret)
+    day_game = daily_game(date(2026, 11, 30), harness.bot.dailies.secret)
     for code in (day_game.code, Game(day_game.deal, Rules(pass_limit=2)).code):  # other rules, the same cards
         sent = await harness.command("new", code=code, channel_id=700_000_000_000_000_002)
         assert "today's daily deal" in sent[-1].content and sent[-1].ephemeral
@@ -155,7 +155,7 @@ async def test_the_share_line_gives_nothing_away_and_the_share_button_posts_it(h
     sent = await harness.press(share)
     posted = next(s for s in sent if s.path == "/channels/{channel_id}/messages")
     assert f"/channels/{CHANNEL_ID}/messages" in posted.url  # in the channel the thread belongs to
-    tier = rate(daily_game(date(2026, 11, 30), harness.bot.daily_secret)).tier  # before the schedule: as measured
+    tier = rate(daily_game(date(2026, 11, 30), harness.bot.dailies.secret)).tier  # before the schedule: as measured
     assert f"Pyramide daily #334 · {tier} · gave up" in posted.content and not CARD_NAME.search(posted.content)
     assert "Shared in" in sent[-1].content and sent[-1].ephemeral
     sent = await harness.press(share, user=STRANGER)
@@ -181,6 +181,23 @@ async def test_a_thread_that_cannot_be_posted_to_is_cleaned_up(harness):
     assert await harness.storage.daily_attempt("2026-11-30", OWNER) is None  # nothing counted
     sent, thread_id = await open_daily(harness)  # and the next try works
     assert (await harness.bot.manager.live(thread_id)) is not None
+
+
+async def test_a_counted_attempt_that_cannot_be_taken_back_is_logged(harness, caplog):
+    storage = harness.storage
+
+    async def fails(*args):
+        raise OSError("disk I/O error")
+
+    storage.remember_name = fails  # a step after the attempt was stored fails...
+    storage.discard_game = fails  # ...and so does taking the attempt back
+    try:
+        sent = await harness.command("daily play")
+    finally:
+        del storage.remember_name, storage.discard_game
+    assert "Something went wrong" in sent[-1].content
+    left = [r for r in caplog.records if "counted attempt was left with no board" in r.getMessage()]
+    assert left and left[0].exc_info is not None  # visible, with its traceback, not swallowed
 
 
 async def test_missing_thread_permissions_are_named(harness):

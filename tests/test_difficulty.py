@@ -114,6 +114,15 @@ async def test_a_board_names_no_tier_for_a_deal_nobody_rated(harness):
     assert "Difficulty" not in next(s for s in sent if s.png).content
 
 
+async def test_a_deal_rated_elsewhere_in_the_process_gives_the_board_no_tier(harness):
+    # Ratings belong to the bot's solver service: rating a deal outside it (another bot, a test, the
+    # command line) tells this bot's boards nothing, so what a board says never depends on what ran before.
+    assert rate(Game.from_code(EASY_DEALS[0])).tier is Tier.EASY
+    sent = await harness.command("new", code=EASY_DEALS[0])
+    assert "Difficulty" not in next(s for s in sent if s.png).content
+    assert harness.bot.solver.known_rating(EASY_DEALS[0]) is None
+
+
 async def test_a_difficulty_refuses_a_code_or_other_rules(harness):
     sent = await harness.command("new", difficulty="easy", code="PY1-N-AAAAAAS")
     assert "code already fixes the deal" in sent[-1].content and sent[-1].ephemeral

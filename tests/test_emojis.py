@@ -85,7 +85,7 @@ async def test_a_fresh_start_uploads_the_set_once_and_a_restart_uploads_nothing(
     await harness.restart()
     assert len(app.uploads) == len(names) and not app.deletions
     assert emoji_requests(harness)[before:] == [("GET", ROUTE)]  # a restart only lists them
-    assert harness.bot.card_emojis.ready
+    assert harness.bot.card_emojis.current.ready
 
 
 async def test_every_button_of_a_board_carries_its_cards_own_emoji(harness):

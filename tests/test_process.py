@@ -20,7 +20,7 @@ from typing import IO
 import pytest
 
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
-from tests.fake_discord import FakeDiscord, Guild
+from tests.fake_discord import Answer, FakeDiscord, Guild
 from tests.postgres import fetch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +29,7 @@ PLAYER = 600_000_000_000_000_001
 GUILD_A = 1 << 40  # shard 0 of 2
 GUILD_B = (1 << 40) + (1 << 22)  # shard 1 of 2
 CHANNEL_A, CHANNEL_B = 710_000_000_000_000_001, 710_000_000_000_000_002
+LAUNCHED: list[subprocess.Popen[bytes]] = []  # the test's bot processes: the ``fake`` fixture checks they ended
 
 
 def launch(
@@ -68,18 +69,21 @@ def launch(
     )
     process.log_path = Path(log.name)  # type: ignore[attr-defined]
     log.close()
+    LAUNCHED.append(process)
     return process
 
 
-def stop(process: subprocess.Popen[bytes], *, kill: bool = False) -> str:
-    """SIGTERM (a clean stop) or SIGKILL (a crash: the process group, with no goodbye); its log."""
+async def stop(process: subprocess.Popen[bytes], *, kill: bool = False) -> str:
+    """SIGTERM (a clean stop) or SIGKILL (a crash: the process group, with no goodbye); its log. Awaited:
+    the fake Discord runs in this event loop, and a clean stop finishes the presses in flight (their answers
+    go to the fake) before it closes the gateway, so a blocking wait here would hold the process up."""
     if process.poll() is None:
         if kill:
             os.killpg(process.pid, signal.SIGKILL)
         else:
             process.send_signal(signal.SIGTERM)
     try:
-        process.wait(timeout=20)
+        await asyncio.to_thread(process.wait, 20)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # whatever is left of the group
@@ -89,8 +93,14 @@ def stop(process: subprocess.Popen[bytes], *, kill: bool = False) -> str:
 @pytest.fixture
 async def fake():
     server = await FakeDiscord([Guild(GUILD_A, (CHANNEL_A,)), Guild(GUILD_B, (CHANNEL_B,))]).start()
+    LAUNCHED.clear()
     yield server
+    left = [process.pid for process in LAUNCHED if process.poll() is None]
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
     await server.stop()
+    assert not left, f"bot processes {left} outlived their test (a stop() not awaited?)"
 
 
 async def connected(fake: FakeDiscord, shards: int) -> None:
@@ -162,7 +172,7 @@ async def test_a_game_is_played_to_its_end_against_the_process(fake, tmp_path):
             "Same deal again",
         ]
     finally:
-        log = stop(bot)
+        log = await stop(bot)
     assert "fake-token" not in log  # the token is never logged
     assert fake.unknown == [], fake.unknown
     assert stored(db)[0][0] == "won"
@@ -178,7 +188,7 @@ async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_pat
         for label in labels[:11]:
             board = await tap(fake, GUILD_A, board, label)
     finally:
-        stop(bot, kill=True)  # no goodbye: SIGKILL right after the 11th answer
+        await stop(bot, kill=True)  # no goodbye: SIGKILL right after the 11th answer
     assert stored(db) == [("playing", moves_after(11), 11)]  # every answered move is on disk
     await fake.wait_for_shards(0)
     bot = launch(fake, db, folder=tmp_path)
@@ -188,7 +198,7 @@ async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_pat
             board = await tap(fake, GUILD_A, board, label)
         assert "You won!" in board["content"]
     finally:
-        stop(bot)
+        await stop(bot)
     assert [row[:2] for row in stored(db)] == [("won", moves_after(len(labels)))]  # (its actions now packed)
 
 
@@ -263,7 +273,7 @@ async def test_a_clean_stop_closes_the_workers_of_the_bot(fake, tmp_path):
         await fake.answered_after(fake.press(GUILD_A, PLAYER, board, hint))
         assert len(alive_in_session(bot.pid)) >= 4  # the bot, the resource tracker, two workers at least
         bot.send_signal(signal.SIGTERM)
-        assert bot.wait(timeout=20) == 0
+        assert await asyncio.to_thread(bot.wait, 20) == 0
         left: list[str] = []
         for _ in range(50):  # the tracker ends once the workers have
             left = alive_in_session(bot.pid)
@@ -272,7 +282,7 @@ async def test_a_clean_stop_closes_the_workers_of_the_bot(fake, tmp_path):
             await asyncio.sleep(0.1)
         assert left == [], left
     finally:
-        stop(bot)
+        await stop(bot)
 
 
 async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(fake, tmp_path, database_url):
@@ -286,14 +296,14 @@ async def test_two_processes_serve_their_own_shards_and_one_survives_the_other(f
         labels = plan()
         board_a = await tap(fake, GUILD_A, board_a, labels[0])
         board_b = await tap(fake, GUILD_B, board_b, labels[0])
-        stop(first, kill=True)
+        await stop(first, kill=True)
         await fake.wait_for_shards(1)
         assert fake.shard_for(GUILD_A) == []  # nobody holds shard 0 now
         for label in labels[1:4]:  # the other process goes on answering its server
             board_b = await tap(fake, GUILD_B, board_b, label)
     finally:
-        stop(first, kill=True)
-        stop(second)
+        await stop(first, kill=True)
+        await stop(second)
     assert sorted(stored(db)) == [("playing", moves_after(1), 1), ("playing", moves_after(4), 4)]
 
 
@@ -314,9 +324,9 @@ async def test_two_processes_holding_one_shard_apply_a_doubly_delivered_press_on
         await fake.send(payload, shards=list(fake.shards))  # delivered to both processes
         await fake.tried(payload, 2)  # both processes answered it (one of them refused with 40060)
     finally:
-        stop(first)
+        await stop(first)
         if second is not None:
-            stop(second)
+            await stop(second)
     assert stored(db) == [("playing", moves_after(2), 2)]  # the press was applied once, not twice
     assert len(fake.answers[payload["token"]].requests) >= 1
 
@@ -343,7 +353,7 @@ async def test_the_cluster_script_starts_a_process_per_shard_range_and_stops_the
         await connected(fake, 4)
         assert sorted((s.shard_id, s.shard_count) for s in fake.shards) == [(0, 4), (1, 4), (2, 4), (3, 4)]
         script.send_signal(signal.SIGTERM)
-        out, _ = script.communicate(timeout=30)
+        out, _ = await asyncio.to_thread(script.communicate, timeout=30)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(script.pid, signal.SIGKILL)
@@ -433,7 +443,7 @@ async def test_the_process_uploads_the_card_emojis_once_and_its_boards_show_them
         cards = [b for row in board["components"] for b in row["components"] if "emoji" in b]
         assert len(cards) >= 3 and all(int(b["emoji"]["id"]) in fake.app_emojis.emojis for b in cards)
     finally:
-        stop(bot)
+        await stop(bot)
     await fake.wait_for_shards(0)
     bot = launch(fake, db, folder=tmp_path)
     try:
@@ -442,7 +452,7 @@ async def test_the_process_uploads_the_card_emojis_once_and_its_boards_show_them
         cards = [b for row in board["components"] for b in row["components"] if "emoji" in b]
         assert cards and all(int(b["emoji"]["id"]) in fake.app_emojis.emojis for b in cards)
     finally:
-        log = stop(bot)
+        log = await stop(bot)
     assert len(fake.app_emojis.uploads) == expected and not fake.app_emojis.deletions
     assert f"card emojis: all {expected} unchanged" in log
     assert fake.unknown == [], fake.unknown
@@ -491,7 +501,7 @@ async def test_a_game_is_won_outside_the_bots_servers_against_the_process(
             board = await tap(fake, 0, board, label)
         assert "You won!" in board["content"]
     finally:
-        stop(bot)
+        await stop(bot)
     assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
     assert rows(place_db, "SELECT status, guild_id FROM games") == [("won", counted_for)]
 
@@ -556,16 +566,14 @@ async def test_the_daily_is_played_in_place_and_counted_once_across_places_again
         await fake.answered_after(last)
         await until(lambda: "played daily" in answered_words(fake, last))
     finally:
-        stop(bot)
+        await stop(bot)
     attempts = rows(place_db, "SELECT player_id, guild_id, status FROM daily_attempts")
     assert [(p, g) for p, g, _ in attempts] == [(PLAYER, 0)] and attempts[0][2] is not None  # one, finished
     assert rows(place_db, "SELECT COUNT(*) FROM games WHERE daily IS NOT NULL") == [(1,)]
     assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
 
 
-async def test_an_old_board_and_forced_private_answers_outside_servers_against_the_process(
-    fake, tmp_path, place_db
-):
+async def test_an_old_board_and_forced_private_answers_outside_servers_against_the_process(fake, tmp_path, place_db):
     """In a group DM a press on a board the bot could not take the buttons off is answered privately as out of
     date; in a server without the bot, a member without Use External Apps gets private boards that still play."""
     outside(fake)
@@ -587,6 +595,122 @@ async def test_an_old_board_and_forced_private_answers_outside_servers_against_t
         board = await tap(fake, 0, board, plan()[0])  # and its buttons still play
         assert "removed" in board["content"] and board["flags"] & 64
     finally:
-        stop(bot)
+        await stop(bot)
     assert sorted(rows(place_db, "SELECT guild_id, moves FROM games")) == [(0, 1), (GUILD_WITHOUT_BOT, 1)]
     assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
+
+
+# ------------------------------------------------------------------------- a stalled PostgreSQL
+STALLED_CHANNELS = tuple(720_000_000_000_000_000 + n for n in range(8))
+STALL_SECONDS = 5.0
+
+
+def server_processes(url: str) -> list[int]:
+    """The PostgreSQL server's processes (its postmaster first, then its children), from its data folder."""
+    folder = fetch(url, "SHOW data_directory")[0][0]
+    try:
+        postmaster = int((Path(folder) / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        pytest.skip("the PostgreSQL server is not one this test can signal")
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):  # (a process that ended meanwhile)
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                children.append(int(stat.parent.name))
+    return [postmaster, *children]
+
+
+def signal_all(pids: list[int], number: signal.Signals) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, number)
+
+
+def final_words(fake: FakeDiscord, payload: dict) -> tuple[bool, str] | None:
+    """A press's last answer, once it came: whether it drew a board, and all its words (None: only a
+    deferral so far)."""
+    requests = fake.answers.get(payload["token"], Answer()).requests
+    if not requests or all(r["body"].get("type") == 6 for r in requests):
+        return None
+    board = any(r["files"] or "components" in (r["body"].get("data") or r["body"]) for r in requests)
+    return board, answered_words(fake, payload)
+
+
+async def test_presses_while_postgresql_stalls_are_never_answered_against_what_is_stored(postgres_url, tmp_path):
+    """The PostgreSQL server frozen (SIGSTOP of all its processes, as a network stall would) while eight
+    players press, thawed a few seconds later. A press answered "nothing was played" really stored
+    nothing; a press whose board shows its move has it stored; one told "not sure it was saved" is
+    shown the truth by its next press; and play goes on."""
+    fake = await FakeDiscord([Guild(GUILD_A, STALLED_CHANNELS)]).start()
+    bot = launch(fake, postgres_url, folder=tmp_path)
+    frozen: list[int] = []
+    try:
+        await connected(fake, 1)
+        labels = plan()
+        boards = {}
+        for n, channel in enumerate(STALLED_CHANNELS):
+            payload = fake.command(GUILD_A, channel, PLAYER + n, "new", code=kings_and_pairs().code)
+            await fake.answered_after(payload)
+            boards[channel] = fake.messages[fake.original[payload["token"]]]
+            board = boards[channel]
+            custom_id = next(
+                b["custom_id"] for r in board["components"] for b in r["components"] if b["label"] == labels[0]
+            )
+            await fake.answered_after(fake.press(GUILD_A, PLAYER + n, board, custom_id))
+            boards[channel] = fake.messages[int(board["id"])]
+
+        def press(n: int, label: str) -> dict:
+            board = boards[STALLED_CHANNELS[n]]
+            custom_id = next(
+                b["custom_id"] for r in board["components"] for b in r["components"] if b["label"] == label
+            )
+            return fake.press(GUILD_A, PLAYER + n, board, custom_id)
+
+        frozen = server_processes(postgres_url)
+        signal_all(frozen, signal.SIGSTOP)
+        presses = []
+        for n in range(len(STALLED_CHANNELS)):  # spread over the stall: some find a connection, some wait for one
+            presses.append((n, press(n, labels[1])))
+            await fake.send(presses[-1][1])
+            await asyncio.sleep(STALL_SECONDS / len(STALLED_CHANNELS) / 2)
+        await asyncio.sleep(STALL_SECONDS / 2)
+        signal_all(frozen, signal.SIGCONT)
+        frozen = []
+        await until(lambda: all(final_words(fake, p) is not None for _, p in presses), timeout=40)
+
+        stored_requests = {
+            int(r[0]) for r in fetch(postgres_url, "SELECT request FROM actions WHERE request IS NOT NULL")
+        }
+        contradictions, unsure = [], []
+        for n, payload in presses:
+            board, words = final_words(fake, payload)
+            played = int(payload["id"]) in stored_requests
+            if "nothing was played" in words and played:
+                contradictions.append(f"player {n}: told nothing was played, yet it is stored")
+            elif "Not sure" in words:
+                unsure.append((n, played))
+            elif "nothing was played" not in words and (not board or not played):
+                contradictions.append(f"player {n}: {board=}, {played=}: {words[:120]}")
+            if board and played:  # the board shows the move
+                assert labels[1] in fake.messages[int(boards[STALLED_CHANNELS[n]]["id"])]["content"]
+        assert contradictions == []
+        for n, played in unsure:  # the next press shows the truth
+            payload = press(n, labels[1])
+            await fake.send(payload)
+            await until(lambda p=payload: final_words(fake, p) is not None)
+            _, words = final_words(fake, payload)
+            assert ("brought up to date" in words) == played, words
+        told_nothing = {n for n, p in presses if "nothing was played" in final_words(fake, p)[1]}
+        actions = fetch(
+            postgres_url,
+            "SELECT g.channel_id, COUNT(a.seq) FROM games g LEFT JOIN actions a ON a.game_id = g.id"
+            " WHERE g.status = 'playing' GROUP BY g.channel_id",
+        )
+        expected = {channel: 1 if n in told_nothing else 2 for n, channel in enumerate(STALLED_CHANNELS)}
+        assert {int(c): int(k) for c, k in actions} == expected
+    finally:
+        signal_all(frozen, signal.SIGCONT)
+        log = stop(bot)
+        await fake.stop()
+    assert "Traceback" not in log, log[-3000:]
+    assert log.count("did not answer for") <= 2, log[-3000:]  # one warning per outage, with its length

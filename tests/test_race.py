@@ -55,6 +55,9 @@ async def test_two_players_race_on_one_deal_and_the_first_to_clear_it_wins(harne
     board = scoreboard_text(harness, race)
     assert f"🏆 <@{OWNER}> wins the race!" in board and "28/28" in board and "💡 1" in board
     assert harness.hub.messages[race.message_id]["components"] == []  # no "Give up" once it is over
+    scoreboards = harness.bot.scoreboards  # nothing of an ended race stays in this process's memory
+    assert race_id not in scoreboards.pending and race_id not in scoreboards.last_edit
+    assert not any(game_id in scoreboards.by_game for _, game_id in race.players)
 
     sent = await harness.command("stats")
     races = next(f for f in sent[-1].body["embeds"][0]["fields"] if f["name"] == "Races")
@@ -103,10 +106,10 @@ async def test_the_scoreboard_is_edited_no_more_often_than_allowed(harness, monk
         ]
 
     for _ in range(10):  # a burst of moves: one edit, not ten
-        scoreboards.schedule(harness.bot, race_id, "en")
+        scoreboards.schedule(race_id, "en")
     await scoreboards.flush()
     for _ in range(10):
-        scoreboards.schedule(harness.bot, race_id, "en")
+        scoreboards.schedule(race_id, "en")
     started = time.perf_counter()
     await scoreboards.flush()
     times = edits()
@@ -187,3 +190,27 @@ async def test_two_clears_at_the_same_moment_give_one_winner(harness, quick_edit
         player: (await harness.storage.race_stats(GUILD_ID, player)).won for player in (OWNER, STRANGER)
     }
     assert sorted(stats.values()) == [0, 1] and stats[race.winner_id] == 1
+
+
+async def test_a_scoreboard_edit_that_storage_fails_is_logged_and_the_next_move_edits_it(harness, quick_edits, caplog):
+    deal = kings_and_pairs()
+    _, race_id, mine, _ = await open_race(harness, deal.code)
+    scoreboards = harness.bot.scoreboards
+    real_race = harness.storage.race
+
+    async def broken(race_id: int):
+        raise OSError("disk I/O error")
+
+    harness.storage.race = broken
+    try:
+        await harness.command("draw", channel_id=mine)
+        await scoreboards.flush()
+    finally:
+        harness.storage.race = real_race
+    failed = [r for r in caplog.records if "scoreboard not brought up to date" in r.getMessage()]
+    assert failed and failed[0].exc_info is not None  # with its traceback, not "exception never retrieved"
+    assert not scoreboards.pending  # the failed edit is not kept
+    await harness.command("draw", channel_id=mine)
+    await scoreboards.flush()
+    race = await harness.storage.race(race_id)
+    assert f"<@{OWNER}>: 0/28 cards · 2 moves" in scoreboard_text(harness, race)  # both draws shown

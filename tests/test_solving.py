@@ -9,8 +9,12 @@ import multiprocessing
 import os
 import time
 
+import pytest
+
 from pyramide import Rules
-from pyramide.workers import die_with_parent
+from pyramide.solver import has_compiled_core
+from pyramide.solver.native import switch_off
+from pyramide.workers import Workers, die_with_parent
 from tests.deals import stuck_game
 from tests.harness import OTHER_CHANNEL_ID, start
 from tests.holding import hold_until
@@ -100,3 +104,17 @@ def test_a_worker_whose_parent_died_while_it_started_ends_at_once():
         process.start()
         process.join(30)
     assert orphan.exitcode == 1 and child.exitcode == 0
+
+
+@pytest.mark.skipif(not has_compiled_core(), reason="compiled solver core not built")
+async def test_workers_solve_as_they_were_told_at_start_never_as_the_environment_says(monkeypatch):
+    """The pure Python solver is a setting read once (``pyramide_bot.settings``); a worker is told it
+    when it starts, and a variable left in the environment changes nothing."""
+    monkeypatch.setenv("PYRAMIDE_PURE_SOLVER", "1")
+    told, untold = Workers(setup=switch_off), Workers()
+    try:
+        assert await told.hints.run(has_compiled_core) is False
+        assert await untold.hints.run(has_compiled_core) is True
+    finally:
+        told.close()
+        untold.close()

@@ -15,6 +15,7 @@ from pyramide.solver import solve
 from pyramide.stats import day_streaks, player_stats
 from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage, from_url, schema
 from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
+from tests import discord_internals as internals
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
 from tests.play import play
@@ -288,7 +289,7 @@ async def test_share_line_after_a_counted_daily(harness):
     harness.now[0] += 221  # the clock runs from the opening of the attempt, not from the first move
     sent = await harness.command("end", channel_id=thread_id)
     text = "\n".join(s.content for s in sent)
-    tier = rate(daily_game(date(2026, 11, 30), harness.bot.daily_secret)).tier  # before the schedule: as measured
+    tier = rate(daily_game(date(2026, 11, 30), harness.bot.dailies.secret)).tier  # before the schedule: as measured
     assert f"Pyramide daily #334 · {tier} · gave up\n🃏 0/28 · ⏱️ 3:41 · 👣 1 · 💡 0\n⬛\n⬛⬛\n" in text
 
 
@@ -368,7 +369,7 @@ async def test_a_servers_data_goes_a_grace_period_after_the_bot_left_unless_it_c
     await harness.command("/pyramide-admin settings", permissions=PLAIN | MANAGE_GUILD, error_help=False)
     admin = harness.bot.get_cog("Admin")
     known = asyncio.all_tasks()
-    harness.bot._connection.parse_guild_delete({"id": str(GUILD_ID)})  # the gateway: removed from the server
+    internals.remove_guild(harness.bot, GUILD_ID)  # the gateway: removed from the server
     await harness.settle(known)
     harness.now[0] += 29 * DAY
     await admin.housekeeping()
@@ -383,7 +384,7 @@ async def test_coming_back_within_the_grace_period_keeps_everything(harness):
     await add_game(harness.storage, player=OWNER)
     admin = harness.bot.get_cog("Admin")
     known = asyncio.all_tasks()
-    harness.bot._connection.parse_guild_delete({"id": str(GUILD_ID)})
+    internals.remove_guild(harness.bot, GUILD_ID)
     await harness.settle(known)
     harness.now[0] += 10 * DAY
     await admin.on_guild_join(discord.Object(GUILD_ID))

@@ -3,6 +3,7 @@ unreadable game logs, failed writes, memory that must not grow, and a database t
 
 import asyncio
 import logging
+import re
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from pyramide import STOCK, Game
 from pyramide.manager import GameManager, StaleBoard
 from pyramide.solving import SolverService
-from pyramide.storage import BROKEN, WON, MoveConflict, StorageError, StorageUnavailable, from_url
+from pyramide.storage import BROKEN, ENDED, WON, GameStatus, MoveConflict, StorageError, StorageUnavailable, from_url
 from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.backends import raw, twin
 from tests.deals import kings_and_pairs
@@ -335,6 +336,17 @@ async def test_a_finished_games_actions_are_packed_into_one_value(storage):
     assert Game.replay(stored.code, stored.actions).state() == live.game.state()
 
 
+async def test_every_status_read_back_is_a_game_status(storage):
+    manager = GameManager(storage)
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    assert (await storage.live_game(5)).status is GameStatus.PLAYING
+    await end(manager, 5)
+    stored = await storage.game(live.record.id)
+    assert stored.status is ENDED and f"daily.result.{stored.status}" == "daily.result.ended"
+    [row] = await storage.results(1, 9)
+    assert row.status is GameStatus.ENDED
+
+
 def test_packed_logs_round_trip_every_action():
     from hypothesis import given
     from hypothesis import strategies as st
@@ -373,8 +385,7 @@ async def test_a_new_database_gives_back_free_pages(tmp_path):
     store = SQLiteStorage(tmp_path / "small.db")
     await store.open()
     try:
-        async with store.db.execute("PRAGMA auto_vacuum") as cursor:
-            assert (await cursor.fetchone())[0] == 2  # incremental
+        assert await raw(store, "PRAGMA auto_vacuum") == [(2,)]  # incremental
         manager = GameManager(store)
         for channel in range(200):
             await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
@@ -384,11 +395,9 @@ async def test_a_new_database_gives_back_free_pages(tmp_path):
         for channel in range(200):
             await end(manager, channel)
         await store.reset_stats(1, None)
-        async with store.db.execute("PRAGMA freelist_count") as cursor:
-            before = (await cursor.fetchone())[0]
+        [(before,)] = await raw(store, "PRAGMA freelist_count")
         await store.compact(10_000)
-        async with store.db.execute("PRAGMA freelist_count") as cursor:
-            after = (await cursor.fetchone())[0]
+        [(after,)] = await raw(store, "PRAGMA freelist_count")
         assert before > 0 and after == 0
     finally:
         await store.close()
@@ -561,6 +570,39 @@ async def test_moves_of_many_channels_pressed_together_are_all_stored(database_u
             assert live is not None and live.game.moves == 2 and len(live.game.stock) == 21
     finally:
         await reopened.close()
+
+
+@pytest.mark.sqlite_only
+async def test_writes_arriving_together_share_commits_and_each_runs_whole(storage):
+    """Group commit on SQLite's writer thread: presses of many channels together cost fewer commits than
+    presses, and each unit's statements run between its own savepoint and its release, with no other
+    unit's statement among them."""
+    manager = GameManager(storage)
+    for channel in range(1, 13):
+        await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
+    statements: list[str] = []
+    await storage.db.run(lambda connection: connection.set_trace_callback(statements.append))
+    try:
+        await asyncio.gather(*(play(manager, channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
+    finally:
+        await storage.db.run(lambda connection: connection.set_trace_callback(None))
+    writes = [s for s in statements if not s.startswith("SELECT")]
+    commits = sum(1 for s in writes if s == "COMMIT")
+    assert 1 <= commits < 12
+    units: list[list[str]] = []
+    for statement in writes:
+        if statement == "SAVEPOINT unit":
+            units.append([])
+        elif statement not in ("RELEASE unit", "BEGIN IMMEDIATE", "COMMIT"):
+            units[-1].append(statement)
+    assert len(units) == 12
+    games = []
+    for insert, update in units:  # each unit: its move, then its game's totals, of one game
+        game = re.search(r"VALUES \((\d+),", insert)
+        assert insert.startswith("INSERT INTO actions") and game is not None
+        assert update.startswith("UPDATE games") and update.endswith(f"WHERE id = {game[1]}")
+        games.append(int(game[1]))
+    assert sorted(games) == list(range(1, 13))
 
 
 async def test_a_move_refused_by_the_database_fails_alone(database_url):

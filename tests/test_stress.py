@@ -33,7 +33,8 @@ from pyramide.storage import (
 from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.schema import columns
 from tests.backends import raw, twin
-from tests.play import deal
+from tests.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
+from tests.play import deal, end, play
 
 TASKS = 40
 ROUNDS = 6  # each round of a task: a game dealt, drawn on, hinted, finished (a few dozen writes)
@@ -301,3 +302,181 @@ async def test_a_race_nobody_cleared_is_over_in_the_transaction_that_closes_its_
     race = await storage.race(race_id)
     assert race.finished_at == 3.0 and race.winner_id is None
     assert (await storage.race_stats(1000, 801)).played == 1
+
+
+# ------------------------------------------------------------------------------ races ending at once
+RACES = 240
+# How each race's two games end: both cleared, nobody cleared (given up, or stuck), one of each.
+ENDINGS = (("clear", "clear"), ("give up", "give up"), ("clear", "give up"), ("give up", "clear"), ("stuck", "stuck"))
+
+
+def _ending(index: int) -> tuple[str, str]:
+    kind = ENDINGS[index % 4]
+    return ENDINGS[4] if index % 20 == 1 else kind  # a few races both stuck (a long line), most quick
+
+
+def _line(kind: str) -> Game:
+    """The game a player plays, all but its last move made: the last one clears it, or sticks it (a
+    player who gives up has made no move)."""
+    game = stuck_game() if kind == "stuck" else kings_and_pairs()
+    if kind == "clear":
+        clear_kings_and_pairs(game)
+    elif kind == "stuck":
+        play_stuck_line(game)
+    return game
+
+
+async def _race_ending_at_once(index: int, manager: GameManager, storage: Storage, gate: asyncio.Semaphore) -> dict:
+    """A race whose two players' last moves arrive at the same moment; what was acknowledged."""
+    kinds = _ending(index)
+    players = (10_000 + index * 2, 10_001 + index * 2)
+    channels = (200_000 + index * 2, 200_001 + index * 2)
+    lines = [_line(kind) for kind in kinds]
+    async with gate:
+        lives = []
+        for player, channel, kind in zip(players, channels, kinds, strict=True):
+            fresh = stuck_game() if kind == "stuck" else kings_and_pairs()
+            lives.append(await deal(manager, guild_id=3000, channel_id=channel, owner_id=player, game=fresh))
+        race_id = await storage.create_race(
+            3000,
+            300_000 + index,
+            lives[0].record.code,
+            1.0,
+            [(p, live.record.id) for p, live in zip(players, lives, strict=True)],
+        )
+        acknowledged: dict = {"race": race_id, "games": {}, "kinds": kinds, "players": players}
+
+        async def all_but_last(channel: int, kind: str, line: Game) -> list:
+            actions = line.actions if kind == "give up" else line.actions[:-1]
+            for action in actions:
+                await play(manager, channel, lambda g, a=action: g.tap(a), request=random.getrandbits(62))
+            return actions
+
+        played = await asyncio.gather(*(all_but_last(c, k, g) for c, k, g in zip(channels, kinds, lines, strict=True)))
+
+        async def last(channel: int, kind: str, line: Game) -> tuple[str, int]:
+            if kind == "give up":
+                live = await end(manager, channel, ENDED)
+                return ENDED, len(live.record.actions)
+            result = await play(manager, channel, lambda g: g.tap(line.actions[-1]), request=random.getrandbits(62))
+            assert result.finished
+            return result.live.record.status, len(line.actions)
+
+        ends = await asyncio.gather(*(last(c, k, g) for c, k, g in zip(channels, kinds, lines, strict=True)))
+    for live, (status, moves), actions in zip(lives, ends, played, strict=True):
+        acknowledged["games"][live.record.id] = (live.record.owner_id, status, moves)
+        assert moves >= len(actions)
+    return acknowledged
+
+
+async def test_races_whose_last_moves_arrive_at_once_all_end_with_the_right_winner(storage):
+    """Both players' last moves of a race at the same moment, in hundreds of races: both cleared, nobody
+    cleared (given up or stuck), one of each. Every race is over, won by one who cleared it (nobody when
+    nobody did), and every acknowledged game is stored as it was acknowledged."""
+    manager = GameManager(storage)
+    gate = asyncio.Semaphore(40)
+    races = await asyncio.gather(*(_race_ending_at_once(i, manager, storage, gate) for i in range(RACES)))
+
+    reopened = twin(storage)
+    await reopened.open()
+    try:
+        wrong = []
+        for acknowledged in races:
+            race = await reopened.race(acknowledged["race"])
+            clearers = {owner for owner, status, _ in acknowledged["games"].values() if status == WON}
+            if race is None or race.finished_at is None:
+                wrong.append(f"race {acknowledged['race']} ({acknowledged['kinds']}): left open")
+            elif (race.winner_id is None) != (not clearers) or (clearers and race.winner_id not in clearers):
+                wrong.append(f"race {acknowledged['race']} ({acknowledged['kinds']}): won by {race.winner_id}")
+            for game_id, (owner, status, moves) in acknowledged["games"].items():
+                stored = await reopened.game(game_id)
+                if stored is None or (stored.owner_id, stored.status, len(stored.actions)) != (owner, status, moves):
+                    wrong.append(f"game {game_id}: {stored and (stored.status, len(stored.actions))}")
+        assert wrong == []
+        played = [
+            await reopened.race_stats(3000, player) for acknowledged in races for player in acknowledged["players"]
+        ]
+        assert all(stats.played == 1 for stats in played)
+        assert sum(stats.won for stats in played) == sum(
+            1 for acknowledged in races if "clear" in acknowledged["kinds"]
+        )
+    finally:
+        await reopened.close()
+
+
+async def test_a_race_nobody_cleared_is_over_when_its_last_two_games_are_closed_at_once(storage):
+    """The concurrent twin of the test above it: both games of a race closed unwon at the same moment, by
+    two transactions at once; the race is over (each one's check must see the other's commit)."""
+    races = []
+    for index in range(60):
+        records = [
+            await storage.create_game(
+                GameRecord(0, 1000, 61_000 + index * 2 + n, player, "PY1-N-AAAAAAS", "N", created_at=1.0)
+            )
+            for n, player in enumerate((901 + index * 2, 902 + index * 2))
+        ]
+        race_id = await storage.create_race(
+            1000, 71_000 + index, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records]
+        )
+        for record in records:
+            record.status, record.finished_at, record.seconds = ENDED, 2.0, 1.0
+        races.append((race_id, records))
+    await asyncio.gather(*(storage.finish_game(record) for _, records in races for record in records))
+    open_races = [race_id for race_id, _ in races if (await storage.race(race_id)).finished_at is None]
+    assert open_races == []
+
+
+async def test_a_player_forgotten_while_racing_leaves_no_race_open(storage):
+    """Forget-me for one player of each race at the moment the other player gives up: the race is over
+    (its last game in play went with the forgotten player), and nothing of the forgotten player is left."""
+    races = []
+    for index in range(40):
+        forgotten, other = 20_000 + index, 21_000 + index
+        records = [
+            await storage.create_game(
+                GameRecord(0, 1000, 62_000 + index * 2 + n, p, "PY1-N-AAAAAAS", "N", created_at=1.0)
+            )
+            for n, p in enumerate((forgotten, other))
+        ]
+        race_id = await storage.create_race(
+            1000, 72_000 + index, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records]
+        )
+        records[1].status, records[1].finished_at, records[1].seconds = ENDED, 2.0, 1.0
+        races.append((race_id, forgotten, records[1]))
+    both = [(storage.finish_game(record), storage.forget_player(forgotten)) for _, forgotten, record in races]
+    await asyncio.gather(*(work for index, pair in enumerate(both) for work in pair[:: 1 - 2 * (index % 2)]))
+    for race_id, forgotten, record in races:
+        race = await storage.race(race_id)
+        assert race.finished_at is not None and race.winner_id is None, race
+        assert race.players == ((record.owner_id, record.id),)
+        assert await raw(storage, "SELECT id FROM games WHERE owner_id = ?", forgotten) == []
+
+
+async def test_a_server_rejoined_while_its_data_is_purged_keeps_it(postgres_url):
+    """PostgreSQL (READ COMMITTED): the bot rejoins a server (its departure deleted) while the purge of
+    departed servers runs, having listed that server already; the server keeps its games and settings."""
+    storage = from_url(postgres_url)
+    await storage.open()
+    try:
+        record = await storage.create_game(GameRecord(0, 4000, 64_000, 7, "PY1-N-AAAAAAS", "N", created_at=1.0))
+        await storage.save_settings(4000, GuildSettings(idle_minutes=7))
+        await storage.guild_left(4000, 1.0)
+        rejoin = await asyncpg.connect(postgres_url)
+        try:
+            transaction = rejoin.transaction()
+            await transaction.start()
+            await rejoin.execute("SELECT * FROM departures WHERE guild_id = 4000 FOR UPDATE")
+            purge = asyncio.ensure_future(storage.purge_departed(100.0))
+            while not await rejoin.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            ):
+                await asyncio.sleep(0.02)  # the purge waits for the departure's row
+            await rejoin.execute("DELETE FROM departures WHERE guild_id = 4000")  # what guild_joined does
+            await transaction.commit()
+            assert await purge == []
+        finally:
+            await rejoin.close()
+        assert await storage.game(record.id) is not None
+        assert await storage.settings(4000) == GuildSettings(idle_minutes=7)
+    finally:
+        await storage.close()

@@ -17,7 +17,7 @@ from pyramide.solving import SolverBusy, wait_nodes
 from pyramide.storage import PLAYING, GameRecord
 
 from ..answer import Answer
-from ..common import board_labels, bot_of, language, mention
+from ..common import board_labels, mention
 from .daily import is_todays_deal
 from .places import of_this_place
 
@@ -27,17 +27,15 @@ LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
 async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
     """Post the winning line of a finished game's deal (``kind`` "line") or the game as it was played
     ("mine"), in the channel of the game's board."""
-    interaction = answer.interaction
-    lang = language(interaction)
-    bot = bot_of(interaction)
+    lang, bot = answer.lang, answer.bot
     record = await bot.manager.record(game_id)
-    if record is None or not of_this_place(record, interaction):
+    if record is None or not of_this_place(record, answer.place):
         await answer.say(t(lang, "error.stale_board"))
         return
     if record.status == PLAYING:
         await answer.say(t(lang, "anim.not_finished"))
         return
-    if await is_todays_deal(interaction, Game.from_code(record.code)):  # its line waits until the day is over
+    if await is_todays_deal(answer, Game.from_code(record.code)):  # its line waits until the day is over
         await answer.say(t(lang, "anim.daily_wait"))
         return
     if record.event_id is not None:  # an event's code is revealed with its results, not under a board
@@ -48,9 +46,7 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
 
 async def post_animation(answer: Answer, kind: str, code: str, record: GameRecord | None = None) -> None:
     """Draw and post the winning line of ``code`` ("line"), or ``record``'s game as played ("mine")."""
-    interaction = answer.interaction
-    lang = language(interaction)
-    bot = bot_of(interaction)
+    lang, bot = answer.lang, answer.bot
     key = (kind, code if kind == "line" or record is None else str(record.id), lang)
     animation: Animation | None = bot.solver.animations.get(key)
     if animation is None:

@@ -18,10 +18,9 @@ from pyramide.solver import Verdict
 from pyramide.storage import ENDED, PLAYING, WON, GameRecord
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal, refused
-from ..common import board_labels, bot_of, mention
+from ..common import board_labels, mention
 from ..emojis import CardEmojis
 from . import controls
-from .places import place_of
 from .words import tier_words
 
 
@@ -161,7 +160,7 @@ def deal_winnable(answer: Answer, record: GameRecord) -> bool:
     """Whether the deal is known to be winnable from its start: won, or proved by the solver."""
     if record.status == WON:
         return True
-    known = bot_of(answer.interaction).solver.known_verdict(record.code)
+    known = answer.bot.solver.known_verdict(record.code)
     return known is not None and known[0] is Verdict.WON
 
 
@@ -189,7 +188,7 @@ async def board_message(
     # The processes of a cluster (one per core) are how a bot uses more than one core.
     png = render_board(snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code)
     title = t(lang, "board.title", player=mention(record.owner_id), code=code)
-    lines = [" · ".join(filter(None, (title, tier_words(record, lang))))]
+    lines = [" · ".join(filter(None, (title, tier_words(record, lang, answer.bot.solver))))]
     lines.extend(line for line in status if line)
     return {
         "content": "\n".join(lines)[:2000],
@@ -200,7 +199,7 @@ async def board_message(
             snapshot,
             highlight=highlight,
             dead=dead,
-            emojis=bot_of(answer.interaction).card_emojis,
+            emojis=answer.bot.card_emojis.current,
             winnable=finished(snapshot, record) and deal_winnable(answer, record),  # asked of finished boards only
         ),
     }
@@ -208,7 +207,7 @@ async def board_message(
 
 async def take_back(answer: Answer, live: Live) -> None:
     """Remove a new game nobody saw (its board could not be posted): stored game, daily attempt and engine."""
-    bot = bot_of(answer.interaction)
+    bot = answer.bot
     await bot.storage.discard_game(live.record.id)
     bot.manager.forget(live.record.channel_id)
 
@@ -229,8 +228,8 @@ async def post_board(
         raise
     live.record.message_id = sent.id
     interaction = answer.interaction
-    await bot_of(interaction).storage.set_message(live.record.id, sent.id)
-    place = place_of(interaction)
+    await answer.bot.storage.set_message(live.record.id, sent.id)
+    place = answer.place
     # Where only the interaction can be answered, the old board keeps its buttons: a press on it is
     # answered privately as out of date.
     reachable = place is not None and place.bot_token
@@ -246,7 +245,7 @@ async def post_board_to(
     message. If Discord refuses it, the game nobody saw is taken back (and its daily attempt), and a
     thread made for it (``made``) is deleted; returns whether it was posted (or, for a counted daily
     whose answer was lost on the way, may have been)."""
-    bot = bot_of(answer.interaction)
+    bot = answer.bot
     message = await board_message(answer, live, lang, status)
     try:
         sent = await target.send(**message)
@@ -274,7 +273,7 @@ async def update_board(answer: Answer, live: Live, lang: str, status: list[str],
     message_id = answer.interaction.message.id if answer.interaction.message else None
     if message_id is not None and live.record.message_id != message_id:
         live.record.message_id = message_id
-        await bot_of(answer.interaction).storage.set_message(live.record.id, message_id)
+        await answer.bot.storage.set_message(live.record.id, message_id)
 
 
 async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit: bool, **kwargs: Any) -> None:
@@ -284,7 +283,6 @@ async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit
         else:
             await post_board(answer, live, lang, status, **kwargs)
     finally:  # a race's scoreboard follows its games' stored state, whatever became of the board's answer
-        bot = bot_of(answer.interaction)
-        await bot.scoreboards.progress(bot, live.record, lang)
+        await answer.bot.scoreboards.progress(live.record, lang)
         if live.record.event_id is not None and live.record.status != PLAYING:  # stored: its standings changed
-            bot.dispatch("pyramide_event_changed", live.record.event_id)
+            answer.bot.dispatch("pyramide_event_changed", live.record.event_id)

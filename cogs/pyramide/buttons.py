@@ -13,7 +13,6 @@ from pyramide.i18n import t
 from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
-from ..common import bot_of, language
 from . import adapters, animation, controls, daily, dealing, race, records
 from .controls import CODE_SPOTS
 
@@ -63,7 +62,7 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
             if not self.game_id:
-                await answer.say(t(language(interaction), "error.stale_board"))
+                await answer.say(t(answer.lang, "error.stale_board"))
                 return
             await adapters.press(answer, self.game_id, self.version, self.action)
 
@@ -101,7 +100,7 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
-            lang = language(interaction)
+            lang = answer.lang
             if self.choice == "keep":
                 await answer.update(content=t(lang, "error.kept"), view=None)
                 return
@@ -116,7 +115,7 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew
             notes: tuple[str, ...] = ()
             if rules is not None:  # a winnable deal is found once the choice is made
                 await answer.defer()
-                game, notes = await dealing.winnable_game(bot_of(interaction).solver, rules, lang)
+                game, notes = await dealing.winnable_game(answer.bot.solver, rules, lang)
             assert game is not None
             await dealing.start_game(answer, game, replace_id=self.game_id, notes=notes)
 
@@ -209,7 +208,7 @@ class LeaderboardPage(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
-            embed, view = await records.leaderboard_page(interaction, self.period, self.page, self.rules)
+            embed, view = await records.leaderboard_page(answer, self.period, self.page, self.rules)
             await answer.update(embed=embed, view=view)
 
 

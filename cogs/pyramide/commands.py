@@ -17,11 +17,11 @@ from pyramide.i18n import t
 from pyramide.storage import GuildSettings
 
 from ..answer import Answer, answering
-from ..common import Host, language, text
-from . import adapters, buttons, daily, dealing, records
+from ..common import NO_RACES, Host, text
+from . import adapters, buttons, daily, dealing, profile, records
 from .contest_commands import EventAdminCommands, EventCommands
 from .dealing import rated_finder
-from .race import start_race
+from .race import Scoreboards, start_race
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +82,15 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         super().__init__()
 
     async def cog_load(self) -> None:
+        # The race scoreboards are this cog's: every flow tells them of a stored board through the bot.
+        self.scoreboards = Scoreboards(self.bot)
+        self.bot.scoreboards = self.scoreboards
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
+        self.bot.scoreboards = NO_RACES
+        await self.scoreboards.close()
 
     # ------------------------------------------------------------------ playing
     @app_commands.command(name="new", description=text("cmd.new"))
@@ -124,7 +129,6 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         }
         finder = None
         if difficulty is not None:
-            lang = language(interaction)
             refusal = None
             if code:
                 refusal = "error.difficulty_code"
@@ -132,7 +136,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
                 refusal = "error.difficulty_rules"
             if refusal is not None:
                 async with answering(interaction) as answer:
-                    await answer.say(t(lang, refusal))
+                    await answer.say(t(answer.lang, refusal))
                 return
             finder = rated_finder(Tier(difficulty))
         await dealing.new_game(
@@ -166,13 +170,13 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
             "draw_with_waste": draw_with_waste,
             "pair_with_cover": card_with_cover,
         }
-        await start_race(interaction, opponent, code, rules)
+        await start_race(interaction, self.scoreboards, opponent, code, rules)
 
     @app_commands.command(name="tap", description=text("cmd.tap"))
     @app_commands.rename(card=text("opt.card"))
     @app_commands.describe(card=text("cmd.tap.card"))
     async def tap(self, interaction: discord.Interaction, card: str) -> None:
-        await adapters.command_move(interaction, adapters.card_action(card, language(interaction)))
+        await adapters.command_move(interaction, lambda lang: adapters.card_action(card, lang))
 
     @tap.autocomplete("card")
     async def tap_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
@@ -180,11 +184,11 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
 
     @app_commands.command(name="draw", description=text("cmd.draw"))
     async def draw(self, interaction: discord.Interaction) -> None:
-        await adapters.command_move(interaction, lambda game: game.tap(STOCK))
+        await adapters.command_move(interaction, lambda lang: lambda game: game.tap(STOCK))
 
     @app_commands.command(name="undo", description=text("cmd.undo"))
     async def undo(self, interaction: discord.Interaction) -> None:
-        await adapters.command_move(interaction, lambda game: game.undo())
+        await adapters.command_move(interaction, lambda lang: lambda game: game.undo())
 
     @app_commands.command(name="hint", description=text("cmd.hint"))
     async def hint(self, interaction: discord.Interaction) -> None:
@@ -201,7 +205,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     @app_commands.command(name="rules", description=text("cmd.rules"))
     async def rules(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
-            await answer.say(t(language(interaction), "rules.text"))
+            await answer.say(t(answer.lang, "rules.text"))
 
     # --------------------------------------------------------------- statistics
     @app_commands.command(name="stats", description=text("cmd.stats.show"))
@@ -209,6 +213,12 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     @app_commands.describe(player=text("cmd.stats.player"))
     async def stats(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
         await records.show_stats(interaction, player)
+
+    @app_commands.command(name="achievements", description=text("cmd.achievements"))
+    @app_commands.rename(player=text("opt.player"))
+    @app_commands.describe(player=text("cmd.achievements.player"))
+    async def achievements(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
+        await profile.show_achievements(interaction, player)
 
     @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
     @app_commands.rename(period=text("opt.period"), rules=text("opt.rules"))
@@ -257,7 +267,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         ours = any(item.__discord_ui_compiled_template__.fullmatch(custom_id) for item in DYNAMIC_ITEMS)
         if not present or not ours:
             async with answering(interaction) as answer:
-                await answer.say(t(language(interaction), "error.stale_board"))
+                await answer.say(t(answer.lang, "error.stale_board"))
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -270,7 +280,7 @@ async def report_error(interaction: discord.Interaction, error: Exception) -> No
     nothing was lost (every answered move is stored)."""
     log.error("command failed", exc_info=error)
     async with answering(interaction) as answer:
-        await answer.rescue(t(language(interaction), "error.generic"))
+        await answer.rescue(t(answer.lang, "error.generic"))
 
 
 @app_commands.guild_only()
@@ -321,13 +331,12 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         idle_minutes: int | None,
         new_in_thread: bool | None,
     ) -> None:
-        interaction = answer.interaction
-        lang = language(interaction)
+        interaction, lang = answer.interaction, answer.lang
         if not interaction.permissions.manage_guild:
             await answer.say(t(lang, "error.manage_server"))
             return
         guild_id = interaction.guild_id or 0
-        current = await self.bot.guild_settings(guild_id)
+        current = await answer.settings(guild_id)
         changed = GuildSettings(
             error_help=current.error_help if error_help is None else error_help,
             anyone_can_play=current.anyone_can_play if who_can_play is None else who_can_play == "anyone",
@@ -336,7 +345,7 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         )
         lines = []
         if changed != current:
-            await self.bot.save_guild_settings(guild_id, changed)
+            await self.bot.settings.save(guild_id, changed)
             lines.append(t(lang, "settings.saved"))
         lines.append(
             t(

@@ -20,13 +20,13 @@ from pyramide.storage import EventOver, EventRecord, EventTaken
 from pyramide.tournament import MAX_NAME, MAX_RUNNING, deal_key, places
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, refused
-from ..common import Host, bot_of, language, missing_permission
+from ..common import Host, bot_of, missing_permission
 from . import standings as shown
 from .animation import post_animation
 from .board import board_message, post_board_to, take_back
 from .daily import IN_PLACE, missing_thread_permission
 from .dealing import Finder, winnable_game
-from .places import Reach, place_of
+from .places import Reach
 from .podium import standings_picture
 from .threads import create_thread, remove_thread
 
@@ -35,9 +35,8 @@ log = logging.getLogger(__name__)
 ANNOUNCEMENT_NEEDS = ("send_messages", "embed_links", "attach_files")
 
 
-def in_a_server_with_the_bot(interaction: discord.Interaction) -> bool:
-    place = place_of(interaction)
-    return place is not None and place.reach is Reach.SERVER
+def in_a_server_with_the_bot(answer: Answer) -> bool:
+    return answer.place is not None and answer.place.reach is Reach.SERVER
 
 
 # ------------------------------------------------------------------------------------- starting
@@ -65,10 +64,9 @@ async def start_event(
     difficulty: str | None,
     finder: Finder | None,
 ) -> None:
-    lang = language(interaction)
-    bot = bot_of(interaction)
     async with answering(interaction) as answer:
-        if not in_a_server_with_the_bot(interaction):
+        lang, bot = answer.lang, answer.bot
+        if not in_a_server_with_the_bot(answer):
             await answer.say(t(lang, "contest.not_here"))
             return
         if not interaction.permissions.manage_guild:
@@ -123,8 +121,7 @@ async def chosen_event(answer: Answer, event_id: int | None) -> EventRecord | No
     """The event a player plays: the one named (a button), or the server's running event where they have a
     deal left (the oldest first), else its newest running one. Says why not when there is none."""
     interaction = answer.interaction
-    lang = language(interaction)
-    storage = bot_of(interaction).storage
+    lang, storage = answer.lang, answer.bot.storage
     if event_id is not None:
         event = await storage.event(event_id)
         if event is None or event.guild_id != interaction.guild_id:
@@ -143,10 +140,9 @@ async def chosen_event(answer: Answer, event_id: int | None) -> EventRecord | No
 
 async def play_event(interaction: discord.Interaction, event_id: int | None = None) -> None:
     """The player's next unplayed deal of an event: one counted attempt, timed from the deal."""
-    lang = language(interaction)
-    bot = bot_of(interaction)
     async with answering(interaction) as answer:
-        if not in_a_server_with_the_bot(interaction):
+        lang, bot = answer.lang, answer.bot
+        if not in_a_server_with_the_bot(answer):
             await answer.say(t(lang, "contest.not_here"))
             return
         event = await chosen_event(answer, event_id)
@@ -189,9 +185,7 @@ async def done_words(bot: Host, event: EventRecord, player: int, lang: str) -> s
 
 async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     interaction = answer.interaction
-    lang = language(interaction)
-    bot = bot_of(interaction)
-    place = place_of(interaction)
+    lang, bot, place = answer.lang, answer.bot, answer.place
     assert place is not None
     channel = interaction.channel
     in_place = isinstance(channel, IN_PLACE)
@@ -267,8 +261,7 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
 async def pick(answer: Answer, event_id: str | None, *, running: bool) -> EventRecord | None:
     """The event an option names (an id from autocomplete), else the server's newest (running) one."""
     interaction = answer.interaction
-    lang = language(interaction)
-    storage = bot_of(interaction).storage
+    lang, storage = answer.lang, answer.bot.storage
     if event_id:
         event = await storage.event(int(event_id)) if event_id.isdigit() and len(event_id) < 19 else None
         if event is None or event.guild_id != interaction.guild_id:
@@ -292,15 +285,14 @@ async def event_choices(interaction: discord.Interaction, current: str, *, runni
 
 
 async def show_standings(interaction: discord.Interaction, event_id: str | None) -> None:
-    lang = language(interaction)
     async with answering(interaction, private=False) as answer:
-        if not in_a_server_with_the_bot(interaction):
+        lang, storage = answer.lang, answer.bot.storage
+        if not in_a_server_with_the_bot(answer):
             await answer.say(t(lang, "contest.not_here"))
             return
         event = await pick(answer, event_id, running=False)
         if event is None:
             return
-        storage = bot_of(interaction).storage
         standings = await storage.event_standings(event.id)
         mine = await shown.mine_line(storage, event, standings, interaction.user.id, lang)
         embed = shown.standings_embed(event, standings, lang, mine)
@@ -316,12 +308,12 @@ async def show_standings(interaction: discord.Interaction, event_id: str | None)
 
 
 async def show_list(interaction: discord.Interaction) -> None:
-    lang = language(interaction)
     async with answering(interaction, private=False) as answer:
-        if not in_a_server_with_the_bot(interaction):
+        lang = answer.lang
+        if not in_a_server_with_the_bot(answer):
             await answer.say(t(lang, "contest.not_here"))
             return
-        events = await bot_of(interaction).storage.events_of_guild(interaction.guild_id or 0)
+        events = await answer.bot.storage.events_of_guild(interaction.guild_id or 0)
         lines = [
             t(lang, "contest.list.row", name=discord.utils.escape_markdown(e.name), deals=len(e.codes))
             + " · "
@@ -339,10 +331,9 @@ async def show_list(interaction: discord.Interaction) -> None:
 async def end_command(interaction: discord.Interaction, event_id: str | None, *, cancelled: bool) -> None:
     """/pyramide-admin event end|cancel: decided by the database (a second one, or the deadline a moment
     before, finds it over already)."""
-    lang = language(interaction)
-    bot = bot_of(interaction)
     async with answering(interaction) as answer:
-        if not in_a_server_with_the_bot(interaction):
+        lang, bot = answer.lang, answer.bot
+        if not in_a_server_with_the_bot(answer):
             await answer.say(t(lang, "contest.not_here"))
             return
         if not interaction.permissions.manage_guild:
@@ -360,9 +351,9 @@ async def end_command(interaction: discord.Interaction, event_id: str | None, *,
 
 async def show_line(answer: Answer, event_id: int, position: int) -> None:
     """An ended event's deal: how it could have been won (the codes of a running event stay hidden)."""
-    interaction = answer.interaction
-    event = await bot_of(interaction).storage.event(event_id)
-    if event is None or event.running or position >= len(event.codes) or event.guild_id != interaction.guild_id:
-        await answer.say(t(language(interaction), "error.stale_board"))
+    event = await answer.bot.storage.event(event_id)
+    guild_id = answer.place.guild_id if answer.place is not None else None
+    if event is None or event.running or position >= len(event.codes) or event.guild_id != guild_id:
+        await answer.say(t(answer.lang, "error.stale_board"))
         return
     await post_animation(answer, "line", event.codes[position])

@@ -21,7 +21,7 @@ from pyramide.render import render_podium
 from pyramide.tournament import DEFAULT_DEALS, DEFAULT_HOURS, MAX_DEALS, MIN_DEALS, parse_duration
 
 from ..answer import DISCORD_ERRORS, answering, log_refusal
-from ..common import Host, language, text
+from ..common import Host, text
 from . import contest, dealing
 from . import standings as shown
 from .podium import podium_picture
@@ -144,7 +144,6 @@ class EventAdminCommands(app_commands.Group):
         card_with_cover: bool | None = None,
         difficulty: str | None = None,
     ) -> None:
-        lang = language(interaction)
         given = {
             "strict_win": strict,
             "pass_limit": passes,
@@ -155,12 +154,12 @@ class EventAdminCommands(app_commands.Group):
         hours = parse_duration(duration) if duration != "7d" else float(DEFAULT_HOURS)
         refusal = None
         if hours is None:
-            refusal = t(lang, "contest.error.duration")
+            refusal = "contest.error.duration"
         elif difficulty is not None and not rules.is_default:
-            refusal = t(lang, "error.difficulty_rules")
+            refusal = "error.difficulty_rules"
         if refusal is not None or hours is None:
             async with answering(interaction) as answer:
-                await answer.say(refusal or "")
+                await answer.say(t(answer.lang, refusal or "contest.error.duration"))
             return
         finder = dealing_finder(difficulty)
         await contest.start_event(interaction, name, deals, hours, rules, difficulty, finder)

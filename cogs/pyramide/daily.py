@@ -29,9 +29,9 @@ from pyramide.stats import day_streaks
 from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
 
 from ..answer import Answer, answering, refused
-from ..common import bot_of, language, mention, missing_permission
+from ..common import mention, missing_permission
 from .board import board_message, post_board_to, take_back
-from .places import OUTSIDE_SERVERS, of_this_place, place_of
+from .places import OUTSIDE_SERVERS, of_this_place
 from .records import time_text
 from .threads import create_thread, remove_thread
 from .words import share_text
@@ -43,8 +43,8 @@ THREAD_NEEDS = ("send_messages_in_threads", "attach_files", "embed_links")
 IN_PLACE = (discord.Thread, discord.VoiceChannel, discord.StageChannel)
 
 
-def now_of(interaction: discord.Interaction) -> datetime:
-    return datetime.fromtimestamp(bot_of(interaction).clock(), UTC)
+def now_of(answer: Answer) -> datetime:
+    return datetime.fromtimestamp(answer.bot.clock(), UTC)
 
 
 def next_daily(lang: str, now: datetime) -> str:
@@ -53,26 +53,22 @@ def next_daily(lang: str, now: datetime) -> str:
     return t(lang, "daily.next", hours=hours, minutes=rest // 60)
 
 
-async def todays_game(interaction: discord.Interaction, day: date) -> Game:
+async def todays_game(answer: Answer, day: date) -> Game:
     """The day's deal for this deployment (worked out once a day, in the solver's worker)."""
-    bot = bot_of(interaction)
-    code = bot.daily_codes.get(day)
-    if code is None:
-        code = bot.daily_codes[day] = (await bot.solver.daily(day, bot.daily_secret)).code
-    return Game.from_code(code)
+    return Game.from_code(await answer.bot.dailies.code(day))
 
 
-async def is_todays_deal(interaction: discord.Interaction, game: Game) -> bool:
+async def is_todays_deal(answer: Answer, game: Game) -> bool:
     """Whether ``game`` deals today's daily cards (under any rules)."""
-    return game.deal == (await todays_game(interaction, today(now_of(interaction)))).deal
+    return game.deal == (await todays_game(answer, today(now_of(answer)))).deal
 
 
-async def peeks_at_the_daily(interaction: discord.Interaction, game: Game) -> bool:
+async def peeks_at_the_daily(answer: Answer, game: Game) -> bool:
     """Whether ``game`` deals today's daily cards to a player whose counted attempt is not finished."""
-    if not await is_todays_deal(interaction, game):
+    if not await is_todays_deal(answer, game):
         return False
-    day = today(now_of(interaction))
-    attempt = await bot_of(interaction).storage.daily_attempt(day_key(day), interaction.user.id)
+    day = today(now_of(answer))
+    attempt = await answer.bot.storage.daily_attempt(day_key(day), answer.interaction.user.id)
     return attempt is None or attempt.status is None
 
 
@@ -87,19 +83,17 @@ def missing_thread_permission(interaction: discord.Interaction, needs: tuple[str
 
 async def play_daily(interaction: discord.Interaction) -> None:
     """Today's deal: the player's one counted attempt, in a private thread of their own."""
-    lang = language(interaction)
-    bot = bot_of(interaction)
     async with answering(interaction) as answer:
-        place = place_of(interaction)
+        lang, bot, place = answer.lang, answer.bot, answer.place
         if place is None:
             await answer.say(t(lang, "error.guild_only"))
             return
-        now = now_of(interaction)
+        now = now_of(answer)
         day = today(now)
         key, number = day_key(day), daily_number(day)
         attempt = await bot.storage.daily_attempt(key, interaction.user.id)
         if attempt is not None:
-            await answer.say(await _already(interaction, attempt, lang, now))
+            await answer.say(await _already(answer, attempt, lang, now))
             return
         channel = interaction.channel
         if not place.threads:  # a DM, a group DM, a server without the bot: played here, as an answer
@@ -113,7 +107,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
                 await answer.say(t(lang, "error.daily_permission", permission=missing))
                 return
         await answer.defer()
-        game = await todays_game(interaction, day)
+        game = await todays_game(answer, day)
         thread: discord.Thread | None = None
         if in_place:
             target: discord.abc.Messageable = channel  # type: ignore[assignment]
@@ -146,14 +140,16 @@ async def play_daily(interaction: discord.Interaction) -> None:
                     return
         except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
             await remove_thread(thread)
-            await answer.say(await _already(interaction, taken.attempt, lang, now))
+            await answer.say(await _already(answer, taken.attempt, lang, now))
             return
         except Exception:
             # Any later step failed before the board was up: nothing of this attempt stays half-made
             # (the counted attempt is taken back with its game, so the player may open it again).
             if live is not None and live.record.message_id is None:
-                with contextlib.suppress(Exception):
+                try:
                     await take_back(answer, live)
+                except Exception:  # the failure above is raised on; this one must be seen too
+                    log.exception("daily game %s: its counted attempt was left with no board", live.record.id)
                 await remove_thread(thread)
             elif live is None:
                 await remove_thread(thread)
@@ -166,13 +162,11 @@ async def play_daily(interaction: discord.Interaction) -> None:
 async def play_daily_here(answer: Answer, lang: str, now: datetime) -> None:
     """The daily where no thread can be made: its board is the interaction's own answer (public, as in
     a server's thread or voice channel; its code hidden until the attempt is over)."""
-    interaction = answer.interaction
-    bot = bot_of(interaction)
-    place = place_of(interaction)
+    interaction, bot, place = answer.interaction, answer.bot, answer.place
     assert place is not None
     day = today(now)
     key, number = day_key(day), daily_number(day)
-    game = await todays_game(interaction, day)
+    game = await todays_game(answer, day)
     try:
         async with bot.manager.turn(place.channel_id) as turn:
             if turn.live is not None:
@@ -194,25 +188,25 @@ async def play_daily_here(answer: Answer, lang: str, now: datetime) -> None:
             live.record.message_id = sent.id
             await bot.storage.set_message(live.record.id, sent.id)
     except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
-        await answer.say(await _already(interaction, taken.attempt, lang, now))
+        await answer.say(await _already(answer, taken.attempt, lang, now))
 
 
-async def _already(interaction: discord.Interaction, attempt: DailyAttempt, lang: str, now: datetime) -> str:
+async def _already(answer: Answer, attempt: DailyAttempt, lang: str, now: datetime) -> str:
     number = daily_number(date.fromisoformat(attempt.day))
     if attempt.status is None:
-        return waiting_words(interaction, attempt, lang, number)
-    record = await bot_of(interaction).storage.game(attempt.game_id)
+        return waiting_words(answer, attempt, lang, number)
+    record = await answer.bot.storage.game(attempt.game_id)
     lines = [t(lang, "daily.done", number=number)]
     if record is not None:
-        lines.append(share_text(record, attempt.picture, lang))
+        lines.append(share_text(record, attempt.picture, lang, answer.bot.solver))
     lines.append(next_daily(lang, now))
     return "\n".join(lines)
 
 
-def waiting_words(interaction: discord.Interaction, attempt: DailyAttempt, lang: str, number: int) -> str:
+def waiting_words(answer: Answer, attempt: DailyAttempt, lang: str, number: int) -> str:
     """Where the player's open daily waits: a channel mention only where it leads somewhere (asked in the
     server it is played in); elsewhere (a DM, a group DM, another server) the kind of place, in words."""
-    place = place_of(interaction)
+    place = answer.place
     if place is not None and place.in_server and attempt.guild_id == place.stats_id:
         return t(lang, "daily.waiting", number=number, thread=f"<#{attempt.channel_id}>")
     kind = "daily.waiting_dm" if attempt.guild_id == OUTSIDE_SERVERS else "daily.waiting_server"
@@ -221,15 +215,13 @@ def waiting_words(interaction: discord.Interaction, attempt: DailyAttempt, lang:
 
 async def share_daily(answer: Answer, game_id: int) -> None:
     """The Share button: the result of a finished counted daily, posted where the thread belongs."""
-    interaction = answer.interaction
-    lang = language(interaction)
-    bot = bot_of(interaction)
+    interaction, lang, bot = answer.interaction, answer.lang, answer.bot
     record = await bot.storage.game(game_id)
     if (
         record is None
         or not record.counted
         or record.status == PLAYING
-        or not of_this_place(record, interaction)
+        or not of_this_place(record, answer.place)
         or record.daily is None
     ):
         await answer.say(t(lang, "error.stale_board"))
@@ -241,9 +233,9 @@ async def share_daily(answer: Answer, game_id: int) -> None:
     text = (
         t(lang, "daily.shared_by", player=mention(record.owner_id))
         + "\n"
-        + share_text(record, attempt.picture if attempt else None, lang)
+        + share_text(record, attempt.picture if attempt else None, lang, bot.solver)
     )
-    place = place_of(interaction)
+    place = answer.place
     if place is not None and not place.threads:  # no thread to come from: shared as this press's answer
         answer.private = False
         await answer.announce(content=text, allowed_mentions=discord.AllowedMentions.none())
@@ -258,15 +250,13 @@ async def share_daily(answer: Answer, game_id: int) -> None:
 
 
 async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
-    lang = language(interaction)
-    storage = bot_of(interaction).storage
-    now = now_of(interaction)
-    day = today(now)
-    place = place_of(interaction)
-    if place is not None and not place.in_server:
-        await show_daily_standing(interaction)
-        return
     async with answering(interaction) as answer:
+        lang, storage, place = answer.lang, answer.bot.storage, answer.place
+        now = now_of(answer)
+        day = today(now)
+        if place is not None and not place.in_server:
+            await show_daily_standing(answer, now)
+            return
         rows = await storage.daily_rows(day_key(day), interaction.guild_id or 0)
         players, winners = await storage.daily_totals(day_key(day))
         lines = [
@@ -333,10 +323,9 @@ def month_picture(calendar: MonthCalendar, lang: str) -> tuple[MonthPicture, str
 
 async def show_month(interaction: discord.Interaction, *, last: bool = False) -> None:
     """/pyramide daily month: the player's calendar of this month (or the last), drawn as a picture."""
-    lang = language(interaction)
-    bot = bot_of(interaction)
     async with answering(interaction) as answer:
-        now = today(now_of(interaction))
+        lang, bot = answer.lang, answer.bot
+        now = today(now_of(answer))
         year, month = (now.year, now.month) if not last else (now.year - (now.month == 1), (now.month - 2) % 12 + 1)
         first, final = month_bounds(year, month)
         player = interaction.user.id
@@ -348,45 +337,42 @@ async def show_month(interaction: discord.Interaction, *, last: bool = False) ->
         await answer.announce(file=discord.File(io.BytesIO(png), filename="month.png", description=alt))
 
 
-async def show_daily_standing(interaction: discord.Interaction) -> None:
+async def show_daily_standing(answer: Answer, now: datetime) -> None:
     """The daily leaderboard outside servers (a DM, a group DM): the day's totals across every place,
     and the player's own result and rank among everyone who finished it (no list of strangers)."""
-    lang = language(interaction)
-    storage = bot_of(interaction).storage
-    now = now_of(interaction)
+    interaction, lang, storage = answer.interaction, answer.lang, answer.bot.storage
     day = today(now)
     key = day_key(day)
-    async with answering(interaction) as answer:
-        players, winners = await storage.daily_totals(key)
-        attempt = await storage.daily_attempt(key, interaction.user.id)
-        totals = t(
+    players, winners = await storage.daily_totals(key)
+    attempt = await storage.daily_attempt(key, interaction.user.id)
+    totals = t(
+        lang,
+        "daily.totals.everywhere",
+        players=t(lang, "daily.players", players=players),
+        winners=t(lang, "daily.winners", winners=winners),
+    )
+    if attempt is None:
+        mine = t(lang, "daily.standing.none")
+    elif attempt.status is None:
+        mine = t(lang, "daily.standing.playing")
+    else:
+        rank = await storage.daily_rank(key, interaction.user.id)
+        mine = t(
             lang,
-            "daily.totals.everywhere",
-            players=t(lang, "daily.players", players=players),
-            winners=t(lang, "daily.winners", winners=winners),
+            "daily.standing.mine",
+            result=t(lang, f"daily.result.{attempt.status}"),
+            rank=rank or players,
+            players=players,
         )
-        if attempt is None:
-            mine = t(lang, "daily.standing.none")
-        elif attempt.status is None:
-            mine = t(lang, "daily.standing.playing")
-        else:
-            rank = await storage.daily_rank(key, interaction.user.id)
-            mine = t(
-                lang,
-                "daily.standing.mine",
-                result=t(lang, f"daily.result.{attempt.status}"),
-                rank=rank or players,
-                players=players,
-            )
-            record = await storage.game(attempt.game_id)
-            if record is not None:
-                mine += "\n" + share_text(record, attempt.picture, lang)
-        embed = discord.Embed(
-            title=t(lang, "daily.standing.title", number=daily_number(day)),
-            description=mine,
-            colour=discord.Colour.blurple(),
-        )
-        embed.add_field(name="\u200b", value=totals, inline=False)
-        embed.set_footer(text=next_daily(lang, now))
-        answer.private = False
-        await answer.announce(embed=embed)
+        record = await storage.game(attempt.game_id)
+        if record is not None:
+            mine += "\n" + share_text(record, attempt.picture, lang, answer.bot.solver)
+    embed = discord.Embed(
+        title=t(lang, "daily.standing.title", number=daily_number(day)),
+        description=mine,
+        colour=discord.Colour.blurple(),
+    )
+    embed.add_field(name="\u200b", value=totals, inline=False)
+    embed.set_footer(text=next_daily(lang, now))
+    answer.private = False
+    await answer.announce(embed=embed)

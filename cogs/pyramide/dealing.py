@@ -21,12 +21,12 @@ from pyramide.solving import SolverBusy, SolverService
 from pyramide.storage import ABANDONED, ENDED, PLAYING
 
 from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
-from ..common import bot_of, language, mention, missing_permission
+from ..common import mention, missing_permission
 from . import controls
 from .board import post_board, post_board_to
 from .daily import peeks_at_the_daily
-from .places import of_this_place, place_of, settings_key
-from .policy import may_replace, stored_place
+from .places import of_this_place, settings_key
+from .policy import may_replace
 from .standings import peeks_at_an_event
 from .words import code_problem, rules_words
 
@@ -51,20 +51,20 @@ async def start_game(
     and "End it and deal" (``replace_id``) ends exactly the game it was asked about. Outside servers
     ``anyone`` (``/pyramide new``'s option) decides who may play from now on in this channel."""
     interaction = answer.interaction
-    lang = language(interaction)
-    bot = bot_of(interaction)
-    place = stored_place(answer)
+    lang = answer.lang
+    bot = answer.bot
+    place = answer.place
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
-    async with bot.manager.turn(thread.id if thread is not None else place[1]) as turn:
+    async with bot.manager.turn(thread.id if thread is not None else place.channel_id) as turn:
         running = turn.live
         if replace_id is not None:
             # The prompt is used once: its buttons go, whatever happens next.
             if running is None or running.record.id != replace_id:
                 await answer.update(content=t(lang, "error.prompt_used"), view=None)
                 return
-            allowed_to_end, ending = await may_replace(interaction, running)
+            allowed_to_end, ending = await may_replace(answer, running)
             if not allowed_to_end:
                 await answer.update(
                     content=t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id)), view=None
@@ -76,15 +76,15 @@ async def start_game(
             return
         else:
             ending = ENDED
-        if daily is None and await peeks_at_the_daily(interaction, game):
+        if daily is None and await peeks_at_the_daily(answer, game):
             await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
             return
-        if await peeks_at_an_event(interaction, game):  # a running event's deal waits until it is over
+        if await peeks_at_an_event(answer, game):  # a running event's deal waits until it is over
             await _refuse(answer, replace_id, t(lang, "contest.peek"))
             return
         answer.private = False
         live = await turn.start(
-            guild_id=place[0], owner_id=interaction.user.id, game=game, daily=daily, locale=lang, ending=ending
+            guild_id=place.stats_id, owner_id=interaction.user.id, game=game, daily=daily, locale=lang, ending=ending
         )
         await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
         if anyone is not None:
@@ -109,13 +109,13 @@ async def start_game(
 
 async def choose_who_plays(answer: Answer, anyone: bool) -> None:
     """Outside servers, the channel's own setting: whether anyone in it may play its game."""
-    place = place_of(answer.interaction)
+    place = answer.place
     if place is None or place.in_server:
         return
-    bot = bot_of(answer.interaction)
-    current = await bot.guild_settings(place.channel_id)
+    bot = answer.bot
+    current = await answer.settings(place.channel_id)
     if current.anyone_can_play != anyone:
-        await bot.save_guild_settings(place.channel_id, dataclasses.replace(current, anyone_can_play=anyone))
+        await bot.settings.save(place.channel_id, dataclasses.replace(current, anyone_can_play=anyone))
 
 
 async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
@@ -161,10 +161,9 @@ async def _refuse(answer: Answer, prompt: int | None, text: str) -> None:
 
 
 async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, winnable: bool = False) -> None:
-    interaction = answer.interaction
     view = discord.ui.View(timeout=None)
     deal = f"W-{game.rules.token}" if winnable else game.code
-    allowed_to_end, ending = await may_replace(interaction, running)
+    allowed_to_end, ending = await may_replace(answer, running)
     view.add_item(
         controls.new_game_choice(
             "replace",
@@ -182,7 +181,7 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
     )
     view.stop()
     text = t(lang, "error.game_exists")
-    settings = await bot_of(interaction).guild_settings(settings_key(running.record))
+    settings = await answer.settings(settings_key(running.record))
     if ending == ABANDONED:
         text += "\n" + t(lang, "error.idle_game", minutes=settings.idle_minutes)
     elif not allowed_to_end:
@@ -193,10 +192,9 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
 
 async def deal_again(answer: Answer, game_id: int, action: str) -> None:
     """ "New game" or "Same deal again" under a finished board: only for a game of this server and channel."""
-    interaction = answer.interaction
-    record = await bot_of(interaction).manager.record(game_id)
-    lang = language(interaction)
-    if record is None or not of_this_place(record, interaction):
+    record = await answer.bot.manager.record(game_id)
+    lang = answer.lang
+    if record is None or not of_this_place(record, answer.place):
         await answer.say(t(lang, "error.stale_board"))
         return
     rules = Rules.from_token(record.rules)
@@ -220,11 +218,11 @@ async def new_game(
     given, e.g. one of a difficulty); in a thread of its own with ``thread`` (or the server's setting),
     so a busy channel stays free. Where no thread can be made (a DM, a group DM, a server without the
     bot) the game is dealt in place, with a note if one was asked."""
-    lang = language(interaction)
-    where = place_of(interaction)
-    # Outside servers nobody sets who may play: each /pyramide new does (only its starter by default).
-    anyone = None if where is None or where.in_server else bool(anyone)
     async with answering(interaction) as answer:
+        lang = answer.lang
+        where = answer.place
+        # Outside servers nobody sets who may play: each /pyramide new does (only its starter by default).
+        anyone = None if where is None or where.in_server else bool(anyone)
         game: Game | None = None
         notes: tuple[str, ...] = ()
         if code:
@@ -236,7 +234,7 @@ async def new_game(
                 notes = (t(lang, "new.no_thread_here"),)
             thread = False
         if thread is None and interaction.guild_id is not None:
-            thread = (await bot_of(interaction).guild_settings(interaction.guild_id)).new_in_thread
+            thread = (await answer.settings(interaction.guild_id)).new_in_thread
         room: discord.Thread | None = None
         if thread and isinstance(interaction.channel, discord.TextChannel):
             room = await open_thread(answer, lang)
@@ -246,11 +244,10 @@ async def new_game(
         if game is not None or not winnable:
             await start_game(answer, game or Game.new(chosen), thread=room, notes=notes, anyone=anyone)
             return
-        place = stored_place(answer)
-        manager = bot_of(interaction).manager
-        solver = bot_of(interaction).solver
-        if place is not None and room is None:
-            running = await manager.snapshot(place[1])
+        manager = answer.bot.manager
+        solver = answer.bot.solver
+        if where is not None and room is None:
+            running = await manager.snapshot(where.channel_id)
             if running is not None:
                 # Ask before any public deferral: the prompt is the player's alone.
                 if finder is not None:  # a deal of its own kind is found first, then named by its code

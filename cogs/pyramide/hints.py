@@ -10,22 +10,20 @@ from pyramide.i18n import card_name, t
 from pyramide.solving import SolverBusy
 
 from ..answer import Answer
-from ..common import bot_of
 from .board import show
-from .policy import allowed, stored_place
+from .policy import allowed
 from .turns import current_or_redraw, live_or_say
 
 
 async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, version: int | None = None) -> None:
     """Hint: checked and snapshotted inside the lock, worked out outside it (other moves go on), and
     answered inside it again only if the board is still where the hint was asked."""
-    interaction = answer.interaction
-    bot = bot_of(interaction)
-    place = stored_place(answer)
+    bot = answer.bot
+    place = answer.place
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
-    channel_id = place[1]
+    channel_id = place.channel_id
     edit = game_id is not None
     async with bot.manager.turn(channel_id) as turn:
         if edit:

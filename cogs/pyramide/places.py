@@ -1,83 +1,12 @@
-"""Where an interaction happened, and what the bot may do there.
-
-Discord lets a player use Pyramide in three kinds of place:
-
-- a server the bot is a member of: every route (messages with the bot token, threads, edits);
-- the bot's own DM (context 1): the bot is in the channel and may send and edit its messages there,
-  but a DM has no threads;
-- a place the bot is not in: a group DM, another user's DM (context 2), or a server reached through
-  a player's own install (context 0 without the bot as a member). Only the interaction can be
-  answered there: its response, its follow-ups and its own webhook. A bot-token request to such a
-  channel is refused (403 Missing Access), so the bot never makes one.
-
-A game's statistics belong to its server (``guild_id``), whether the bot is a member or the player's
-own install brought it; games in DMs and group DMs are kept under ``OUTSIDE_SERVERS`` (0), the
-player's own figures outside servers.
-"""
+"""Where a game is stored and whose settings rule it (the places themselves: ``cogs.places``)."""
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass
-
-import discord
-
 from pyramide.storage import GameRecord
 
-OUTSIDE_SERVERS = 0  # the guild id of the games played in DMs and group DMs
+from ..places import OUTSIDE_SERVERS, Place, Reach, place_of
 
-
-class Reach(enum.Enum):
-    SERVER = "server"  # a server with the bot: every route
-    BOT_DM = "bot_dm"  # the bot's DM: bot-token messages, no threads
-    INTERACTION = "interaction"  # only the interaction's own answers
-
-
-@dataclass(frozen=True)
-class Place:
-    reach: Reach
-    guild_id: int | None  # the server, whether the bot is a member or not; None outside servers
-    channel_id: int
-
-    @property
-    def stats_id(self) -> int:
-        """The guild id games here are stored and counted under."""
-        return self.guild_id if self.guild_id is not None else OUTSIDE_SERVERS
-
-    @property
-    def bot_token(self) -> bool:
-        """Whether the bot may use bot-token routes on this channel (send, edit, delete messages)."""
-        return self.reach is not Reach.INTERACTION
-
-    @property
-    def threads(self) -> bool:
-        """Whether the bot can open threads here."""
-        return self.reach is Reach.SERVER
-
-    @property
-    def in_server(self) -> bool:
-        return self.guild_id is not None
-
-
-def place_of(interaction: discord.Interaction) -> Place | None:
-    """The place of ``interaction``, decided from its context, its channel, and whether the bot is a
-    member of its server (the gateway told this process about the server); ``None`` without a channel."""
-    channel_id = interaction.channel_id
-    if channel_id is None:
-        return None
-    guild_id = interaction.guild_id
-    if guild_id is not None:
-        member = interaction.client.get_guild(guild_id) is not None
-        return Place(Reach.SERVER if member else Reach.INTERACTION, guild_id, channel_id)
-    context = interaction.context
-    if context.dm_channel or (not context.private_channel and _bots_own_dm(interaction)):
-        return Place(Reach.BOT_DM, None, channel_id)
-    return Place(Reach.INTERACTION, None, channel_id)
-
-
-def _bots_own_dm(interaction: discord.Interaction) -> bool:
-    """Without a context (a payload from before user installs), a DM is the bot's own DM."""
-    return isinstance(interaction.channel, discord.DMChannel)
+__all__ = ["OUTSIDE_SERVERS", "Place", "Reach", "of_this_place", "place_of", "settings_key"]
 
 
 def settings_key(record: GameRecord) -> int:
@@ -86,7 +15,6 @@ def settings_key(record: GameRecord) -> int:
     return record.guild_id if record.guild_id != OUTSIDE_SERVERS else record.channel_id
 
 
-def of_this_place(record: GameRecord, interaction: discord.Interaction) -> bool:
-    """Whether ``record`` is a game of the interaction's server (or of no server) and channel."""
-    place = place_of(interaction)
+def of_this_place(record: GameRecord, place: Place | None) -> bool:
+    """Whether ``record`` is a game of ``place``'s server (or of no server) and channel."""
     return place is not None and record.guild_id == place.stats_id and record.channel_id == place.channel_id

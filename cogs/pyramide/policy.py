@@ -7,11 +7,11 @@ import discord
 
 from pyramide.i18n import t
 from pyramide.manager import Live
-from pyramide.storage import ABANDONED, ENDED
+from pyramide.storage import ABANDONED, ENDED, GameStatus
 
 from ..answer import Answer
-from ..common import bot_of, mention
-from .places import place_of, settings_key
+from ..common import mention
+from .places import settings_key
 
 
 async def allowed(answer: Answer, live: Live, lang: str) -> bool:
@@ -20,10 +20,10 @@ async def allowed(answer: Answer, live: Live, lang: str) -> bool:
     interaction = answer.interaction
     if interaction.user.id == live.record.owner_id:
         return True
-    settings = await bot_of(interaction).guild_settings(settings_key(live.record))
+    settings = await answer.settings(settings_key(live.record))
     if settings.anyone_can_play:
         return True
-    place = place_of(interaction)
+    place = answer.place
     key = "error.not_your_game" if place is None or place.threads else "error.not_your_game_here"
     await answer.say(t(lang, key, owner=mention(live.record.owner_id)))
     return False
@@ -34,26 +34,20 @@ def may_end(interaction: discord.Interaction, live: Live) -> bool:
     return interaction.user.id == live.record.owner_id or perms.manage_messages
 
 
-async def idle_minutes(interaction: discord.Interaction, live: Live) -> float:
+async def idle_minutes(answer: Answer, live: Live) -> float:
     """How long the game has gone without a move, in minutes."""
-    bot = bot_of(interaction)
+    bot = answer.bot
     last = await bot.storage.last_action_at(live.record.id) or live.record.created_at
     return (bot.clock() - last) / 60
 
 
-async def may_replace(interaction: discord.Interaction, live: Live) -> tuple[bool, str]:
+async def may_replace(answer: Answer, live: Live) -> tuple[bool, GameStatus]:
     """Whether this player may end ``live`` to deal a new game, and how it is recorded: its starter or a
     moderator ends it; anyone in the channel may replace it once it sat idle past the server's limit
     (recorded as abandoned: played, not won)."""
-    if may_end(interaction, live):
+    if may_end(answer.interaction, live):
         return True, ENDED
-    settings = await bot_of(interaction).guild_settings(settings_key(live.record))
-    if await idle_minutes(interaction, live) >= settings.idle_minutes:
+    settings = await answer.settings(settings_key(live.record))
+    if await idle_minutes(answer, live) >= settings.idle_minutes:
         return True, ABANDONED
     return False, ENDED
-
-
-def stored_place(answer: Answer) -> tuple[int, int] | None:
-    """The guild id games here are stored under (``OUTSIDE_SERVERS`` in DMs) and the channel's id."""
-    place = place_of(answer.interaction)
-    return None if place is None else (place.stats_id, place.channel_id)

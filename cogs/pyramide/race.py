@@ -9,91 +9,119 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
-from typing import Any, cast
 
 import discord
 
 from pyramide import Game
+from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
 from pyramide.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
-from ..common import bot_of, language, mention
+from ..common import Host, mention
+from ..tasks import Supervised
 from . import controls, dealing
 from .board import board_message, post_board_to
 from .daily import missing_thread_permission, peeks_at_the_daily
-from .places import place_of
 from .standings import peeks_at_an_event
 from .threads import create_thread
 
 log = logging.getLogger(__name__)
 
+BY_GAME_SIZE = 50_000  # games whose race (or none) is remembered
 EDIT_SECONDS = 4.0  # the least time between two edits of a scoreboard
 THREAD_NEEDS = ("send_messages_in_threads", "attach_files")
 
 
 class Scoreboards:
-    """The scoreboards being kept up to date in this process: which race a game belongs to (``None``
-    for most games, remembered so a press costs no query after the first), and one pending edit per
-    race at most."""
+    """The scoreboards being kept up to date in this process (the game cog's own: made when it loads,
+    closed when it unloads): which race a game belongs to (``None`` for most games, remembered so a press
+    costs no query after the first), and one pending edit per race at most, its task watched. A race's
+    bookkeeping goes once its last edit showed it over."""
 
-    def __init__(self) -> None:
-        self.by_game: dict[int, int | None] = {}
+    def __init__(self, bot: Host) -> None:
+        self.bot = bot
+        self.by_game: LRU[int, int | None] = LRU(BY_GAME_SIZE)
         self.last_edit: dict[int, float] = {}
         self.pending: dict[int, asyncio.Task[None]] = {}
+        self._tasks = Supervised("race scoreboards")
 
-    async def race_of(self, bot: Any, game_id: int) -> int | None:
-        if game_id not in self.by_game:
-            if len(self.by_game) > 50_000:
-                self.by_game.clear()
-            race = await bot.storage.race_of_game(game_id)
-            self.by_game[game_id] = race.id if race is not None else None
-        return self.by_game[game_id]
+    async def race_of(self, game_id: int) -> int | None:
+        if game_id in self.by_game:
+            return self.by_game.get(game_id)
+        race = await self.bot.storage.race_of_game(game_id)
+        return self.by_game.put(game_id, race.id if race is not None else None)
 
-    def schedule(self, bot: Any, race_id: int, lang: str) -> None:
+    def started(self, race_id: int, game_ids: list[int]) -> None:
+        """A race was just stored: its games are known to be its."""
+        for game_id in game_ids:
+            self.by_game.put(game_id, race_id)
+
+    def posted(self, race_id: int) -> None:
+        """The race's scoreboard was posted now (the first edit waits its turn after it)."""
+        self.last_edit[race_id] = time.monotonic()
+
+    def forget(self, game_ids: list[int]) -> None:
+        for game_id in game_ids:
+            self.by_game.pop(game_id)
+
+    def schedule(self, race_id: int, lang: str) -> None:
         """Edit the race's scoreboard now, or when ``EDIT_SECONDS`` have passed since the last edit."""
         task = self.pending.get(race_id)
         if task is not None and not task.done():
             return  # the edit already waiting will show the newest figures
         wait = max(0.0, self.last_edit.get(race_id, 0.0) + EDIT_SECONDS - time.monotonic())
-        self.pending[race_id] = asyncio.get_running_loop().create_task(self._edit(bot, race_id, lang, wait))
+        task = self.pending[race_id] = self._tasks.spawn(self._edit(race_id, lang, wait), f"race {race_id}")
+        task.add_done_callback(functools.partial(self._edited, race_id))
 
-    async def _edit(self, bot: Any, race_id: int, lang: str, wait: float) -> None:
+    def _edited(self, race_id: int, task: asyncio.Task[None]) -> None:
+        if self.pending.get(race_id) is task:
+            del self.pending[race_id]
+
+    async def _edit(self, race_id: int, lang: str, wait: float) -> None:
         await asyncio.sleep(wait)
         self.last_edit[race_id] = time.monotonic()
-        race = await bot.storage.race(race_id)
-        if race is None or race.message_id is None:
-            return
-        channel = bot.get_partial_messageable(race.channel_id, guild_id=race.guild_id)
-        content, view = await scoreboard(bot, race, lang)
         try:
+            race = await self.bot.storage.race(race_id)
+            if race is None or race.message_id is None:
+                self.last_edit.pop(race_id, None)
+                return
+            channel = self.bot.get_partial_messageable(race.channel_id, guild_id=race.guild_id)
+            content, view = await scoreboard(self.bot, race, lang)
             await channel.get_partial_message(race.message_id).edit(
                 content=content, view=view, allowed_mentions=discord.AllowedMentions.none()
             )
         except DISCORD_ERRORS as error:
             log_refusal(f"race {race_id}: scoreboard edit", error)
+            return
+        except Exception:  # storage (or a bug): logged with its traceback; the next move's edit tries again
+            log.exception("race %s: scoreboard not brought up to date", race_id)
+            return
+        if race.finished_at is not None:  # its final figures are shown: nothing of it is kept
+            self.last_edit.pop(race_id, None)
+            self.forget([game_id for _, game_id in race.players])
 
-    async def progress(self, bot: Any, record: GameRecord, lang: str) -> None:
+    async def progress(self, record: GameRecord, lang: str) -> None:
         """After a game's board changed (``board.show``, the move already stored): if it is a race game,
         refresh the scoreboard. (Who won, or that nobody did, was decided by the database in the
         transaction that closed the game.)"""
-        race_id = await self.race_of(bot, record.id)
+        race_id = await self.race_of(record.id)
         if race_id is None:
             return
-        self.schedule(bot, race_id, lang)
+        self.schedule(race_id, lang)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, and shutting down)."""
-        await asyncio.gather(*self.pending.values(), return_exceptions=True)
+        await self._tasks.wait()
 
-    def cancel(self) -> None:
-        """Drop the edits still waiting (the bot is stopping; the next press after a restart redoes them)."""
-        for task in self.pending.values():
-            task.cancel()
+    async def close(self) -> None:
+        """Drop the edits still waiting (the cog is unloading; the next press after a restart redoes them)."""
+        await self._tasks.close()
         self.pending.clear()
 
 
@@ -109,7 +137,7 @@ def _status(record: GameRecord, race: RaceRecord, lang: str) -> str:
     return t(lang, "race.gave_up")
 
 
-async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discord.ui.View | None]:
+async def scoreboard(bot: Host, race: RaceRecord, lang: str) -> tuple[str, discord.ui.View | None]:
     """The scoreboard's text (one line a player: cards removed, moves, time, hints, status) and its
     "Give up" button while the race is on."""
     # Every answered move is stored: the figures are current.
@@ -153,15 +181,17 @@ async def scoreboard(bot: Any, race: RaceRecord, lang: str) -> tuple[str, discor
 
 
 async def start_race(
-    interaction: discord.Interaction, opponent: discord.abc.User, code: str | None, rules: dict[str, Any]
+    interaction: discord.Interaction,
+    scoreboards: Scoreboards,
+    opponent: discord.abc.User,
+    code: str | None,
+    rules: dict[str, bool | int | None],
 ) -> None:
     """/pyramide race: the same deal for both players, each in a private thread of their own, and a
-    scoreboard here."""
-    lang = language(interaction)
-    bot = bot_of(interaction)
+    scoreboard here (kept up to date by ``scoreboards``)."""
     async with answering(interaction) as answer:
+        lang, bot, place = answer.lang, answer.bot, answer.place
         channel = interaction.channel
-        place = place_of(interaction)
         if place is not None and not place.threads:
             # Threads and an editable scoreboard need the bot as a member (not a DM, a group DM, or a
             # server that only a player's own install reached).
@@ -184,10 +214,10 @@ async def start_race(
             game = found
         else:
             game = Game.new(Rules().with_options(**dealing.options(rules)))
-        if await peeks_at_the_daily(interaction, game):
+        if await peeks_at_the_daily(answer, game):
             await answer.say(t(lang, "error.daily_peek"))
             return
-        if await peeks_at_an_event(interaction, game):
+        if await peeks_at_an_event(answer, game):
             await answer.say(t(lang, "contest.peek"))
             return
         answer.private = False
@@ -218,8 +248,7 @@ async def start_race(
                     games.pop()
                     raise NoThread
             race_id = await bot.storage.create_race(interaction.guild_id, channel.id, game.code, bot.clock(), games)
-            for _, game_id in games:
-                cast(Scoreboards, bot.scoreboards).by_game[game_id] = race_id
+            scoreboards.started(race_id, [game_id for _, game_id in games])
             race = await bot.storage.race(race_id)
             assert race is not None
             content, view = await scoreboard(bot, race, lang)
@@ -231,13 +260,13 @@ async def start_race(
         except Exception as error:
             # Whatever failed, nothing of the race stays half-made: its games, threads and scoreboard go.
             # The failure itself is logged by ``answering`` (a refusal at error level).
-            await _take_back_race(bot, race_id, games, threads, scoreboard_message)
+            await _take_back_race(bot, scoreboards, race_id, games, threads, scoreboard_message)
             if isinstance(error, NoThread):
                 log.warning("race not started: a thread could not be made or its board posted")
                 await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
                 return
             raise
-        cast(Scoreboards, bot.scoreboards).last_edit[race_id] = time.monotonic()
+        scoreboards.posted(race_id)
 
 
 class NoThread(Exception):
@@ -245,23 +274,26 @@ class NoThread(Exception):
 
 
 async def _take_back_race(
-    bot: Any,
+    bot: Host,
+    scoreboards: Scoreboards,
     race_id: int | None,
     games: list[tuple[int, int]],
     threads: list[discord.Thread],
     scoreboard_message: discord.Message | None,
 ) -> None:
     """Remove what a race that could not start had made (best effort, each part on its own)."""
+    scoreboards.forget([game_id for _, game_id in games])
+    if race_id is not None:
+        scoreboards.last_edit.pop(race_id, None)
     for _, game_id in games:
-        bot.scoreboards.by_game.pop(game_id, None)
         try:
             await bot.storage.discard_game(game_id)
-        except Exception:
+        except Exception:  # best effort: the other parts are still removed, and this one is seen in the log
             log.exception("race: game %s not taken back", game_id)
     if race_id is not None:
         try:
             await bot.storage.close_race(race_id, bot.clock())  # no players left: it never counts
-        except Exception:
+        except Exception:  # (as above)
             log.exception("race %s not closed", race_id)
     for thread in threads:
         bot.manager.forget(thread.id)
@@ -278,9 +310,7 @@ async def _take_back_race(
 
 async def give_up(answer: Answer, race_id: int) -> None:
     """The scoreboard's "Give up": the presser's own game in the race ends (recorded as ended)."""
-    interaction = answer.interaction
-    lang = language(interaction)
-    bot = bot_of(interaction)
+    interaction, lang, bot = answer.interaction, answer.lang, answer.bot
     race = await bot.storage.race(race_id)
     if race is None or race.guild_id != interaction.guild_id:
         await answer.say(t(lang, "error.stale_board"))
@@ -305,4 +335,4 @@ async def give_up(answer: Answer, race_id: int) -> None:
             with contextlib.suppress(discord.HTTPException):
                 await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
     await answer.say(t(lang, "race.you_gave_up"))
-    await bot.scoreboards.progress(bot, live.record, lang)
+    await bot.scoreboards.progress(live.record, lang)

@@ -11,20 +11,19 @@ from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import LeaderRow
+from pyramide.storage import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow
 
 from ..answer import Answer, answering
-from ..common import bot_of, language, mention
-from . import controls
-from .places import place_of
+from ..common import mention
+from . import controls, profile
 from .words import rules_words
 
 PAGE = 10
-RESULT_MARKS = {"won": "🟩", "stuck": "🟥", "ended": "⬜", "broken": "⬛", "abandoned": "⬜"}
+RESULT_MARKS = {WON: "🟩", STUCK: "🟥", ENDED: "⬜", BROKEN: "⬛", ABANDONED: "⬜"}
 
 
-def _now(interaction: discord.Interaction) -> datetime:
-    return datetime.fromtimestamp(bot_of(interaction).clock(), UTC)
+def _now(answer: Answer) -> datetime:
+    return datetime.fromtimestamp(answer.bot.clock(), UTC)
 
 
 def period_start(period: str, now: datetime) -> float | None:
@@ -49,9 +48,7 @@ async def show_stats(interaction: discord.Interaction, player: discord.abc.User 
 
 async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
     """A player's figures on this server, as a public embed."""
-    interaction = answer.interaction
-    lang = language(interaction)
-    place = place_of(interaction)
+    interaction, lang, place = answer.interaction, answer.lang, answer.place
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
@@ -59,7 +56,7 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
         # Outside servers a player's figures gather their DMs and group DMs: only they see them.
         await answer.say(t(lang, "stats.outside_own_only"))
         return
-    bot = bot_of(interaction)
+    bot = answer.bot
     who = player or interaction.user
     guild_id = place.stats_id
     rows = await bot.storage.results(guild_id, who.id)
@@ -68,7 +65,7 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
         await answer.announce(content=words)
         return
     stats = player_stats(rows)
-    current_days, best_days = day_streaks(await bot.storage.daily_days(who.id), today(_now(interaction)))
+    current_days, best_days = day_streaks(await bot.storage.daily_days(who.id), today(_now(answer)))
     if place.in_server:
         guild_name = interaction.guild.name if interaction.guild and interaction.guild.name else str(guild_id)
         title = t(lang, "stats.title", player=who.display_name, guild=guild_name)
@@ -100,7 +97,8 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
     for key, value in fields:
         embed.add_field(name=t(lang, key), value=value)
     embed.add_field(name=t(lang, "stats.recent"), value="".join(RESULT_MARKS[r] for r in stats.recent), inline=False)
-    await answer.announce(embed=embed)
+    card = await profile.card_file(answer, who, place, rows, stats, races, _now(answer))
+    await answer.announce(embed=embed, file=card)
 
 
 # --------------------------------------------------------------------- leaderboard
@@ -111,13 +109,12 @@ def player_name(row: LeaderRow) -> str:
 
 
 async def leaderboard_page(
-    interaction: discord.Interaction, period: str, page: int, rules: str | None = None
+    answer: Answer, period: str, page: int, rules: str | None = None
 ) -> tuple[discord.Embed, discord.ui.View]:
     """A page of this server's leaderboard (``rules``: one rule set only), with the asking player's rank."""
-    lang = language(interaction)
-    storage = bot_of(interaction).storage
+    interaction, lang, storage = answer.interaction, answer.lang, answer.bot.storage
     guild_id = interaction.guild_id or 0
-    since = period_start(period, _now(interaction))
+    since = period_start(period, _now(answer))
     total = await storage.leaderboard_size(guild_id, since, rules)
     pages = max(1, -(-total // PAGE))
     page = min(max(page, 0), pages - 1)
@@ -166,28 +163,27 @@ async def leaderboard_page(
 
 
 async def show_leaderboard(interaction: discord.Interaction, period: str, rules: str | None = None) -> None:
-    place = place_of(interaction)
-    if place is not None and not place.in_server:  # no server, no fellow players to rank
-        async with answering(interaction) as answer:
-            await answer.say(t(language(interaction), "leaderboard.outside"))
-        return
-    async with answering(interaction, private=False) as answer:
-        embed, view = await leaderboard_page(interaction, period, 0, rules)
+    async with answering(interaction) as answer:
+        place = answer.place
+        if place is not None and not place.in_server:  # no server, no fellow players to rank
+            await answer.say(t(answer.lang, "leaderboard.outside"))
+            return
+        answer.private = False
+        embed, view = await leaderboard_page(answer, period, 0, rules)
         await answer.announce(embed=embed, view=view)
 
 
 # --------------------------------------------------------------------------- reset
 async def confirm_reset(answer: Answer, choice: str, player: int) -> None:
     """The answer to the reset confirmation: delete, or not."""
-    interaction = answer.interaction
-    lang = language(interaction)
+    interaction, lang = answer.interaction, answer.lang
     if choice == "no":
         await answer.update(content=t(lang, "reset.cancelled"), view=None)
         return
     if not interaction.permissions.manage_guild:
         await answer.say(t(lang, "error.manage_server"))
         return
-    count = await bot_of(interaction).storage.reset_stats(interaction.guild_id or 0, player or None)
+    count = await answer.bot.storage.reset_stats(interaction.guild_id or 0, player or None)
     await answer.update(content=t(lang, "reset.done", count=count), view=None)
 
 
@@ -197,8 +193,7 @@ async def ask_reset(interaction: discord.Interaction, player: discord.abc.User |
 
 
 async def _ask_reset(answer: Answer, player: discord.abc.User | None) -> None:
-    interaction = answer.interaction
-    lang = language(interaction)
+    interaction, lang = answer.interaction, answer.lang
     if not interaction.permissions.manage_guild:
         await answer.say(t(lang, "error.manage_server"))
         return
@@ -222,8 +217,7 @@ async def ask_forget(interaction: discord.Interaction) -> None:
 
 
 async def _ask_forget(answer: Answer) -> None:
-    interaction = answer.interaction
-    lang = language(interaction)
+    interaction, lang = answer.interaction, answer.lang
     view = discord.ui.View(timeout=None)
     player = interaction.user.id
     view.add_item(
@@ -238,15 +232,14 @@ async def _ask_forget(answer: Answer) -> None:
 
 async def confirm_forget(answer: Answer, choice: str, player: int) -> None:
     """Delete a player's games and statistics on every server (only the player can)."""
-    interaction = answer.interaction
-    lang = language(interaction)
+    interaction, lang = answer.interaction, answer.lang
     if interaction.user.id != player:
         await answer.say(t(lang, "error.stale_board"))
         return
     if choice == "no":
         await answer.update(content=t(lang, "reset.cancelled"), view=None)
         return
-    bot = bot_of(interaction)
+    bot = answer.bot
     count, channels = await bot.storage.forget_player(player)
     for channel_id in channels:
         bot.manager.forget(channel_id)

@@ -17,8 +17,8 @@ from pyramide.labels import format_duration
 from pyramide.storage import EventRecord, EventStanding, Storage
 from pyramide.tournament import deal_key, places
 
-from ..answer import DISCORD_ERRORS, log_refusal
-from ..common import Host, bot_of, mention
+from ..answer import DISCORD_ERRORS, Answer, log_refusal
+from ..common import Host, mention
 from . import controls
 from .words import rules_words
 
@@ -28,9 +28,9 @@ EDIT_SECONDS = 4.0  # the least time between two edits of an announcement
 log = logging.getLogger(__name__)
 
 
-async def peeks_at_an_event(interaction: discord.Interaction, game: Game) -> bool:
+async def peeks_at_an_event(answer: Answer, game: Game) -> bool:
     """Whether ``game`` deals the cards of a running event's deal (under any rules)."""
-    return await bot_of(interaction).storage.is_running_deal(deal_key(game))
+    return await answer.bot.storage.is_running_deal(deal_key(game))
 
 
 def player_name(standing: EventStanding) -> str:

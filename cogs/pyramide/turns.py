@@ -13,7 +13,7 @@ from pyramide.manager import Live, Turn
 from pyramide.storage import PLAYING
 
 from ..answer import Answer
-from ..common import bot_of, mention
+from ..common import mention
 from . import controls
 from .board import show, update_board
 from .places import settings_key
@@ -55,7 +55,7 @@ async def current_or_redraw(answer: Answer, turn: Turn, game_id: int, version: i
 
 async def _redraw_finished(answer: Answer, channel_id: int, game_id: int, message_id: int | None, lang: str) -> bool:
     """A press on the last message of a finished game shows it finished, with its buttons."""
-    record = await bot_of(answer.interaction).manager.record(game_id)
+    record = await answer.bot.manager.record(game_id)
     if (
         record is None
         or record.status == PLAYING
@@ -83,14 +83,13 @@ def tap_action(action: str) -> Callable[[Game], ev.Event]:
 
 async def play(answer: Answer, turn: Turn, lang: str, action: Callable[[Game], ev.Event], *, edit: bool) -> None:
     """Apply a move to the turn's game, store it, and answer with the new board (inside the lock)."""
-    bot = bot_of(answer.interaction)
     assert turn.live is not None
     guild_id = settings_key(turn.live.record)
     result = await turn.apply(action, request=answer.interaction.id)
     event = result.event
     quiet = not edit and isinstance(event, QUIET_EVENTS)
     answer.private = quiet
-    settings = await bot.guild_settings(guild_id)
+    settings = await answer.settings(guild_id)
     if quiet and answer.deferred_private is not False:
         # Nothing on the board changed: answer the typed command privately, keep the channel quiet.
         if isinstance(event, ev.Blocked) and not settings.error_help:

@@ -7,16 +7,17 @@ from __future__ import annotations
 from datetime import date
 
 from pyramide import InvalidCode, Rules
+from pyramide.achievements import PERFECT_LOSS, perfect_loss
 from pyramide.daily import daily_number, daily_tier
-from pyramide.difficulty import Tier, known
+from pyramide.difficulty import Tier
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.manager import Live
 from pyramide.solver import Verdict
+from pyramide.solving import SolverService
 from pyramide.storage import STUCK, WON, GameRecord
 
 from ..answer import Answer
-from ..common import bot_of
 
 
 def rules_words(rules: Rules, lang: str) -> str:
@@ -32,10 +33,11 @@ def rules_words(rules: Rules, lang: str) -> str:
     return ", ".join(parts) or t(lang, "rules.name.N")
 
 
-def deal_tier(record: GameRecord) -> Tier | None:
+def deal_tier(record: GameRecord, solver: SolverService) -> Tier | None:
     """The difficulty of a game's deal when it is known without rating it now: a daily's from its day
-    (the week's schedule), another's when this process rated it (a deal chosen by difficulty)."""
-    rating = known(record.code)
+    (the week's schedule), another's when ``solver`` rated it (a deal chosen by difficulty, a daily
+    before the schedule)."""
+    rating = solver.known_rating(record.code)
     if record.daily is not None:
         scheduled = daily_tier(date.fromisoformat(record.daily))
         if scheduled is not None:
@@ -43,9 +45,9 @@ def deal_tier(record: GameRecord) -> Tier | None:
     return rating.tier if rating is not None else None
 
 
-def tier_words(record: GameRecord, lang: str) -> str:
+def tier_words(record: GameRecord, lang: str, solver: SolverService) -> str:
     """ "Difficulty: hard" for the board's status line, or nothing for a deal not rated."""
-    tier = deal_tier(record)
+    tier = deal_tier(record, solver)
     return t(lang, "board.tier", tier=t(lang, f"tier.{tier}")) if tier is not None else ""
 
 
@@ -58,6 +60,7 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
     after deferring the answer, only when the verdict is not known yet)."""
     record = live.record
     lines: list[str] = []
+    unlocked = list(record.unlocked or ())
     time_text = format_duration(record.seconds or 0)
     if record.status == WON:
         lines.append(t(lang, "end.won", score=record.score, moves=record.moves, time=time_text))
@@ -67,12 +70,17 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
             if record.status == STUCK
             else t(lang, "end.ended", score=record.score, moves=record.moves)
         )
-        solver = bot_of(answer.interaction).solver
+        solver = answer.bot.solver
         known = solver.known_verdict(record.code)
         if known is None:
             await answer.defer()
             known = await solver.verdict(record.code)  # a bounded wait (solving.VERDICT_WAIT)
         verdict, most = known
+        if perfect_loss(record.status, verdict is Verdict.IMPOSSIBLE, most, record.removed):
+            # Decided once the verdict is known (after the finish): its insert decides who announces it.
+            at = record.finished_at or 0.0
+            if await answer.bot.storage.award(record.owner_id, PERFECT_LOSS, at, record.id):
+                unlocked.append(PERFECT_LOSS)
         if verdict is Verdict.WON:
             lines.append(t(lang, "end.was_winnable"))
         elif verdict is Verdict.IMPOSSIBLE and most is not None:
@@ -82,11 +90,18 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
     if record.hints:
         lines.append(t(lang, "end.hints", count=record.hints))
     if record.daily is not None and record.counted:
-        lines.append(share_text(record, record.picture, lang))
+        lines.append(share_text(record, record.picture, lang, answer.bot.solver))
+    lines.extend(unlocked_line(key, lang) for key in unlocked)
     return lines
 
 
-def share_text(record: GameRecord, picture: str | None, lang: str) -> str:
+def unlocked_line(key: str, lang: str) -> str:
+    """ "Achievement unlocked: First win — The first pyramid cleared." """
+    name = t(lang, f"achievement.{key}.name")
+    return t(lang, "achievement.unlocked", name=name, description=t(lang, f"achievement.{key}.description"))
+
+
+def share_text(record: GameRecord, picture: str | None, lang: str, solver: SolverService) -> str:
     """A finished daily in a few spoiler-free lines: the day, the result, cards removed, time, moves,
     hints, and when each card of the pyramid went (no card is named, so it gives nothing away)."""
     assert record.daily is not None
@@ -94,7 +109,7 @@ def share_text(record: GameRecord, picture: str | None, lang: str) -> str:
         lang,
         "daily.share",
         number=daily_number(date.fromisoformat(record.daily)),
-        tier=t(lang, f"tier.{deal_tier(record) or 'unrated'}"),
+        tier=t(lang, f"tier.{deal_tier(record, solver) or 'unrated'}"),
         result=t(lang, f"daily.result.{record.status}"),
         removed=record.removed,
         time=format_duration(record.seconds or 0),

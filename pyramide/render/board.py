@@ -15,6 +15,7 @@ from typing import TypedDict, Unpack
 
 from PIL import Image, ImageDraw
 
+from ..bounded import LRU
 from ..events import Outcome, Spot
 from ..game import PYRAMID_SIZE, STOCK, UNDER, WASTE, Game
 from ..labels import Labels, format_duration
@@ -47,7 +48,7 @@ from .geometry import (
     waste_positions,
 )
 from .png import paletted_png
-from .sprites import Faces, Recent, faces_for, load_font, paste, put, sprites, text_run, text_runs, text_width
+from .sprites import Faces, faces_for, load_font, paste, put, sprites, text_run, text_runs, text_width
 
 
 def _pile_text(image: Image.Image, text: str, size: int, y: int, centre: int, fill: tuple[int, int, int]) -> None:
@@ -170,7 +171,8 @@ def _place(
     paste(image, sprite, (x, y), cache.card_mask)
 
 
-_layers = Recent(48)  # about 17 MB: every game being played in a busy minute keeps its pyramid
+# About 17 MB: every game being played in a busy minute keeps its pyramid.
+_layers: LRU[tuple[object, ...], Image.Image] = LRU(48)
 
 
 def _pyramid_layer(game: Game, ranks: tuple[tuple[int, str], ...], highlight: Collection[Spot]) -> Image.Image:
@@ -221,10 +223,12 @@ def _free_rings(image: Image.Image, game: Game, faces: Faces, highlight: Collect
             _place(image, faces.free[card], card_position(spot), spot, game.selected, highlight)
 
 
-_regions = Recent(2048)
+_regions: LRU[tuple[object, ...], Image.Image] = LRU(2048)
 
 
-def _region(image: Image.Image, key: tuple, box: tuple[int, int, int, int], draw: Callable[[], None]) -> None:
+def _region(
+    image: Image.Image, key: tuple[object, ...], box: tuple[int, int, int, int], draw: Callable[[], None]
+) -> None:
     """Paste the cached picture of ``box`` for ``key``, or ``draw`` it on ``image`` and keep a copy."""
     found = _regions.get(key)
     if found is not None:

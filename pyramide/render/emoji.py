@@ -25,7 +25,11 @@ def _emoji_card(fill: tuple[int, int, int], edge: tuple[int, int, int]) -> Image
 
 
 def _emoji_text(
-    image: Image.Image, text: str, box: tuple[int, int, int, int], font: ImageFont.FreeTypeFont, fill: tuple
+    image: Image.Image,
+    text: str,
+    box: tuple[int, int, int, int],
+    font: ImageFont.FreeTypeFont,
+    fill: tuple[int, int, int],
 ) -> None:
     """``text`` scaled to the height of ``box`` and centred in it, squeezed sideways when it is too wide."""
     left, top, right, bottom = (round(edge) for edge in font.getbbox(text))

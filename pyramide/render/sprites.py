@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
 
+from ..bounded import LRU
 from ..cards import Card, full_deck
 from .geometry import (
     BACK_EDGE,
@@ -58,7 +58,7 @@ _lock = threading.Lock()
 
 
 def load_font(size: int, bold: bool = True) -> ImageFont.FreeTypeFont:
-    fonts = getattr(_local, "fonts", None)
+    fonts: dict[tuple[int, bool], ImageFont.FreeTypeFont] | None = getattr(_local, "fonts", None)
     if fonts is None:
         fonts = _local.fonts = {}
     key = (size, bold)
@@ -76,7 +76,9 @@ def rounded_mask(size: tuple[int, int], radius: int) -> Image.Image:
     return mask
 
 
-def _face(card: Card, centre_pip: bool = True, rank: str | None = None, border: tuple | None = None) -> Image.Image:
+def _face(
+    card: Card, centre_pip: bool = True, rank: str | None = None, border: tuple[int, int, int] | None = None
+) -> Image.Image:
     image = Image.new("RGB", (CARD_W, CARD_H), FACE)
     draw = ImageDraw.Draw(image)
     draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), RADIUS, fill=FACE, outline=FACE_EDGE, width=2)
@@ -273,37 +275,7 @@ def _build_faces(ranks: tuple[tuple[int, str], ...]) -> Faces:
 # --- Text: each run drawn once on the background at its height, then pasted as bytes ---
 
 
-class Recent:
-    """A thread-safe cache of the most recently used images."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict[tuple, Image.Image] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> Image.Image | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple, image: Image.Image) -> Image.Image:
-        with self._lock:
-            self._items[key] = image
-            if len(self._items) > self._size:
-                self._items.popitem(last=False)
-        return image
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
-text_runs = Recent(4096)
+text_runs: LRU[tuple[str, int, int, bool, tuple[int, int, int]], Image.Image] = LRU(4096)
 
 
 def text_run(text: str, size: int, y: int, *, bold: bool = True, fill: tuple[int, int, int] = TEXT) -> Image.Image:

@@ -3,6 +3,7 @@ counting with a wall-clock deadline, and the depth-first search itself."""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -11,6 +12,8 @@ from ..cards import KING
 from ..game import COVERS, PYRAMID_SIZE, Game
 from ..rules import Rules
 
+# A search position: a bit mask of the pyramid first, then what each search keeps (stock place, passes...).
+State = tuple[Any, ...]
 FULL = (1 << PYRAMID_SIZE) - 1
 
 
@@ -43,17 +46,10 @@ _RELATED, _DIRECT = _relatives()
 _COVER_MASK = [sum(1 << c for c in COVERS[i]) for i in range(PYRAMID_SIZE)]
 
 
-_FREE_CACHE: dict[int, tuple[int, ...]] = {}
-
-
+@functools.lru_cache(maxsize=200_000)
 def _free(mask: int) -> tuple[int, ...]:
-    """Free pyramid cards of a mask (cached: only a few thousand shapes ever occur)."""
-    free = _FREE_CACHE.get(mask)
-    if free is None:
-        free = tuple(i for i in range(PYRAMID_SIZE) if mask >> i & 1 and not mask & _COVER_MASK[i])
-        if len(_FREE_CACHE) < 200_000:
-            _FREE_CACHE[mask] = free
-    return free
+    """Free pyramid cards of a mask (memoised: only a few thousand shapes ever occur)."""
+    return tuple(i for i in range(PYRAMID_SIZE) if mask >> i & 1 and not mask & _COVER_MASK[i])
 
 
 class Step(NamedTuple):
@@ -163,7 +159,7 @@ class _Search:
         self.node_limit = node_limit
         self.nodes = 0
         self.deadline: float | None = None  # time.monotonic() after which the search gives up (undecided)
-        self.dead: set = set()
+        self.dead: set[State] = set()
         self._values_left: dict[int, list[int]] = {}
         self._outside_counts: dict[int, list[int]] = {}
         self.outside: list[int] = []  # values of the outside cards, for the searches that track them
@@ -258,32 +254,32 @@ class _Search:
         return False
 
     # -- generic depth-first search
-    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+    def expand(self, state: State) -> tuple[State, list[Step]]:
         raise NotImplementedError
 
-    def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+    def successors(self, state: State) -> Iterator[tuple[Step, State]]:
         raise NotImplementedError
 
-    def win_successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+    def win_successors(self, state: State) -> Iterator[tuple[Step, State]]:
         """The successors a search for a win must try (all of them, unless a search knows better)."""
         return self.successors(state)
 
-    def is_win(self, state: tuple) -> bool:
+    def is_win(self, state: State) -> bool:
         raise NotImplementedError
 
-    def hopeless(self, state: tuple) -> bool:
+    def hopeless(self, state: State) -> bool:
         raise NotImplementedError
 
-    def start(self) -> tuple:
+    def start(self) -> State:
         raise NotImplementedError
 
-    def known_dead(self, state: tuple) -> bool:
+    def known_dead(self, state: State) -> bool:
         return state in self.dead
 
-    def mark_dead(self, state: tuple) -> None:
+    def mark_dead(self, state: State) -> None:
         self.dead.add(state)
 
-    def win_line(self, state: tuple) -> list[Step] | None:
+    def win_line(self, state: State) -> list[Step] | None:
         self.tick()
         state, forced = self.expand(state)
         if self.is_win(state):
@@ -298,7 +294,7 @@ class _Search:
         self.mark_dead(state)
         return None
 
-    def most_removed(self, state: tuple, memo: dict) -> int:
+    def most_removed(self, state: State, memo: dict[State, int]) -> int:
         """Most pyramid cards removable from ``state`` (counting those removed by forced kings)."""
         self.tick()
         mask0 = state[0]
@@ -312,10 +308,10 @@ class _Search:
                 for _, child in self.successors(state):
                     if best >= ceiling:
                         break
-                    best = max(best, (state[0] ^ child[0]).bit_count() + self.most_removed(child, memo))
+                    best = max(best, int((state[0] ^ child[0]).bit_count()) + self.most_removed(child, memo))
             memo[state] = best
-        return gained + best
+        return int(gained + best)
 
-    def bound(self, state: tuple) -> int:
+    def bound(self, state: State) -> int:
         """An upper bound on the cards removable from an expanded state."""
-        return state[0].bit_count()
+        return int(state[0].bit_count())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..game import Game
-from .base import Step, _free, _Search
+from .base import State, Step, _free, _Search
 
 
 class _CountSearch(_Search):
@@ -17,26 +17,26 @@ class _CountSearch(_Search):
         for card in (*game.stock, *game.waste):
             self.counts[card.value] += 1
 
-    def start(self) -> tuple:
+    def start(self) -> State:
         return (self.start_mask, tuple(self.counts[1:13]))
 
-    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+    def expand(self, state: State) -> tuple[State, list[Step]]:
         mask, counts = state
         forced: list[Step] = []
         mask = self.remove_kings(mask, forced)
         return (mask, counts), forced
 
-    def is_win(self, state: tuple) -> bool:
+    def is_win(self, state: State) -> bool:
         return state[0] == 0 and (not self.rules.strict_win or not any(state[1]))
 
-    def hopeless(self, state: tuple) -> bool:
+    def hopeless(self, state: State) -> bool:
         mask, counts = state
         if mask == 0:
             return True  # not a win (strict win with outside cards left and no pyramid partner)
         outside = [0, *counts, 0]
         return self.orphan(mask, [c > 0 for c in outside]) or self.unmatched(mask, outside)
 
-    def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+    def successors(self, state: State) -> Iterator[tuple[Step, State]]:
         mask, counts = state
         free = _free(mask)
         values = self.values

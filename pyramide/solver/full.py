@@ -11,7 +11,7 @@ from dataclasses import replace
 from ..cards import KING
 from ..game import PYRAMID_SIZE, UNDER, WASTE, Game, Move
 from . import native
-from .base import _COVER_MASK, _NONE, Step, _Balance, _fits_with, _free, _Search, _Undecided
+from .base import _COVER_MASK, _NONE, State, Step, _Balance, _fits_with, _free, _Search, _Undecided
 from .count import _CountSearch
 from .order import _OrderSearch
 
@@ -47,17 +47,17 @@ class _FullSearch(_Search):
         unlimited.rules = replace(game.rules, pass_limit=None)
         self.relaxed: _Search = unlimited_search(unlimited, node_limit)
         self.relaxed.node_limit = 1 << 62  # counted into this search's own nodes
-        self._alive: dict[tuple, bool] = {}
-        self._relaxed_memo: dict = {}
+        self._alive: dict[State, bool] = {}
+        self._relaxed_memo: dict[State, int] = {}
 
-    def start(self) -> tuple:
+    def start(self) -> State:
         return (self.start_mask, (1 << len(self.outside)) - 1, self.cursor, self.passes)
 
     def set_deadline(self, deadline: float | None) -> None:
         super().set_deadline(deadline)
         self.relaxed.set_deadline(deadline)
 
-    def compiled_args(self) -> tuple:
+    def compiled_args(self) -> State:
         """The arguments of ``_fastsolve.solve`` for this search (see _fastsolve.c)."""
         # The compiled core takes the time it may still use, in seconds (0: no limit).
         budget = 0.0 if self.deadline is None else max(self.deadline - time.monotonic(), 1e-6)
@@ -98,7 +98,7 @@ class _FullSearch(_Search):
         rest = below & ~(1 << top)
         return top, (rest.bit_length() - 1 if rest else -1)
 
-    def expand(self, state: tuple, for_win: bool = False) -> tuple[tuple, list[Step]]:
+    def expand(self, state: State, for_win: bool = False) -> tuple[State, list[Step]]:
         """Forced moves: kings, a card with its only possible partner and, searching for a win (``for_win``:
         not for the most cards removable), the waste top with its only one (``top_only_partner``)."""
         mask, out, cursor, passes = state
@@ -206,10 +206,10 @@ class _FullSearch(_Search):
                 return i, WASTE
         return None
 
-    def is_win(self, state: tuple) -> bool:
+    def is_win(self, state: State) -> bool:
         return state[0] == 0 and (not self.rules.strict_win or state[1] == 0)
 
-    def known_dead(self, state: tuple) -> bool:
+    def known_dead(self, state: State) -> bool:
         """Lost, because a lost position reaches it by drawing and turning the waste only.
 
         From (cursor c', passes p') the game reaches (c, p) with the same cards by drawing,
@@ -219,13 +219,13 @@ class _FullSearch(_Search):
         lost = self.lost.get((mask, out))
         return lost is not None and lost <= (passes, cursor)
 
-    def mark_dead(self, state: tuple) -> None:
+    def mark_dead(self, state: State) -> None:
         mask, out, cursor, passes = state
         lost = self.lost.get((mask, out))
         if lost is None or (passes, cursor) < lost:
             self.lost[(mask, out)] = (passes, cursor)
 
-    def win_line(self, state: tuple, pairs_open: bool = True) -> list[Step] | None:
+    def win_line(self, state: State, pairs_open: bool = True) -> list[Step] | None:
         """``_Search.win_line``; under strict win with the drawn card, in a canonical order.
 
         A pyramid pair (both cards in the pyramid) and a move of the stock and waste alone (a draw, a
@@ -260,19 +260,19 @@ class _FullSearch(_Search):
             self.mark_closed_dead(state)
         return None
 
-    def closed_dead(self, state: tuple) -> bool:
+    def closed_dead(self, state: State) -> bool:
         """Lost with the pyramid pairs closed (``known_dead`` for that table)."""
         mask, out, cursor, passes = state
         lost = self.lost_closed.get((mask, out))
         return lost is not None and lost <= (passes, cursor)
 
-    def mark_closed_dead(self, state: tuple) -> None:
+    def mark_closed_dead(self, state: State) -> None:
         mask, out, cursor, passes = state
         lost = self.lost_closed.get((mask, out))
         if lost is None or (passes, cursor) < lost:
             self.lost_closed[(mask, out)] = (passes, cursor)
 
-    def canonical_successors(self, state: tuple, pairs_open: bool) -> Iterator[tuple[Step, tuple, bool]]:
+    def canonical_successors(self, state: State, pairs_open: bool) -> Iterator[tuple[Step, State, bool]]:
         """``successors`` in the canonical order of ``win_line``, with whether pyramid pairs are open after."""
         for step, child in self.successors(state):
             move: Move = step.a
@@ -282,7 +282,7 @@ class _FullSearch(_Search):
             else:
                 yield step, child, move.kind == "pair" and UNDER not in move.spots
 
-    def hopeless(self, state: tuple) -> bool:
+    def hopeless(self, state: State) -> bool:
         mask, out, cursor, passes = state
         if mask == 0:
             return not self.rules.draw_with_waste
@@ -430,7 +430,7 @@ class _FullSearch(_Search):
             below &= ~(1 << top)
         return keep
 
-    def relaxed_key(self, mask: int, out: int) -> tuple:
+    def relaxed_key(self, mask: int, out: int) -> State:
         if not isinstance(self.relaxed, _CountSearch):
             return (mask, out)
         return (mask, tuple(self.outside_counts(out)[1:13]))
@@ -453,10 +453,10 @@ class _FullSearch(_Search):
         """Most pyramid cards removable with unlimited turns: an upper bound for this position."""
         return self.relaxed.most_removed(self.relaxed_key(mask, out), self._relaxed_memo)
 
-    def bound(self, state: tuple) -> int:
+    def bound(self, state: State) -> int:
         return self.relaxed_most(state[0], state[1])
 
-    def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+    def successors(self, state: State) -> Iterator[tuple[Step, State]]:
         mask, out, cursor, passes = state
         free = _free(mask)
         for i, j in self.pyramid_pairs(mask, free):

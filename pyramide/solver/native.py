@@ -1,19 +1,18 @@
 """The compiled copy of the limited-passes search (``pyramide/_fastsolve.c``), when it was built.
 
-``PYRAMIDE_PURE_SOLVER=1`` switches it off; tests switch it off by setting ``core`` to ``None``."""
+The bot's settings (``PYRAMIDE_PURE_SOLVER=1``) switch it off at start with ``switch_off``, in the bot's
+process and in each worker it starts; tests switch it off by setting ``core`` to ``None``. Nothing here
+reads the environment."""
 
 from __future__ import annotations
 
 import importlib
-import os
 from types import ModuleType
 
 from ..rules import Rules
 
 
 def _load() -> ModuleType | None:
-    if os.environ.get("PYRAMIDE_PURE_SOLVER", "").strip() == "1":
-        return None
     try:  # built from _fastsolve.c when a C compiler is there
         return importlib.import_module("pyramide._fastsolve")
     except ImportError:  # pragma: no cover - depends on the machine
@@ -24,8 +23,8 @@ core: ModuleType | None = _load()
 
 
 def switch_off() -> None:
-    """Use the pure Python search from now on (``PYRAMIDE_PURE_SOLVER=1`` read from ``.env``, after this
-    module was imported)."""
+    """Use the pure Python search from now on: called once at a process's start, before any search (the
+    bot's ``pure_solver`` setting; the worker processes' ``setup``)."""
     global core
     core = None
 
@@ -37,7 +36,7 @@ def compiled() -> ModuleType:
 
 
 def has_compiled_core() -> bool:
-    """Whether the compiled core was built (and not switched off with PYRAMIDE_PURE_SOLVER)."""
+    """Whether the compiled core was built (and not switched off with ``switch_off``)."""
     return core is not None
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from ..cards import KING
 from ..game import Game
-from .base import _COVER_MASK, Step, _free, _Search
+from .base import _COVER_MASK, State, Step, _free, _Search
 
 
 def _bits(mask: int) -> Iterator[int]:
@@ -27,10 +27,10 @@ class _OrderSearch(_Search):
         self.outside = [c.value for c in (*game.waste, *game.stock)]
         self.cards = [*game.waste, *game.stock]
 
-    def start(self) -> tuple:
+    def start(self) -> State:
         return (self.start_mask, (1 << len(self.outside)) - 1)
 
-    def expand(self, state: tuple) -> tuple[tuple, list[Step]]:
+    def expand(self, state: State) -> tuple[State, list[Step]]:
         mask, out = state
         forced: list[Step] = []
         mask = self.remove_kings(mask, forced)
@@ -40,16 +40,16 @@ class _OrderSearch(_Search):
                 forced.append(Step("ck", p))
         return (mask, out), forced
 
-    def is_win(self, state: tuple) -> bool:
+    def is_win(self, state: State) -> bool:
         return state[0] == 0 and (not self.rules.strict_win or state[1] == 0)
 
-    def hopeless(self, state: tuple) -> bool:
+    def hopeless(self, state: State) -> bool:
         mask, out = state
         if mask == 0:
             return not self.neighbour_pairs(out)
         return self.outside_check(mask, out)
 
-    def reaches_win(self, state: tuple, known: dict[tuple, bool]) -> bool:
+    def reaches_win(self, state: State, known: dict[State, bool]) -> bool:
         """``win_line(state) is not None`` without the line, as the bound of the limited-passes search.
 
         ``known`` is that search's table of positions already answered: every position on a winning
@@ -115,7 +115,7 @@ class _OrderSearch(_Search):
                 best = ("o", p, count)
         return best
 
-    def win_successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+    def win_successors(self, state: State) -> Iterator[tuple[Step, State]]:
         """``successors`` that pair the ``pivot`` card, when there is one."""
         pivot = self.pivot(*state)
         if pivot is None:
@@ -134,7 +134,7 @@ class _OrderSearch(_Search):
         positions = [p for p in range(len(self.outside)) if out >> p & 1]
         return [(p, q) for p, q in itertools.pairwise(positions) if self.outside[p] + self.outside[q] == 13]
 
-    def successors(self, state: tuple) -> Iterator[tuple[Step, tuple]]:
+    def successors(self, state: State) -> Iterator[tuple[Step, State]]:
         mask, out = state
         free = _free(mask)
         for i, j in self.pyramid_pairs(mask, free):

@@ -1,20 +1,39 @@
-"""Persistence behind one small interface. SQLite (aiosqlite) is the embedded default; PostgreSQL
-(asyncpg) serves deployments of several processes. ``from_url`` picks one by its URL.
+"""Persistence: what is stored (the records below) and how it is asked for, one protocol per aggregate
+(``Database``, ``Games``, ``Dailies``, ``Races``, ``Servers``, ``Players``). ``Storage`` is their union,
+implemented by one class over either backend: SQLite (``sqlite3``, in threads the storage owns) is the
+embedded default, PostgreSQL (asyncpg) serves deployments of several processes; ``from_url`` picks one
+by its URL.
 
-The cogs and the game manager only ever see the ``Storage`` interface.
+The cogs and the game manager only ever see these protocols, never a backend.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote, urlsplit
 
-PLAYING, WON, STUCK, ENDED = "playing", "won", "stuck", "ended"
-BROKEN = "broken"  # a stored game that could not be replayed: closed, played but never won
-ABANDONED = "abandoned"  # idle, ended by someone else in the channel to deal a new game: played, not won
-FINISHED = (WON, STUCK, ENDED, BROKEN, ABANDONED)
+if TYPE_CHECKING:
+    from .achievements import Rarity, Unlocked
+
+
+class GameStatus(StrEnum):
+    """Where a stored game stands; stored as its value (the ``status`` column)."""
+
+    PLAYING = "playing"
+    WON = "won"
+    STUCK = "stuck"  # no move left
+    ENDED = "ended"  # ended by its player
+    BROKEN = "broken"  # a stored game that could not be replayed: closed, played but never won
+    ABANDONED = "abandoned"  # idle, ended by someone else in the channel to deal a new game: played, not won
+
+
+# The members by their own names, as the queries and the cogs read them.
+PLAYING, WON, STUCK, ENDED = GameStatus.PLAYING, GameStatus.WON, GameStatus.STUCK, GameStatus.ENDED
+BROKEN, ABANDONED = GameStatus.BROKEN, GameStatus.ABANDONED
+FINISHED = frozenset(GameStatus) - {PLAYING}
 
 
 class StorageError(RuntimeError):
@@ -27,6 +46,21 @@ class StorageUnavailable(RuntimeError):
     key = "storage_busy"
 
 
+class StorageOutcomeUnknown(StorageUnavailable):
+    """A write was sent, and no answer came in time (a stall, a cut connection): it may be stored or not.
+    Never "nothing was done". ``settle`` it (the write can then no longer take effect) and look it up.
+    ``session`` is the server's id for the connection it was sent on (None: none to end); ``cut`` whether
+    the connection was cut (then a write found absent may be sent again at once) rather than too slow
+    (a stall, a lock: a second try would likely wait as long)."""
+
+    key = "storage_unknown"
+
+    def __init__(self, message: str, session: int | None = None, *, cut: bool = False) -> None:
+        super().__init__(message)
+        self.session = session
+        self.cut = cut
+
+
 @dataclass(slots=True)
 class GameRecord:
     """One game as stored: who, where, which deal, and how it went."""
@@ -37,7 +71,7 @@ class GameRecord:
     owner_id: int
     code: str
     rules: str
-    status: str = PLAYING
+    status: GameStatus = PLAYING
     score: int = 0
     moves: int = 0
     removed: int = 0
@@ -55,6 +89,14 @@ class GameRecord:
     picture: str | None = None  # a finished daily's clearing picture, kept with its attempt
     event_id: int | None = None  # a server event's deal (its one counted attempt by this player)
     event_deal: int | None = None  # which of the event's deals (0 is the first)
+    # Not stored either: the deal's difficulty when known at the finish (a daily's scheduled tier), and the
+    # achievements the finish unlocked (None: the player's earlier history is still to be credited).
+    tier: str | None = None
+    unlocked: tuple[str, ...] | None = ()
+
+    def __post_init__(self) -> None:
+        self.status = GameStatus(self.status)  # a row read from the database holds the value
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +111,7 @@ class GuildSettings:
 class ResultRow:
     """A finished game, as the statistics see it."""
 
-    status: str
+    status: GameStatus
     score: int
     moves: int
     seconds: float | None
@@ -77,6 +119,9 @@ class ResultRow:
     daily: str | None
     counted: bool
     hints: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", GameStatus(self.status))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +138,13 @@ class LeaderRow:
 @dataclass(frozen=True, slots=True)
 class DailyRow:
     player_id: int
-    status: str
+    status: GameStatus
     seconds: float | None
     moves: int
     hints: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", GameStatus(self.status))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +157,16 @@ class DailyAttempt:
     channel_id: int
     game_id: int
     opened_at: float
-    status: str | None  # None while it is played
+    status: GameStatus | None  # None while it is played
     seconds: float | None
     moves: int
     hints: int
     removed: int
     picture: str | None
+
+    def __post_init__(self) -> None:
+        if self.status is not None:
+            object.__setattr__(self, "status", GameStatus(self.status))
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +279,95 @@ class DailyTaken(Exception):
         self.attempt = attempt
 
 
-class EventStorage(Protocol):
+class Database(Protocol):
+    """The database itself: opened and closed by its owner, checked, compacted, and its few settings."""
+
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+    async def compact(self) -> None: ...
+    async def ping(self) -> None: ...
+    async def meta(self, key: str) -> str | None: ...
+    async def set_meta(self, key: str, value: str) -> None: ...
+
+
+class Games(Protocol):
+    """A game from its deal to its end: created, its moves and hints appended, finished or discarded."""
+
+    async def create_game(self, record: GameRecord) -> GameRecord: ...
+    async def live_game(self, channel_id: int) -> GameRecord | None: ...
+    async def game(self, game_id: int) -> GameRecord | None: ...
+    async def append_action(
+        self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None = None
+    ) -> None: ...
+    async def set_message(self, game_id: int, message_id: int) -> None: ...
+    async def discard_game(self, game_id: int) -> None: ...
+    async def last_action_at(self, game_id: int) -> float | None: ...
+    async def add_hint(self, game_id: int, request: int | None = None) -> bool: ...
+    async def settle(self, unknown: StorageOutcomeUnknown) -> None: ...
+    async def move_at(self, game_id: int, seq: int) -> tuple[str, int | None] | None: ...
+    async def finish_game(self, record: GameRecord) -> GameRecord: ...
+
+
+class Dailies(Protocol):
+    """The daily challenge: each player's one counted attempt a day, its standings, the deployment's secret."""
+
+    async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]: ...
+    async def daily_totals(self, day: str) -> tuple[int, int]: ...
+    async def daily_rank(self, day: str, player_id: int) -> int | None: ...
+    async def daily_days(self, player_id: int) -> list[str]: ...
+    async def daily_attempt(self, day: str, player_id: int) -> DailyAttempt | None: ...
+    async def daily_month(self, player_id: int, first_day: str, last_day: str) -> list[DailyAttempt]: ...
+    async def stale_dailies(self, day: str) -> list[int]: ...
+    async def daily_secret(self, fresh: str) -> str: ...
+
+
+class Races(Protocol):
+    """Races: players on one deal, each in a game of their own, the winner decided by the database."""
+
+    async def create_race(
+        self, guild_id: int, channel_id: int, code: str, at: float, players: list[tuple[int, int]]
+    ) -> int: ...
+    async def set_race_message(self, race_id: int, message_id: int) -> None: ...
+    async def race_of_game(self, game_id: int) -> RaceRecord | None: ...
+    async def race(self, race_id: int) -> RaceRecord | None: ...
+    async def close_race(self, race_id: int, at: float) -> None: ...
+    async def race_stats(self, guild_id: int, player_id: int) -> RaceStats: ...
+
+    # achievements (pyramide.storage.achievements)
+    async def credit_history(self, player_id: int, tier_of: Callable[[str], str | None], limit: int = ...) -> bool: ...
+    async def history_credited(self, player_id: int) -> bool: ...
+    async def award(self, player_id: int, key: str, at: float, game_id: int | None = None) -> bool: ...
+    async def unlocked(self, player_id: int) -> list[Unlocked]: ...
+    async def rarity(self, guild_id: int | None) -> Rarity: ...
+
+
+class Servers(Protocol):
+    """The servers the bot is in: their settings, and what is kept (then purged) after the bot leaves."""
+
+    async def settings(self, guild_id: int) -> GuildSettings: ...
+    async def save_settings(self, guild_id: int, settings: GuildSettings) -> None: ...
+    async def guild_left(self, guild_id: int, at: float) -> None: ...
+    async def guild_joined(self, guild_id: int) -> None: ...
+    async def purge_departed(self, before: float) -> list[int]: ...
+
+
+class Players(Protocol):
+    """The players: the names they go by, their statistics and leaderboards, and forgetting them."""
+
+    async def remember_name(self, player_id: int, name: str) -> None: ...
+    async def forget_player(self, player_id: int) -> tuple[int, list[int]]: ...
+    async def results(self, guild_id: int, player_id: int) -> list[ResultRow]: ...
+    async def leaderboard(
+        self, guild_id: int, since: float | None, limit: int, offset: int, rules: str | None = None
+    ) -> list[LeaderRow]: ...
+    async def leaderboard_size(self, guild_id: int, since: float | None, rules: str | None = None) -> int: ...
+    async def leaderboard_rank(
+        self, guild_id: int, since: float | None, player_id: int, rules: str | None = None
+    ) -> int | None: ...
+    async def reset_stats(self, guild_id: int, player_id: int | None) -> int: ...
+
+
+class Events(Protocol):
     """Server events (pyramide/storage/events.py)."""
 
     async def create_event(
@@ -257,62 +397,10 @@ class EventStorage(Protocol):
     async def event_stats(self, guild_id: int, player_id: int) -> EventStats: ...
 
 
-class Storage(EventStorage, Protocol):
-    async def open(self) -> None: ...
-    async def close(self) -> None: ...
-    async def compact(self) -> None: ...
-    async def ping(self) -> None: ...
-    async def guild_left(self, guild_id: int, at: float) -> None: ...
-    async def guild_joined(self, guild_id: int) -> None: ...
-    async def purge_departed(self, before: float) -> list[int]: ...
-    async def forget_player(self, player_id: int) -> tuple[int, list[int]]: ...
-
-    # games
-    async def create_game(self, record: GameRecord) -> GameRecord: ...
-    async def live_game(self, channel_id: int) -> GameRecord | None: ...
-    async def game(self, game_id: int) -> GameRecord | None: ...
-    async def append_action(
-        self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None = None
-    ) -> None: ...
-    async def set_message(self, game_id: int, message_id: int) -> None: ...
-    async def discard_game(self, game_id: int) -> None: ...
-    async def last_action_at(self, game_id: int) -> float | None: ...
-    async def add_hint(self, game_id: int, request: int | None = None) -> bool: ...
-    async def finish_game(self, record: GameRecord) -> GameRecord: ...
-
-    # settings
-    async def settings(self, guild_id: int) -> GuildSettings: ...
-    async def save_settings(self, guild_id: int, settings: GuildSettings) -> None: ...
-
-    # statistics
-    async def results(self, guild_id: int, player_id: int) -> list[ResultRow]: ...
-    async def leaderboard(
-        self, guild_id: int, since: float | None, limit: int, offset: int, rules: str | None = None
-    ) -> list[LeaderRow]: ...
-    async def leaderboard_size(self, guild_id: int, since: float | None, rules: str | None = None) -> int: ...
-    async def leaderboard_rank(
-        self, guild_id: int, since: float | None, player_id: int, rules: str | None = None
-    ) -> int | None: ...
-    async def remember_name(self, player_id: int, name: str) -> None: ...
-    async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]: ...
-    async def daily_totals(self, day: str) -> tuple[int, int]: ...
-    async def daily_rank(self, day: str, player_id: int) -> int | None: ...
-    async def daily_days(self, player_id: int) -> list[str]: ...
-    async def daily_attempt(self, day: str, player_id: int) -> DailyAttempt | None: ...
-    async def daily_month(self, player_id: int, first_day: str, last_day: str) -> list[DailyAttempt]: ...
-    async def stale_dailies(self, day: str) -> list[int]: ...
-    async def daily_secret(self, fresh: str) -> str: ...
-    async def meta(self, key: str) -> str | None: ...
-    async def set_meta(self, key: str, value: str) -> None: ...
-    async def reset_stats(self, guild_id: int, player_id: int | None) -> int: ...
-    async def create_race(
-        self, guild_id: int, channel_id: int, code: str, at: float, players: list[tuple[int, int]]
-    ) -> int: ...
-    async def set_race_message(self, race_id: int, message_id: int) -> None: ...
-    async def race_of_game(self, game_id: int) -> RaceRecord | None: ...
-    async def race(self, race_id: int) -> RaceRecord | None: ...
-    async def close_race(self, race_id: int, at: float) -> None: ...
-    async def race_stats(self, guild_id: int, player_id: int) -> RaceStats: ...
+class Storage(Database, Games, Dailies, Races, Servers, Players, Events, Protocol):
+    """Everything the bot stores: the union of the aggregates' protocols, implemented by one backend
+    class (``queries.SQLStorage`` over SQLite or PostgreSQL). A part that needs one aggregate only may
+    take that protocol instead."""
 
 
 SQLITE_PREFIX = "sqlite:///"

@@ -16,9 +16,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import EventEntry, EventRecord, EventStanding, EventStats
-from .queries import Program, Unit, changed, many, row, rows, scalar
+from . import EventEntry, EventOver, EventRecord, EventStanding, EventStats, EventTaken, GameRecord
+from .units import Program, Unit, changed, many, row, rows, scalar
 
+# An event's deal is opened, and its result counted, only while the event runs. Both lock the event's row
+# first (an UPDATE), as its end does: under READ COMMITTED an entry is then opened or closed either wholly
+# before the end (and in its standings) or not at all.
+TOUCH_RUNNING_EVENT = "UPDATE events SET version = version + 1 WHERE id = ? AND ended_at IS NULL AND ends_at > ?"
+OPEN_ENTRY = (
+    "INSERT INTO event_entries (event_id, position, player_id, game_id, opened_at) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT DO NOTHING"
+)
+CLOSE_ENTRY = (
+    "UPDATE event_entries SET status = ?, removed = ?, score = ?, seconds = ?, hints = ?, finished_at = ?"
+    " WHERE game_id = ? AND status IS NULL"
+)
+# The player's entries go with their games (a foreign key); their running events' standings change.
+EVENTS_OF_PLAYER_CHANGED = (
+    "UPDATE events SET version = version + 1 WHERE ended_at IS NULL"
+    " AND id IN (SELECT event_id FROM event_entries WHERE player_id = ?)"
+)
 _EVENT = (
     "SELECT id, guild_id, channel_id, message_id, name, rules, difficulty, created_by, created_at, ends_at,"
     " version, ended_at, cancelled, announced_at, results_id, locale FROM events"
@@ -78,6 +95,25 @@ PLAYER_STATS = (
     f" FROM ({_TOTALS} AND event_id IN (SELECT id FROM events WHERE guild_id = ? AND ended_at IS NOT NULL"
     " AND NOT cancelled) GROUP BY event_id, player_id) AS t) AS ranked WHERE player_id = ?"
 )
+
+
+def open_entry(record: GameRecord, game_id: int) -> Program[None]:
+    """In the transaction that stores the game: its player's one entry at that deal, while the event runs."""
+    if record.event_id is None:
+        return
+    if not (yield changed(TOUCH_RUNNING_EVENT, record.event_id, record.created_at)):
+        raise EventOver()
+    if not (yield changed(OPEN_ENTRY, record.event_id, record.event_deal, record.owner_id, game_id, record.created_at)):
+        raise EventTaken()
+
+
+def close_entry(record: GameRecord) -> Program[None]:
+    """In the transaction that closes the game: its entry's result, if finished before the deadline."""
+    if record.event_id is None:
+        return
+    if (yield changed(TOUCH_RUNNING_EVENT, record.event_id, record.finished_at or 0.0)):
+        values = (record.status, record.removed, record.score, record.seconds, record.hints, record.finished_at)
+        yield changed(CLOSE_ENTRY, *values, record.id)
 
 
 def _event(found: Sequence[Any], codes: tuple[str, ...]) -> EventRecord:
@@ -217,7 +253,8 @@ class EventQueries:
         return int(found) if found is not None else None
 
     async def event(self, event_id: int) -> EventRecord | None:
-        return await self._read(lambda: load_event(event_id))
+        found: EventRecord | None = await self._read(lambda: load_event(event_id))
+        return found
 
     async def events_of_guild(self, guild_id: int, limit: int = 10) -> list[EventRecord]:
         """A server's running events, then its past ones, newest first."""

@@ -7,14 +7,18 @@ transaction (a read in one REPEATABLE READ snapshot).
 
 Each move is one statement on a pooled connection: concurrent commits of many
 channels share PostgreSQL's WAL flushes (its own group commit), so no grouping is done here. A storage
-call on a player's path takes at most ``PRESS_TIMEOUT``, everything included; a database that does not
-answer in time, or stays unreachable, is ``StorageUnavailable`` (the player is told to try again,
-nothing is lost). A connection the server cut is replaced and the call tried again where that is safe.
+call on a player's path takes at most ``PRESS_TIMEOUT``, everything included (a connection over its
+deadline is ended, not waited for). A call that sent nothing, or that the server refused, is
+``StorageUnavailable`` (nothing was done); a write sent without an answer in time is
+``StorageOutcomeUnknown`` (it may be stored: ``settle`` it, then look it up). A connection refused or
+cut is tried again with a backoff within the deadline where that is safe; an outage is logged once,
+with its duration, when it ends (``outage``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import time
@@ -24,10 +28,11 @@ from urllib.parse import urlsplit
 
 import asyncpg
 
-from . import GameRecord, MoveConflict, StorageError, StorageUnavailable, redact
+from . import GameRecord, MoveConflict, StorageError, StorageOutcomeUnknown, StorageUnavailable, redact
 from . import schema as schema_
 from .codec import encode_action
 from .events import EventQueries
+from .outage import Outage
 from .queries import PROBE, STORE_MOVE_IN_ONE, SQLStorage, Step, Unit, postgres_sql, scalar
 
 log = logging.getLogger(__name__)
@@ -36,6 +41,7 @@ PRESS_TIMEOUT = 2.0  # seconds a statement on a player's path may take: an answe
 LONG_TIMEOUT = 120.0  # maintenance (purges, resets, migrations)
 OPEN_WAIT = 30.0  # seconds to wait at start for a database server that is still starting
 POOL_SIZE = 10
+RETRY_PAUSE = 0.05  # seconds before a second try on a refused or cut connection, doubled each time
 _MIGRATION_LOCK = 0x50_79_72_61  # pg_advisory_xact_lock key: one process migrates at a time
 
 SCHEMA_VERSION = schema_.VERSION
@@ -72,6 +78,7 @@ class PostgresStorage(SQLStorage, EventQueries):
         self.where = redact(url)
         self.pool_size = pool_size
         self._pool: asyncpg.Pool | None = None
+        self.outage = Outage(self.where)
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -106,6 +113,7 @@ class PostgresStorage(SQLStorage, EventQueries):
             except (asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as error:
                 raise StorageError(f"cannot use the database {self.where}: {error}") from None
             await asyncio.sleep(0.3)
+        self.outage.watch_asyncpg()
         try:
             await self.migrate()
             # A write probe: a read-only database (a standby, missing rights) would otherwise fail only at
@@ -149,6 +157,7 @@ class PostgresStorage(SQLStorage, EventQueries):
 
     async def close(self) -> None:
         pool, self._pool = self._pool, None
+        self.outage.unwatch_asyncpg()
         if pool is not None:
             try:
                 await asyncio.wait_for(pool.close(), 10)
@@ -160,36 +169,90 @@ class PostgresStorage(SQLStorage, EventQueries):
 
     # ------------------------------------------------------------- plumbing
     async def _run(
-        self, work: Callable[[asyncpg.Connection], Awaitable[T]], *, timeout: float = PRESS_TIMEOUT, retry: bool = True
+        self,
+        work: Callable[[asyncpg.Connection], Awaitable[T]],
+        *,
+        timeout: float = PRESS_TIMEOUT,
+        retry: bool = True,
+        write: bool = False,
     ) -> T:
-        """Run ``work`` on a pooled connection, all of it (waiting for a connection, the statements, a
-        second try) within ``timeout`` seconds. A connection the server cut (a restart, a failover, an
-        administrator) is thrown away with its pool-mates and ``work`` runs once more on a fresh one, when
-        ``retry`` says that is safe (every write here is idempotent or guarded by a key, except the few
-        that pass False) or when nothing was sent yet. A database that stays gone, or is too slow, is
-        ``StorageUnavailable``: the player is told to try again, and nothing half-done is kept."""
+        """Run ``work`` on a pooled connection, all of it within ``timeout`` seconds: the wait for a
+        connection, the statements, tries again, and giving the connection back (one over its deadline is
+        ended, never waited for). A connection refused or cut is tried again with a backoff within the
+        deadline, when nothing was sent yet or when ``retry`` says the work may run twice (every write
+        here is idempotent or guarded by a key, except those that pass False). Then:
+
+        - nothing was sent (no connection in time, a refused one), or the server refused the work (a
+          deadlock, a cancel): ``StorageUnavailable``, nothing was done;
+        - a ``write`` was sent and no answer came (a stall, a cut): ``StorageOutcomeUnknown`` carrying
+          the server session it was sent on, to be settled (``settle``) and looked up."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        for attempt in (1, 2):
+        pause = RETRY_PAUSE
+        while True:
             try:
-                async with asyncio.timeout_at(deadline), self.pool.acquire() as connection:
-                    try:
-                        return await work(connection)
-                    except _SLOW:
-                        raise
-                    except _CUT:
-                        connection.terminate()  # not back into the pool
-                        raise
+                connection = await self.pool.acquire(timeout=max(deadline - loop.time(), 0.001))
             except _SLOW as error:  # (before _CUT: a TimeoutError is an OSError too)
+                self.outage.failed(type(error).__name__)
                 raise StorageUnavailable(f"the database {self.where} did not answer in time: {error!r}") from error
-            except _CUT as error:
-                unsent = isinstance(error, asyncpg.InternalClientError)
-                await self.pool.expire_connections()  # a restart or failover cut them all: new ones for all
-                if attempt == 1 and (retry or unsent):
-                    log.warning("a database connection was cut (%s); trying again on a new one", type(error).__name__)
+            except _CUT as error:  # refused or reset while connecting: nothing was sent
+                self.outage.failed(type(error).__name__)
+                if loop.time() + pause < deadline:
+                    await asyncio.sleep(pause)
+                    pause *= 2
                     continue
                 raise StorageUnavailable(f"the database {self.where} is unreachable: {type(error).__name__}") from error
-        raise AssertionError("unreachable")
+            session = connection.get_server_pid()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    result = await work(connection)
+            except TimeoutError as error:
+                _end(connection)  # its cancel is not waited for: the deadline is the deadline
+                self.outage.failed("no answer in time")
+                if write:
+                    raise StorageOutcomeUnknown(
+                        f"the database {self.where} did not answer a write in time", session
+                    ) from error
+                raise StorageUnavailable(f"the database {self.where} did not answer in time") from error
+            except _SLOW as error:  # the server refused it: rolled back
+                raise StorageUnavailable(f"the database {self.where} refused the work: {error!r}") from error
+            except _CUT as error:
+                _end(connection)
+                self.outage.failed(type(error).__name__)
+                unsent = isinstance(error, asyncpg.InternalClientError)
+                await self.pool.expire_connections()  # a restart or failover cut them all: new ones for all
+                if (retry or unsent or not write) and loop.time() + pause < deadline:
+                    await asyncio.sleep(pause)
+                    pause *= 2
+                    continue
+                if write and not unsent:
+                    raise StorageOutcomeUnknown(
+                        f"the database {self.where} cut a write: {type(error).__name__}", session, cut=True
+                    ) from error
+                raise StorageUnavailable(f"the database {self.where} is unreachable: {type(error).__name__}") from error
+            else:
+                self.outage.answered()
+                return result
+            finally:
+                await self.pool.release(connection)  # at once: the connection is idle, or ended above
+
+    async def settle(self, unknown: StorageOutcomeUnknown) -> None:
+        """Make sure the write of unknown outcome can no longer take effect: the server session it was sent
+        on is ended if it still runs (its transaction committed already, or never will), and waited for.
+        Raises ``StorageUnavailable`` while the database does not answer."""
+        if unknown.session is None:
+            return
+
+        async def work(connection: asyncpg.Connection) -> bool:
+            await connection.fetchval(
+                "SELECT pg_terminate_backend(pid, $2) FROM pg_stat_activity WHERE pid = $1",
+                unknown.session,
+                int(PRESS_TIMEOUT * 500),
+            )
+            return await connection.fetchval("SELECT 1 FROM pg_stat_activity WHERE pid = $1", unknown.session) is None
+
+        if not await self._run(work):
+            raise StorageUnavailable(f"the session of a write on {self.where} is still running")
 
     async def _read(self, unit: Unit, *, long: bool = False) -> Any:
         """One statement, or a program of several in one read-only snapshot (REPEATABLE READ)."""
@@ -211,7 +274,7 @@ class PostgresStorage(SQLStorage, EventQueries):
             async with connection.transaction():
                 return await _drive(connection, unit)
 
-        return await self._run(work, timeout=LONG_TIMEOUT if long else PRESS_TIMEOUT, retry=retry)
+        return await self._run(work, timeout=LONG_TIMEOUT if long else PRESS_TIMEOUT, retry=retry, write=True)
 
     async def append_action(
         self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None = None
@@ -232,7 +295,7 @@ class PostgresStorage(SQLStorage, EventQueries):
             record.started_at,
         )
         try:
-            stored = await self._write(step)
+            stored = await self._write(step, retry=False)  # a second try would find it stored: unknown instead
         except asyncpg.IntegrityConstraintViolationError as error:  # the game is gone
             raise MoveConflict(f"game {game_id}: move {seq} cannot be stored: {error}") from error
         if stored is None:
@@ -274,6 +337,13 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
     """A connection goes back to the pool as it is. asyncpg's default reset costs a round trip per use
     (RESET ALL, UNLISTEN, CLOSE ALL, advisory unlock); nothing here changes session state (the locks are
     transaction-scoped), and asyncpg still ends an open transaction itself."""
+
+
+def _end(connection: asyncpg.Connection) -> None:
+    """End a connection at once (no graceful close, no waiting for a cancel to be acknowledged)."""
+    # (InterfaceError: the pool took it back already, having seen it closed; nothing is left to end.)
+    with contextlib.suppress(asyncpg.InterfaceError):
+        connection.terminate()
 
 
 def _changed(status: str) -> int:

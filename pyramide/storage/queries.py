@@ -1,7 +1,7 @@
 """Every query of Pyramide's storage, written once (``?`` placeholders, SQL that SQLite and PostgreSQL
 both read), and every storage call as one unit of work over them.
 
-A unit is either one ``Step`` (a statement, its arguments and what to return) or a program: a generator
+A unit (``units``) is either one ``Step`` (a statement, its arguments and what to return) or a program: a generator
 that yields steps and receives their results, so that a unit of several statements (a game and its daily
 attempt, a finished game and its race) is written once and run by either backend in one transaction:
 SQLite drives it synchronously in its writer's thread (no other coroutine's statement can come between
@@ -11,88 +11,34 @@ interface on top; a backend only says how to run a read and a write (``_read``, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from . import (
     BROKEN,
     FINISHED,
     WON,
     DailyAttempt,
-    DailyRow,
     DailyTaken,
-    EventOver,
-    EventTaken,
     GameRecord,
     GuildSettings,
-    LeaderRow,
     RaceRecord,
     RaceStats,
-    ResultRow,
+    StorageOutcomeUnknown,
+    achievements,
+    events,
 )
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
+from .standings import StandingsQueries
+from .units import Program, Step, Unit, changed, many, postgres_sql, row, rows, scalar
 
-T = TypeVar("T")
-Mode = Literal["all", "one", "value", "changed", "many"]
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One statement: ``all`` rows, ``one`` row (or None), the first ``value`` of the first row (or None),
-    the number of rows ``changed``, or ``many`` (the statement run once per tuple of ``args``)."""
-
-    sql: str
-    args: Sequence[Any]
-    mode: Mode
-
-
-Program = Generator[Step, Any, T]
-Unit = Step | Callable[[], Program[Any]]
-
-
-def rows(sql: str, *args: Any) -> Step:
-    return Step(sql, args, "all")
-
-
-def row(sql: str, *args: Any) -> Step:
-    return Step(sql, args, "one")
-
-
-def scalar(sql: str, *args: Any) -> Step:
-    return Step(sql, args, "value")
-
-
-def changed(sql: str, *args: Any) -> Step:
-    return Step(sql, args, "changed")
-
-
-def many(sql: str, args: Sequence[Sequence[Any]]) -> Step:
-    return Step(sql, args, "many")
-
-
-def postgres_sql(sql: str) -> str:
-    """The statement with PostgreSQL's numbered placeholders (no statement here holds a literal ``?``)."""
-    parts = sql.split("?")
-    return parts[0] + "".join(f"${number}{part}" for number, part in enumerate(parts[1:], start=1))
-
+# What the backends take from here besides the class.
+__all__ = ["PROBE", "STORE_MOVE_IN_ONE", "Program", "SQLStorage", "Step", "Unit", "postgres_sql", "scalar"]
 
 # ------------------------------------------------------------------------------------------ games
 INSERT_GAME = (
     "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, daily, counted, created_at,"
     " started_at, locale, event_id, event_deal) VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?, ?, ?, ?, ?) RETURNING id"
-)
-# An event's deal is opened, and its result counted, only while the event runs. Both lock the event's row
-# first (an UPDATE), as its end does: under READ COMMITTED an entry is then opened or closed either wholly
-# before the end (and in its standings) or not at all.
-TOUCH_RUNNING_EVENT = "UPDATE events SET version = version + 1 WHERE id = ? AND ended_at IS NULL AND ends_at > ?"
-OPEN_ENTRY = (
-    "INSERT INTO event_entries (event_id, position, player_id, game_id, opened_at) VALUES (?, ?, ?, ?, ?)"
-    " ON CONFLICT DO NOTHING"
-)
-CLOSE_ENTRY = (
-    "UPDATE event_entries SET status = ?, removed = ?, score = ?, seconds = ?, hints = ?, finished_at = ?"
-    " WHERE game_id = ? AND status IS NULL"
 )
 OPEN_ATTEMPT = (
     "INSERT INTO daily_attempts (day, player_id, guild_id, channel_id, game_id, opened_at)"
@@ -116,6 +62,7 @@ STORE_MOVE_IN_ONE = (
     " RETURNING id"
 )
 LAST_ACTION_AT = "SELECT MAX(at) FROM actions WHERE game_id = ?"
+MOVE_AT = "SELECT action, request FROM actions WHERE game_id = ? AND seq = ?"
 SET_MESSAGE = "UPDATE games SET message_id = ? WHERE id = ?"
 ADD_HINT = (
     "UPDATE games SET hints = hints + 1, hint_request = ? WHERE id = ?"
@@ -131,6 +78,13 @@ CLOSE_ATTEMPT = (
     " finished_at = ? WHERE game_id = ? AND status IS NULL"
 )
 GAME_COUNTED = "SELECT counted FROM games WHERE id = ?"
+# The race row of a game, locked (an update that changes nothing): whoever closes a game of a race takes
+# it before deciding anything about the race, so that on PostgreSQL (READ COMMITTED) the second of two
+# games closed at once waits for the first one's commit, and its checks (fresh snapshots, statements
+# after this one) see it. SQLite serialises writers anyway. (SQLite has no SELECT ... FOR UPDATE.)
+LOCK_RACE_OF_GAME = (
+    "UPDATE races SET finished_at = finished_at WHERE id = (SELECT race_id FROM race_players WHERE game_id = ?)"
+)
 # The first clear of a race's game wins it, in the transaction that closes the game.
 WIN_RACE_OF_GAME = (
     "UPDATE races SET winner_id = ?, finished_at = ? WHERE winner_id IS NULL"
@@ -157,54 +111,9 @@ SAVE_SETTINGS = (
 )
 
 # ------------------------------------------------------------------------------------- statistics
-RESULTS = (
-    "SELECT status, score, moves, seconds, finished_at, daily, counted, hints FROM games"
-    " WHERE guild_id = ? AND owner_id = ? AND status != 'playing' ORDER BY finished_at, id"
-)
-_STANDINGS = (
-    "SELECT owner_id, COUNT(*) AS played, COUNT(*) FILTER (WHERE status = 'won') AS wins,"
-    " MIN(seconds) FILTER (WHERE status = 'won') AS best, MIN(moves) FILTER (WHERE status = 'won') AS fewest,"
-    " SUM(hints) AS hints FROM games WHERE guild_id = ? AND status != 'playing' AND finished_at >= ?"
-    " AND (CAST(? AS TEXT) IS NULL OR rules = ?) GROUP BY owner_id"
-)
-_ORDER = "wins DESC, best IS NULL, best, fewest IS NULL, fewest, owner_id"
-LEADERBOARD = (
-    f"SELECT s.owner_id, played, wins, best, fewest, hints, p.name FROM ({_STANDINGS}) AS s"
-    f" LEFT JOIN players AS p ON p.player_id = s.owner_id ORDER BY {_ORDER} LIMIT ? OFFSET ?"
-)
-LEADERBOARD_SIZE = (
-    "SELECT COUNT(DISTINCT owner_id) FROM games WHERE guild_id = ? AND status != 'playing' AND finished_at >= ?"
-    " AND (CAST(? AS TEXT) IS NULL OR rules = ?)"
-)
-LEADERBOARD_RANK = (
-    f"SELECT place FROM (SELECT owner_id, ROW_NUMBER() OVER (ORDER BY {_ORDER}) AS place"
-    f" FROM ({_STANDINGS}) AS s) AS ranked WHERE owner_id = ?"
-)
 REMEMBER_NAME = (
     "INSERT INTO players (player_id, name) VALUES (?, ?)"
     " ON CONFLICT (player_id) DO UPDATE SET name = excluded.name WHERE players.name != excluded.name"
-)
-# Wins without hints, then wins with the fewest hints, then the others; each by time, then moves.
-_DAILY_ORDER = (
-    "status = 'won' DESC, CASE WHEN status = 'won' THEN hints END NULLS FIRST, seconds IS NULL, seconds, moves,"
-    " finished_at NULLS FIRST, player_id"
-)
-DAILY_ROWS = (
-    "SELECT player_id, status, seconds, moves, hints FROM daily_attempts"
-    f" WHERE day = ? AND guild_id = ? AND status IS NOT NULL ORDER BY {_DAILY_ORDER}"
-)
-DAILY_TOTALS = (
-    "SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'won') FROM daily_attempts WHERE day = ? AND status IS NOT NULL"
-)
-# A player's place among everyone who finished the day's daily, anywhere (the order of DAILY_ROWS).
-DAILY_RANK = (
-    f"SELECT place FROM (SELECT player_id, ROW_NUMBER() OVER (ORDER BY {_DAILY_ORDER}) AS place"
-    " FROM daily_attempts WHERE day = ? AND status IS NOT NULL) AS ranked WHERE player_id = ?"
-)
-DAILY_DAYS = "SELECT day FROM daily_attempts WHERE player_id = ? AND status IS NOT NULL ORDER BY day"
-DAILY_MONTH = (
-    "SELECT day, player_id, guild_id, channel_id, game_id, opened_at, status, seconds, moves, hints, removed,"
-    " picture FROM daily_attempts WHERE player_id = ? AND day >= ? AND day <= ? ORDER BY day"
 )
 RESET_GUILD = "DELETE FROM games WHERE guild_id = ? AND status != 'playing'"
 RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND owner_id = ?"
@@ -213,17 +122,25 @@ RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND
 GUILD_LEFT = "INSERT INTO departures (guild_id, left_at) VALUES (?, ?) ON CONFLICT (guild_id) DO NOTHING"
 GUILD_JOINED = "DELETE FROM departures WHERE guild_id = ?"
 DEPARTED = "SELECT guild_id FROM departures WHERE left_at < ?"
-_GUILD_TABLES = ("games", "settings", "daily_attempts", "departures", "races", "events")
+# A departed server's purge first takes (deletes) its departure, and goes on only if that was still
+# there and old enough: a server the bot rejoined meanwhile (its departure deleted, committed) keeps
+# its data, even the games dealt since (on PostgreSQL the list read first may be a moment old).
+CLAIM_DEPARTURE = "DELETE FROM departures WHERE guild_id = ? AND left_at < ?"
+_GUILD_TABLES = ("games", "settings", "daily_attempts", "races", "events")
 PURGES = tuple(f"DELETE FROM {table} WHERE guild_id = ?" for table in _GUILD_TABLES)
 PLAYING_CHANNELS_OF = "SELECT channel_id FROM games WHERE owner_id = ? AND status = 'playing'"
+RACES_OF_PLAYER = "SELECT race_id FROM race_players WHERE player_id = ?"
+LOCK_RACE = "UPDATE races SET finished_at = finished_at WHERE id = ?"
+# A race whose last game in play went with a forgotten player is over then, when its other games ended.
+CLOSE_EMPTIED_RACE = (
+    "UPDATE races SET finished_at = COALESCE((SELECT MAX(g.finished_at) FROM race_players AS p"
+    " JOIN games AS g ON g.id = p.game_id WHERE p.race_id = races.id), created_at)"
+    " WHERE id = ? AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM race_players AS p"
+    " JOIN games AS g ON g.id = p.game_id WHERE p.race_id = races.id AND g.status = 'playing')"
+)
 DELETE_PLAYER_GAMES = "DELETE FROM games WHERE owner_id = ?"
 DELETE_PLAYER_NAME = "DELETE FROM players WHERE player_id = ?"
 ANONYMISE_ATTEMPTS = "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?"
-# The player's entries go with their games (a foreign key); their running events' standings change.
-EVENTS_OF_PLAYER_CHANGED = (
-    "UPDATE events SET version = version + 1 WHERE ended_at IS NULL"
-    " AND id IN (SELECT event_id FROM event_entries WHERE player_id = ?)"
-)
 META = "SELECT value FROM meta WHERE key = ?"
 SET_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 KEEP_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"
@@ -267,12 +184,7 @@ def create_game(record: GameRecord) -> Program[int]:
         record.event_id,
         record.event_deal,
     )
-    if record.event_id is not None:  # the player's one attempt at this deal of the event: a key
-        if not (yield changed(TOUCH_RUNNING_EVENT, record.event_id, record.created_at)):
-            raise EventOver()
-        entry = (record.event_id, record.event_deal, record.owner_id, game_id, record.created_at)
-        if not (yield changed(OPEN_ENTRY, *entry)):
-            raise EventTaken()
+    yield from events.open_entry(record, int(game_id))  # an event's deal: the player's one attempt (a key)
     if record.daily is not None and record.counted:
         opened = yield changed(
             OPEN_ATTEMPT, record.daily, record.owner_id, record.guild_id, record.channel_id, game_id, record.created_at
@@ -338,44 +250,46 @@ def finish_game(record: GameRecord) -> Program[bool]:
             record.finished_at,
             record.id,
         )
-    finished_at = record.finished_at or 0.0  # counted only if finished before the deadline
-    if record.event_id is not None and (yield changed(TOUCH_RUNNING_EVENT, record.event_id, finished_at)):
-        yield changed(
-            CLOSE_ENTRY,
-            record.status,
-            record.removed,
-            record.score,
-            record.seconds,
-            record.hints,
-            record.finished_at,
-            record.id,
-        )
+    yield from events.close_entry(record)  # an event's deal (after the game's row: game, event, then race)
+    if closed:
+        yield changed(LOCK_RACE_OF_GAME, record.id)  # (after the game's row: always game, then race)
     if closed and record.status == WON:
         yield changed(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
     elif closed:
         yield changed(CLOSE_RACE_OF_GAME, record.finished_at, record.id)
-    return bool((yield scalar(GAME_COUNTED, record.id)))
+    counted = bool((yield scalar(GAME_COUNTED, record.id)))
+    if closed:  # the player's achievements, in this transaction (a retry finds the game closed: none twice)
+        record.unlocked = yield from achievements.credit_finished(record, counted)
+    return counted
 
 
 def discard_game(game_id: int) -> Program[None]:
+    yield changed(DISCARD_GAME, game_id)  # (the game's row first, as finish_game takes it)
     yield changed(DISCARD_ATTEMPT, game_id)
-    yield changed(DISCARD_GAME, game_id)
 
 
 def purge_departed(before: float) -> Program[list[int]]:
-    guilds = [int(r[0]) for r in (yield rows(DEPARTED, before))]
-    for guild_id in guilds:
+    purged = []
+    for guild_id in [int(r[0]) for r in (yield rows(DEPARTED, before))]:
+        if not (yield changed(CLAIM_DEPARTURE, guild_id, before)):
+            continue  # rejoined meanwhile
         for statement in PURGES:
             yield changed(statement, guild_id)
-    return guilds
+        purged.append(guild_id)
+    return purged
 
 
 def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
     channels = [int(r[0]) for r in (yield rows(PLAYING_CHANNELS_OF, player_id))]
-    yield changed(EVENTS_OF_PLAYER_CHANGED, player_id)  # their announcements are redrawn without them
+    races = [int(r[0]) for r in (yield rows(RACES_OF_PLAYER, player_id))]
+    yield changed(events.EVENTS_OF_PLAYER_CHANGED, player_id)  # their announcements are redrawn without them
     deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
+    for race_id in races:  # (games, then their race: the order finish_game takes them in)
+        yield changed(LOCK_RACE, race_id)
+        yield changed(CLOSE_EMPTIED_RACE, race_id)
     yield changed(DELETE_PLAYER_NAME, player_id)
     yield changed(ANONYMISE_ATTEMPTS, player_id)
+    yield from achievements.forget(player_id)
     return int(deleted), channels
 
 
@@ -415,16 +329,13 @@ def race_of_game(game_id: int) -> Program[RaceRecord | None]:
     return (yield from race(int(race_id)))
 
 
-def _standing(guild_id: int, since: float | None, rules: str | None) -> tuple[Any, ...]:
-    return (guild_id, since if since is not None else float("-inf"), rules, rules)
-
-
-class SQLStorage:
-    """The ``Storage`` interface over the queries above. A backend runs units: ``_read`` (one consistent
-    snapshot, never older than the last acknowledged write) and ``_write`` (one transaction: all of the
-    unit or, on any error, none of it, and nothing of any other unit). ``long`` marks maintenance that
-    may take longer than a press may wait; ``retry`` whether a unit may run again after a cut connection
-    (every write here is idempotent or guarded by a key, except those that pass False)."""
+class SQLStorage(StandingsQueries, achievements.AchievementStorage):
+    """The ``Storage`` interface over the queries above and the standings' (``standings``). A backend
+    runs units: ``_read`` (one consistent snapshot, never older than the last acknowledged write) and
+    ``_write`` (one transaction: all of the unit or, on any error, none of it, and nothing of any other
+    unit). ``long`` marks maintenance that may take longer than a press may wait; ``retry`` whether a
+    unit may run again after a cut connection (every write here is idempotent or guarded by a key,
+    except those that pass False)."""
 
     async def _read(self, unit: Unit, *, long: bool = False) -> Any:
         raise NotImplementedError
@@ -444,10 +355,12 @@ class SQLStorage:
         return record
 
     async def live_game(self, channel_id: int) -> GameRecord | None:
-        return await self._read(lambda: load_game(LOAD_LIVE, channel_id))
+        found: GameRecord | None = await self._read(lambda: load_game(LOAD_LIVE, channel_id))
+        return found
 
     async def game(self, game_id: int) -> GameRecord | None:
-        return await self._read(lambda: load_game(LOAD_GAME, game_id))
+        found: GameRecord | None = await self._read(lambda: load_game(LOAD_GAME, game_id))
+        return found
 
     async def append_action(
         self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None = None
@@ -456,6 +369,16 @@ class SQLStorage:
         place (game, seq) or its interaction is stored already, another process was first: nothing is
         written and ``MoveConflict`` is raised."""
         await self._write(lambda: store_move(game_id, seq, action, at, record, request))
+
+    async def settle(self, unknown: StorageOutcomeUnknown) -> None:
+        """Make sure a write of unknown outcome can no longer take effect (SQLite never leaves one: its
+        writes run in this process, committed or rolled back before they return)."""
+
+    async def move_at(self, game_id: int, seq: int) -> tuple[str, int | None] | None:
+        """The move stored at a place of a game in play (its action, encoded, and its interaction), if any:
+        how a move whose write had an unknown outcome is looked up once the write is settled."""
+        found = await self._read(row(MOVE_AT, game_id, seq))
+        return (str(found[0]), int(found[1]) if found[1] is not None else None) if found else None
 
     async def last_action_at(self, game_id: int) -> float | None:
         """When the game's last action was stored (``None``: no action yet)."""
@@ -506,51 +429,9 @@ class SQLStorage:
             )
         )
 
-    # ----------------------------------------------------------------------------- statistics
-    async def results(self, guild_id: int, player_id: int) -> list[ResultRow]:
-        found = await self._read(rows(RESULTS, guild_id, player_id))
-        return [ResultRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7]) for r in found]
-
-    async def leaderboard(
-        self, guild_id: int, since: float | None, limit: int, offset: int, rules: str | None = None
-    ) -> list[LeaderRow]:
-        """A page of a server's players by wins, best time, fewest moves (``rules``: one rule set only)."""
-        found = await self._read(rows(LEADERBOARD, *_standing(guild_id, since, rules), limit, offset))
-        return [LeaderRow(r[0], r[1], r[2] or 0, r[3], r[4], int(r[5] or 0), r[6]) for r in found]
-
-    async def leaderboard_size(self, guild_id: int, since: float | None, rules: str | None = None) -> int:
-        return int(await self._read(scalar(LEADERBOARD_SIZE, *_standing(guild_id, since, rules))) or 0)
-
-    async def leaderboard_rank(
-        self, guild_id: int, since: float | None, player_id: int, rules: str | None = None
-    ) -> int | None:
-        """A player's place on that leaderboard (1 is first), or ``None`` when they are not on it."""
-        place = await self._read(scalar(LEADERBOARD_RANK, *_standing(guild_id, since, rules), player_id))
-        return int(place) if place is not None else None
-
     async def remember_name(self, player_id: int, name: str) -> None:
         """The name a player goes by (their display name), shown on leaderboards; kept up to date."""
         await self._write(changed(REMEMBER_NAME, player_id, name[:64]))
-
-    async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]:
-        """The day's finished counted attempts of a server, best first."""
-        return [DailyRow(*r) for r in await self._read(rows(DAILY_ROWS, day, guild_id))]
-
-    async def daily_totals(self, day: str) -> tuple[int, int]:
-        found = await self._read(row(DAILY_TOTALS, day))
-        return (int(found[0]), int(found[1] or 0)) if found else (0, 0)
-
-    async def daily_rank(self, day: str, player_id: int) -> int | None:
-        """The player's rank among everyone who finished the day's daily, in every place."""
-        found = await self._read(row(DAILY_RANK, day, player_id))
-        return int(found[0]) if found else None
-
-    async def daily_days(self, player_id: int) -> list[str]:
-        return [str(r[0]) for r in await self._read(rows(DAILY_DAYS, player_id))]
-
-    async def daily_month(self, player_id: int, first_day: str, last_day: str) -> list[DailyAttempt]:
-        """A player's daily attempts from ``first_day`` to ``last_day`` (both included), by day."""
-        return [_attempt(found) for found in await self._read(rows(DAILY_MONTH, player_id, first_day, last_day))]
 
     async def daily_attempt(self, day: str, player_id: int) -> DailyAttempt | None:
         found = await self._read(row(ATTEMPT, day, player_id))
@@ -601,10 +482,12 @@ class SQLStorage:
         await self._write(changed(SET_RACE_MESSAGE, message_id, race_id))
 
     async def race_of_game(self, game_id: int) -> RaceRecord | None:
-        return await self._read(lambda: race_of_game(game_id))
+        found: RaceRecord | None = await self._read(lambda: race_of_game(game_id))
+        return found
 
     async def race(self, race_id: int) -> RaceRecord | None:
-        return await self._read(lambda: race(race_id))
+        found: RaceRecord | None = await self._read(lambda: race(race_id))
+        return found
 
     async def close_race(self, race_id: int, at: float) -> None:
         """Every player finished and nobody cleared the pyramid."""

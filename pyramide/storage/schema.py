@@ -16,6 +16,9 @@ from typing import Literal
 
 Dialect = Literal["sqlite", "postgresql"]
 
+# The step that brought the achievements (one constant, to renumber at a merge).
+ACHIEVEMENTS_VERSION = 14
+
 # Kinds of column. ``serial``: the table's own numbered key. ``snowflake``: a Discord id or another
 # table's key (64 bits). ``bool``: 0/1 in SQLite, BOOLEAN in PostgreSQL.
 SERIAL, SNOWFLAKE, INT, REAL, TEXT, BOOL, BYTES = "serial", "snowflake", "int", "real", "text", "bool", "bytes"
@@ -215,6 +218,29 @@ TABLES: tuple[Table, ...] = (
         since=9,
     ),
     Table(
+        "achievements",  # a player's, across servers: forget-me deletes them, a server's reset does not
+        (
+            Column("player_id", SNOWFLAKE, required=True),
+            Column("key", TEXT, required=True),
+            Column("unlocked_at", REAL, required=True),
+            Column("game_id", SNOWFLAKE),  # the game that unlocked it (no foreign key: a reset keeps it)
+        ),
+        key=("player_id", "key"),
+        since=ACHIEVEMENTS_VERSION,
+        without_rowid=True,
+    ),
+    Table(
+        "achievement_progress",  # a player's fold over their finished games (pyramide.achievements)
+        (
+            Column("player_id", SNOWFLAKE),
+            Column("credited_to", SNOWFLAKE, required=True, default=0),  # the history credited up to this game
+            Column("complete", BOOL, required=True, default=False),  # the whole history is credited
+            Column("state", TEXT, required=True, default=""),
+        ),
+        key=("player_id",),
+        since=ACHIEVEMENTS_VERSION,
+    ),
+    Table(
         "events",  # a server's own competition: several deals, one counted attempt at each, standings
         (
             Column("id", SERIAL),
@@ -290,6 +316,9 @@ INDEXES: tuple[Index, ...] = (
     Index("races_by_guild", "races", "guild_id", since=9),
     Index("actions_once_per_request", "actions", "request", "request IS NOT NULL", unique=True, since=10),
     Index("daily_attempts_by_player", "daily_attempts", "player_id, day", since=12),  # a player's month, streaks
+    Index("achievements_by_key", "achievements", "key, player_id", since=ACHIEVEMENTS_VERSION),  # rarity
+    # A player's finished games in order, read in chunks when their history is credited.
+    Index("games_finished_by_owner", "games", "owner_id, id", "status != 'playing'", since=ACHIEVEMENTS_VERSION),
     # At most three running events a server: a slot each, unique among the running (a constraint, not a count
     # read under READ COMMITTED).
     Index("events_running_slot", "events", "guild_id, slot", "ended_at IS NULL", unique=True, since=EVENTS_VERSION),

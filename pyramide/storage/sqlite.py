@@ -1,27 +1,28 @@
-"""SQLite storage through aiosqlite: WAL journal, schema migrated with PRAGMA user_version.
+"""SQLite storage: WAL journal, schema migrated with PRAGMA user_version.
 
-Two connections: writes go through one, reads through the other, so in WAL mode a read never queues
-behind a write that waits for a lock. Every unit of work (``queries``) runs whole in its connection's
-thread, in one hop: a read in one snapshot, taken after every write acknowledged before it; a write in
-a transaction that holds nothing of any other write. The writes waiting at one moment share one
-transaction and one commit (group commit), each under a savepoint of its own, so that one failing is
-rolled back alone. A write that finds the database locked (another process) waits at most ``BUSY_MS``
-per try, ``WRITE_TRIES`` times, then gives up with ``StorageUnavailable``: well inside Discord's time
-for an answer. A finished game's actions are packed into one small value (``games.log``) and its rows
-in ``actions`` deleted.
+Two plain ``sqlite3`` connections, each used only by a thread of its own that the storage owns (an
+executor of one thread): writes go through one, reads through the other, so in WAL mode a read never
+queues behind a write that waits for a lock. Every unit of work (``queries``) runs whole in its
+connection's thread, as one function, in one hop: a read in one snapshot, taken after every write
+acknowledged before it; a write in a transaction that holds nothing of any other write. The writes
+waiting at one moment share one transaction and one commit (group commit), each under a savepoint of
+its own, so that one failing is rolled back alone. A write that finds the database locked (another
+process) waits at most ``BUSY_MS`` per try, ``WRITE_TRIES`` times, then gives up with
+``StorageUnavailable``: well inside Discord's time for an answer. A finished game's actions are packed
+into one small value (``games.log``) and its rows in ``actions`` deleted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
-
-import aiosqlite
 
 from . import GameRecord, MoveConflict, StorageError, StorageUnavailable
 from . import schema as schema_
@@ -133,6 +134,14 @@ def _commit_units(connection: sqlite3.Connection, units: list[Unit]) -> list[tup
     return outcomes
 
 
+def _execute(connection: sqlite3.Connection, sql: str) -> None:
+    connection.execute(sql).close()
+
+
+def _script(connection: sqlite3.Connection, sql: str) -> None:
+    connection.executescript(sql).close()
+
+
 def _user_version(connection: sqlite3.Connection) -> int:
     return int(connection.execute("PRAGMA user_version").fetchone()[0])
 
@@ -169,6 +178,70 @@ def _migrate(connection: sqlite3.Connection, path: str, file: Path | None, targe
     return found
 
 
+def _connect(path: str, read_only: bool) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, uri=path.startswith("file:"), timeout=BUSY_MS / 1000)
+    try:
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        connection.execute("PRAGMA foreign_keys = ON")
+        if read_only:
+            connection.execute("PRAGMA query_only = ON")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+class _Connection:
+    """A ``sqlite3`` connection and the one thread that makes it, uses it and closes it (sqlite3 objects
+    stay in the thread that made them). ``run`` hands a function to that thread: whatever it does on the
+    connection happens in one hop, with no other coroutine's statement in between, because nothing else
+    runs there meanwhile. Work is run in the order it was handed over."""
+
+    def __init__(self, name: str) -> None:
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"pyramide-sqlite-{name}")
+        self._connection: sqlite3.Connection | None = None
+
+    async def open(self, path: str, *, read_only: bool = False) -> None:
+        self._connection = await self._in_thread(_connect, path, read_only)
+
+    async def run(self, work: Callable[..., T], *args: Any) -> T:
+        if self._connection is None:
+            raise RuntimeError("storage is not open")
+        return await self._in_thread(work, self._connection, *args)
+
+    async def _in_thread(self, work: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, functools.partial(work, *args))
+
+    async def close(self) -> None:
+        """Close the connection in its thread, then let the thread end."""
+        connection, self._connection = self._connection, None
+        try:
+            if connection is not None:
+                await self._in_thread(connection.close)
+        finally:
+            self._thread.shutdown(wait=False)
+
+
+def _check(connection: sqlite3.Connection) -> str:
+    """Check a freshly opened database and set its journal: returns the journal mode it runs in."""
+    problems = [str(r[0]) for r in connection.execute("PRAGMA quick_check").fetchall()]
+    if problems != ["ok"]:
+        raise StorageError(f"is damaged (integrity check: {problems[0][:200]})")
+    if int(connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]) == 0:
+        connection.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only possible before any table
+    mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
+    return str(mode[0]).lower() if mode else ""
+
+
+def _probe(connection: sqlite3.Connection) -> None:
+    """A write probe: a read-only file would otherwise fail only at the first move."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        connection.execute(PROBE)
+    finally:
+        connection.rollback()
+
+
 class SQLiteStorage(SQLStorage, EventQueries):
     """The default storage: one SQLite file (``":memory:"`` works for experiments)."""
 
@@ -176,26 +249,20 @@ class SQLiteStorage(SQLStorage, EventQueries):
         """``path``: a file, ``":memory:"``, or a ``file:`` URI (``file:pyramide.db?mode=ro``)."""
         self.path = str(path)
         self.synchronous = synchronous
-        self._db: aiosqlite.Connection | None = None
-        self._reader: aiosqlite.Connection | None = None
+        self._db: _Connection | None = None
+        self._reader: _Connection | None = None
         self._grouped: list[tuple[Unit, asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
 
     @property
-    def db(self) -> aiosqlite.Connection:
+    def db(self) -> _Connection:
         if self._db is None:
             raise RuntimeError("storage is not open")
         return self._db
 
     @property
-    def reader(self) -> aiosqlite.Connection:
+    def reader(self) -> _Connection:
         return self._reader or self.db
-
-    async def _connect(self) -> aiosqlite.Connection:
-        db = await aiosqlite.connect(self.path, uri=self.path.startswith("file:"), timeout=BUSY_MS / 1000)
-        await db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-        await db.execute("PRAGMA foreign_keys = ON")
-        return db
 
     async def open(self) -> None:
         """Open, check and migrate the database. Raises ``StorageError`` naming the problem and the
@@ -225,24 +292,18 @@ class SQLiteStorage(SQLStorage, EventQueries):
     async def _open(self) -> None:
         where = self.path
         try:
-            self._db = await self._connect()
-            async with self.db.execute("PRAGMA quick_check") as cursor:
-                problems = [str(r[0]) for r in await cursor.fetchall()]
-            if problems != ["ok"]:
-                raise StorageError(f"the database {where} is damaged (integrity check: {problems[0][:200]})")
-            if await self._fresh():
-                await self.db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only possible before any table
-            async with self.db.execute("PRAGMA journal_mode = WAL") as cursor:
-                mode = await cursor.fetchone()
-            await self.db.execute(f"PRAGMA synchronous = {self.synchronous}")
+            self._db = _Connection("writer")
+            await self._db.open(self.path)
+            try:
+                mode = await self._db.run(_check)
+            except StorageError as error:
+                raise StorageError(f"the database {where} {error}") from None
+            await self._db.run(_execute, f"PRAGMA synchronous = {self.synchronous}")
             await self.migrate()
-            # A write probe: a read-only file would otherwise fail only at the first move.
-            await self.db.execute("BEGIN IMMEDIATE")
-            await self.db.execute(PROBE)
-            await self.db.rollback()
-            if self.path != ":memory:" and mode and str(mode[0]).lower() == "wal":
-                self._reader = await self._connect()
-                await self._reader.execute("PRAGMA query_only = ON")
+            await self._db.run(_probe)
+            if self.path != ":memory:" and mode == "wal":
+                self._reader = _Connection("reader")
+                await self._reader.open(self.path, read_only=True)
         except StorageError:
             raise
         except sqlite3.OperationalError as error:
@@ -259,14 +320,9 @@ class SQLiteStorage(SQLStorage, EventQueries):
                 raise StorageError(f"the database {where} is damaged ({error}): restore a backup") from None
             raise StorageError(f"{where} is not a SQLite database this bot can use ({error})") from None
 
-    async def _fresh(self) -> bool:
-        async with self.db.execute("SELECT COUNT(*) FROM sqlite_master") as cursor:
-            row = await cursor.fetchone()
-        return row is not None and int(row[0]) == 0
-
     async def migrate(self, target: int = SCHEMA_VERSION) -> int:
         """Bring the schema up to ``target``; returns the version found before."""
-        return await self._in_thread(self.db, _migrate, self.path, self._file(), target)
+        return await self.db.run(_migrate, self.path, self._file(), target)
 
     def _file(self) -> Path | None:
         """The database's file, when it is a plain file (not memory, not a read-only URI)."""
@@ -277,31 +333,17 @@ class SQLiteStorage(SQLStorage, EventQueries):
     async def close(self) -> None:
         if self._committer is not None:  # the writes already submitted are committed and answered first
             await asyncio.gather(self._committer, return_exceptions=True)
-        for name in ("_reader", "_db"):
-            connection = getattr(self, name)
-            setattr(self, name, None)
+        reader, db, self._reader, self._db = self._reader, self._db, None, None
+        for connection in (reader, db):
             if connection is not None:
-                try:
-                    await connection.close()
-                except Exception:
-                    connection.stop()
+                await connection.close()
 
     async def compact(self, pages: int = 256) -> None:
         """Give back up to ``pages`` free pages to the file system (incremental vacuum)."""
 
         # executescript steps the pragma to its end (a cursor would free one page per step); it runs in
         # the writer's thread between two groups, never inside one.
-        await self._retrying(lambda: self.db.executescript(f"PRAGMA incremental_vacuum({int(pages)});"))
-
-    @staticmethod
-    async def _in_thread(connection: aiosqlite.Connection, work: Callable[..., T], *args: Any) -> T:
-        """Run ``work`` with the sqlite3 connection in its aiosqlite thread, in one hop.
-
-        Every aiosqlite call is a round trip to its connection's thread, and another coroutine's call may
-        come between two of them; a unit run as one function there is whole, and costs one trip.
-        ``Connection._execute`` is how aiosqlite's own methods run there; it is not public API, so the
-        version is pinned by the lock files and every storage test goes through this path."""
-        return await connection._execute(work, connection._conn, *args)
+        await self._retrying(lambda: self.db.run(_script, f"PRAGMA incremental_vacuum({int(pages)});"))
 
     async def _retrying(self, work: Callable[[], Awaitable[T]]) -> T:
         """Run a write, tried again while another connection (another process) holds the lock."""
@@ -317,7 +359,7 @@ class SQLiteStorage(SQLStorage, EventQueries):
         raise AssertionError("unreachable")
 
     async def _read(self, unit: Unit, *, long: bool = False) -> Any:
-        return await self._in_thread(self.reader, _read, unit)
+        return await self.reader.run(_read, unit)
 
     async def _write(self, unit: Unit, *, long: bool = False, retry: bool = True) -> Any:
         """Run ``unit`` in a transaction shared with the other writes waiting at that moment, and return
@@ -335,7 +377,7 @@ class SQLiteStorage(SQLStorage, EventQueries):
             units = [unit for unit, _ in group]
 
             async def commit(units: list[Unit] = units) -> list[tuple[bool, Any]]:
-                return await self._in_thread(self.db, _commit_units, units)
+                return await self.db.run(_commit_units, units)
 
             try:
                 outcomes = await self._retrying(commit)

@@ -14,12 +14,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+REFERENCE_NOTE = "run tests/reference/regenerate.py and look at the images"
 sys.path.insert(0, str(ROOT))
 
 from cogs.emojis import emoji_images  # noqa: E402
 from cogs.pyramide.daily import month_picture  # noqa: E402
 from cogs.pyramide.podium import podium_picture, standings_picture  # noqa: E402
 from pyramide import render  # noqa: E402
+from pyramide.render.badges import render_badges  # noqa: E402
+from pyramide.render.card import render_card  # noqa: E402
+from tests.reference import profiles  # noqa: E402
 from tests.reference.events import EVENT, PICTURES, STANDINGS  # noqa: E402
 from tests.reference.months import MONTHS  # noqa: E402
 from tests.reference.positions import OPTIONS, POSITIONS  # noqa: E402
@@ -36,6 +40,14 @@ def main() -> None:
         path = Path(__file__).with_name(f"{name}.png")
         path.write_bytes(render.render_month(month_picture(month(), lang)[0]))
         print(f"wrote {path.relative_to(ROOT)}")
+    for lang in profiles.LANGUAGES:  # the player card and the achievements grid
+        for name, png in (
+            (f"card_{lang}", render_card(profiles.card(lang))),
+            (f"achievements_{lang}", render_badges(profiles.grid(lang)[0])),
+        ):
+            path = Path(__file__).with_name(f"{name}.png")
+            path.write_bytes(png)
+            print(f"wrote {path.relative_to(ROOT)}")
     for name, (kind, lang) in PICTURES.items():
         path = Path(__file__).with_name(f"{name}.png")
         path.write_bytes(event_png(kind, lang))

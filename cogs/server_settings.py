@@ -1,0 +1,31 @@
+"""The servers' settings as the cogs read them: from storage once, then kept (they change only through
+this bot, by ``save``). Outside servers a channel's own settings are kept under its id."""
+
+from __future__ import annotations
+
+from pyramide.storage import GuildSettings, Storage
+
+KEPT = 10_000  # servers whose settings are kept in memory; the oldest read goes first
+
+
+class ServerSettings:
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self._kept: dict[int, GuildSettings] = {}
+
+    async def get(self, guild_id: int) -> GuildSettings:
+        settings = self._kept.get(guild_id)
+        if settings is None:
+            settings = self._kept[guild_id] = await self.storage.settings(guild_id)
+            if len(self._kept) > KEPT:
+                self._kept.pop(next(iter(self._kept)))
+        return settings
+
+    def cached(self, guild_id: int) -> GuildSettings | None:
+        """The settings if they are in memory (no query: for a decision that cannot wait)."""
+        return self._kept.get(guild_id)
+
+    async def save(self, guild_id: int, settings: GuildSettings) -> None:
+        self._kept.pop(guild_id, None)
+        await self.storage.save_settings(guild_id, settings)
+        self._kept[guild_id] = settings
