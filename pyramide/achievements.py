@@ -8,7 +8,8 @@ predates the feature is one pass over it, in chunks (``pyramide.storage.achievem
 
 Some achievements are not predicates over games but are *awarded* by the unit that decides them (a
 perfect loss, once the solver's verdict on the deal is known; an event's podium, in the transaction that
-decides its standings): such entries have no predicate (the catalogue is a constant: whatever awards one is listed in it).
+decides its standings): such entries have no predicate (the catalogue is a constant: whatever awards one
+is listed in it).
 
 Decisions where the issue is silent (docs/achievements.md repeats them):
 - A time is "under 3 minutes" only when strictly below 180 s: exactly 3:00 is not.

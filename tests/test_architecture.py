@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
@@ -327,24 +328,24 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def declared_distributions(pyproject: Path) -> set[str]:
-    import tomllib
-
+def declared_distributions(pyproject: Path) -> list[str]:
     project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
-    return {_normal(re.match(r"[A-Za-z0-9._-]+", spec)[0]) for spec in project.get("dependencies", [])}
+    return [_normal(re.match(r"[A-Za-z0-9._-]+", spec)[0]) for spec in project.get("dependencies", [])]
 
 
-def undeclared(imports: set[str], declared: set[str]) -> list[str]:
+def undeclared(imports: set[str], declared: list[str]) -> list[str]:
     """The imported names no declared distribution provides (``importlib.metadata`` maps them)."""
     providers = packages_distributions()
-    return sorted(n for n in imports if not {_normal(d) for d in providers.get(n, [n])} & declared)
+    return sorted(n for n in imports if not {_normal(d) for d in providers.get(n, [n])} & set(declared))
 
 
 def test_every_third_party_import_of_the_bot_is_declared():
     imports = set().union(*(third_party_imports(p.read_text(encoding="utf-8")) for p in PRODUCT))
     assert {"discord", "PIL", "asyncpg"} <= imports  # the walk sees the imports
-    missing = undeclared(imports, declared_distributions(ROOT / "pyproject.toml"))
+    declared = declared_distributions(ROOT / "pyproject.toml")
+    missing = undeclared(imports, declared)
     assert not missing, f"imported but not in pyproject.toml's dependencies: {missing}"
+    assert len(declared) == len(set(declared)), f"a dependency declared twice: {sorted(declared)}"
 
 
 def test_the_declaration_check_finds_an_undeclared_import(tmp_path):
@@ -401,8 +402,6 @@ def test_ruff_with_the_projects_rules_refuses_an_untyped_function_and_an_unused_
 
 
 def test_import_linter_with_the_projects_contract_refuses_an_engine_that_imports_discord(tmp_path):
-    import tomllib
-
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
     alone = next(c for c in config["contracts"] if c["name"].startswith("The engine stands alone"))
     (tmp_path / "pyproject.toml").write_text(

@@ -1,7 +1,7 @@
 """SQLite storage: WAL journal, schema migrated with PRAGMA user_version.
 
-Two plain ``sqlite3`` connections, each used only by a thread of its own that the storage owns (an
-executor of one thread): writes go through one, reads through the other, so in WAL mode a read never
+Two plain ``sqlite3`` connections, each used only by a thread of its own that the storage owns (fed by
+a queue): writes go through one, reads through the other, so in WAL mode a read never
 queues behind a write that waits for a lock. Every unit of work (``queries``) runs whole in its
 connection's thread, as one function, in one hop: a read in one snapshot, taken after every write
 acknowledged before it; a write in a transaction that holds nothing of any other write. The writes
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import sqlite3
+import threading
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from queue import SimpleQueue
 from typing import Any, TypeVar
 
 from . import GameRecord, MoveConflict, StorageError, StorageUnavailable
@@ -195,11 +195,25 @@ class _Connection:
     """A ``sqlite3`` connection and the one thread that makes it, uses it and closes it (sqlite3 objects
     stay in the thread that made them). ``run`` hands a function to that thread: whatever it does on the
     connection happens in one hop, with no other coroutine's statement in between, because nothing else
-    runs there meanwhile. Work is run in the order it was handed over."""
+    runs there meanwhile. Work runs in the order it was handed over, and to its end even when the
+    coroutine that handed it over is cancelled meanwhile (a write's outcome is then unknown to it, never
+    half done). A plain queue and thread rather than an executor: a hop costs about half the CPU."""
 
     def __init__(self, name: str) -> None:
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix=f"pyramide-sqlite-{name}")
+        self._work: SimpleQueue[tuple[asyncio.Future[Any], Callable[..., Any], tuple[Any, ...]] | None] = SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name=f"pyramide-sqlite-{name}", daemon=True)
+        self._thread.start()
         self._connection: sqlite3.Connection | None = None
+
+    def _serve(self) -> None:
+        while (item := self._work.get()) is not None:
+            future, work, args = item
+            try:
+                result = work(*args)
+            except BaseException as error:  # handed back to the coroutine that awaits it
+                _hand_back(future, _fail, error)
+            else:
+                _hand_back(future, _succeed, result)
 
     async def open(self, path: str, *, read_only: bool = False) -> None:
         self._connection = await self._in_thread(_connect, path, read_only)
@@ -210,16 +224,35 @@ class _Connection:
         return await self._in_thread(work, self._connection, *args)
 
     async def _in_thread(self, work: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, functools.partial(work, *args))
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._work.put((future, work, args))
+        return await future
 
     async def close(self) -> None:
-        """Close the connection in its thread, then let the thread end."""
+        """Close the connection in its thread (after the work already handed over), then end the thread."""
         connection, self._connection = self._connection, None
         try:
             if connection is not None:
                 await self._in_thread(connection.close)
         finally:
-            self._thread.shutdown(wait=False)
+            self._work.put(None)
+
+
+def _hand_back(future: asyncio.Future[Any], deliver: Callable[[asyncio.Future[Any], Any], None], value: Any) -> None:
+    try:  # (not contextlib.suppress: this runs once a statement, and a plain try costs nothing)
+        future.get_loop().call_soon_threadsafe(deliver, future, value)
+    except RuntimeError:  # the event loop is closed: nobody waits for the answer any more
+        return
+
+
+def _succeed(future: asyncio.Future[Any], result: Any) -> None:
+    if not future.done():  # not cancelled meanwhile
+        future.set_result(result)
+
+
+def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
+    if not future.done():
+        future.set_exception(error)
 
 
 def _check(connection: sqlite3.Connection) -> str:
