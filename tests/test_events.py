@@ -202,6 +202,10 @@ async def test_the_deadline_ends_it_once_and_posts_the_podium(harness, fixed_dea
     sent = await harness.command("stats", user=OWNER)
     fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
     assert fields["Events"] == "1 played · 1 podiums · 1 won"
+    # The achievements of the final standings, unlocked in the transaction that decided them (once).
+    held = {player: {u.key for u in await harness.storage.unlocked(player)} for player in (OWNER, ADMIN, STRANGER)}
+    assert {"event_won", "event_podium"} <= held[OWNER] and "event_won" not in held[ADMIN]
+    assert "event_podium" in held[ADMIN] and "event_podium" in held[STRANGER]
     sent = await harness.command("event list")
     assert "December Cup" in sent[-1].body["embeds"][0]["description"]
 

@@ -5,7 +5,10 @@ was stopped, is announced once by two processes holding the server's shard after
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from tests.postgres import fetch
 from tests.test_process import (
     CHANNEL_A,
     GUILD_A,
+    LAUNCHED,
     answered_words,
     connected,
     launch,
@@ -35,8 +39,14 @@ DEALS = (kings_and_pairs(), stuck_game(), two_pass())
 @pytest.fixture
 async def fake():
     server = await FakeDiscord([Guild(GUILD_A, (CHANNEL_A,))]).start()
+    LAUNCHED.clear()
     yield server
+    left = [process.pid for process in LAUNCHED if process.poll() is None]
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
     await server.stop()
+    assert not left, f"bot processes {left} outlived their test"
 
 
 def write(db: Path | str, *statements: str) -> None:
@@ -143,7 +153,7 @@ async def test_an_event_of_three_deals_and_three_players_against_the_process(fak
             " ORDER BY SUM(removed) DESC, player_id",
         )
         assert [(int(p), int(r)) for p, r in places][2] == (PLAYERS[1], 0)  # two cleared, one did not
-        log = stop(bot)
+        log = await stop(bot)
         assert "Traceback" not in log, log[-3000:]
         # Stopped past the deadline; two processes hold the server's shard when it comes back.
         write(db, "UPDATE events SET ends_at = 0")
@@ -158,9 +168,9 @@ async def test_an_event_of_three_deals_and_three_players_against_the_process(fak
     finally:
         for process in (first, second):
             if process is not None:
-                stop(process)
+                await stop(process)
         if bot.poll() is None:
-            stop(bot)
+            await stop(bot)
 
 
 def with_play_gone(fake: FakeDiscord) -> bool:

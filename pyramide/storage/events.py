@@ -16,8 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..achievements import EVENT_PODIUM, EVENT_WON
 from . import EventEntry, EventOver, EventRecord, EventStanding, EventStats, EventTaken, GameRecord
+from .achievements import award
 from .units import Program, Unit, changed, many, row, rows, scalar
+
+PODIUM = 3  # the places an event's podium holds (pyramide.tournament.PODIUM)
 
 # An event's deal is opened, and its result counted, only while the event runs. Both lock the event's row
 # first (an UPDATE), as its end does: under READ COMMITTED an entry is then opened or closed either wholly
@@ -217,9 +221,12 @@ def end_event(event_id: int, at: float, cancelled: bool) -> Program[list[EventSt
         return []
     yield changed(FREEZE_ENTRIES, at, at, event_id)
     standings = [_standing(r) for r in (yield rows(STANDINGS, event_id))]
-    # Achievements hook: "an event won" (standings[0]) and "a place on an event's podium" (standings[:3]) are
-    # unlocked here, in the transaction that decides the final standings, once the achievements catalogue
-    # (pyramide/achievements.py) and its unlock statements exist.
+    # The achievements the final standings unlock, in the transaction that decides them (once: only the
+    # caller that ended the event gets here).
+    for place, standing in enumerate(standings[:PODIUM], start=1):
+        yield from award(standing.player_id, EVENT_PODIUM, at, None)
+        if place == 1:
+            yield from award(standing.player_id, EVENT_WON, at, None)
     return standings
 
 
