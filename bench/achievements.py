@@ -6,7 +6,9 @@
    the writer is held), and the time of one finish's unlock afterwards.
 2. The render time of the player card and of the achievements grid (median and p99 over 200 drawings).
 
-Usage: .venv/bin/python bench/achievements.py [--database postgresql[://USER@HOST:PORT/DBNAME]]
+3. With ``--big``: the reads of a first look on a file of 1,000,000 games on 1,000 servers.
+
+Usage: .venv/bin/python bench/achievements.py [--database postgresql[://USER@HOST:PORT/DBNAME] | --big]
 """
 
 from __future__ import annotations
@@ -146,8 +148,54 @@ def pictures() -> None:
             print(f"{name} ({lang}): median {statistics.median(times):.1f} ms, p99 {times[197]:.1f} ms")
 
 
+async def big(games: int = 1_000_000, servers: int = 1_000) -> None:
+    """The reads of a first /pyramide stats or achievements on a file of ``games`` games (bench/stats.py's
+    fill): a player's history credited, their achievements, the server's rarity and everyone's."""
+    from bench.stats import PLAYERS_PER_SERVER, fill
+    from pyramide.storage.sqlite import SQLiteStorage
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.db"
+        storage = SQLiteStorage(path)
+        await storage.open()
+        await storage.close()
+        began = time.perf_counter()
+        fill(path, games, servers)
+        print(f"{games:,} games on {servers:,} servers filled in {time.perf_counter() - began:.0f} s")
+        storage = SQLiteStorage(path)
+        await storage.open()
+        try:
+            rng = random.Random(2)
+            credit, looks, everyone = [], [], []
+            for _ in range(30):
+                guild = rng.randrange(servers)
+                player = guild * 1000 + rng.randrange(PLAYERS_PER_SERVER)
+                began = time.perf_counter()
+                while not await storage.credit_history(player, daily_tier_of):
+                    pass
+                credit.append((time.perf_counter() - began) * 1000)
+                began = time.perf_counter()
+                await storage.unlocked(player)
+                await storage.rarity(guild)
+                looks.append((time.perf_counter() - began) * 1000)
+                began = time.perf_counter()
+                await storage.rarity(None)
+                everyone.append((time.perf_counter() - began) * 1000)
+            for label, times in (
+                ("a player's history credited", credit),
+                ("their achievements and the server's rarity", looks),
+                ("rarity among all players (outside servers)", everyone),
+            ):
+                print(f"  {label:44} median {statistics.median(times):6.2f} ms   max {max(times):6.2f} ms")
+        finally:
+            await storage.close()
+
+
 async def main() -> None:
     argv = sys.argv[1:]
+    if argv[:1] == ["--big"]:
+        await big()
+        return
     if argv[:1] == ["--database"]:
         target = argv[1] if len(argv) > 1 else "postgresql"
         if target == "postgresql":

@@ -20,7 +20,7 @@ from pyramide.labels import Labels
 from pyramide.render import animate
 from pyramide.replay import line_frames
 from pyramide.solver import solve
-from tests.harness import CHANNEL_ID, OTHER_CHANNEL_ID, Harness
+from tests.harness import CHANNEL_ID, OTHER_CHANNEL_ID, Harness, Hub
 
 
 def deal_with_line(length: int) -> tuple[Game, int]:
@@ -50,7 +50,7 @@ def drawing(game: Game) -> None:
 
 async def pressing(games: list[Game]) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        h = await Harness(str(Path(folder) / "anim.db")).start()
+        h = await Harness(str(Path(folder) / "anim.db"), hub=Hub(conform=False)).start()
         for n, (game, channel) in enumerate(zip(games, (CHANNEL_ID, OTHER_CHANNEL_ID), strict=False)):
             await h.command("new", channel_id=channel, code=game.code)
             await h.command("draw", channel_id=channel)

@@ -45,7 +45,7 @@ import discord
 
 from pyramide import Game, Rules
 from tests import discord_internals as internals
-from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, RecordingAdapter, Sent
+from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, Hub, RecordingAdapter, Sent
 from tests.play import deal
 
 
@@ -93,7 +93,7 @@ async def play_channel(
 
 async def run(channels: int, presses: int, pace: tuple[float, float] | None, synchronous: str = "FULL") -> None:
     with tempfile.TemporaryDirectory() as folder:
-        h = Harness(str(Path(folder) / "bench.db"))
+        h = Harness(str(Path(folder) / "bench.db"), hub=Hub(conform=False))
         h.synchronous = synchronous
         await h.start()
         cpu = time.process_time()
@@ -121,14 +121,14 @@ async def run(channels: int, presses: int, pace: tuple[float, float] | None, syn
 
 async def hint_storm(hinters: int = 12, players: int = 20, presses: int = 15) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        h = await Harness(str(Path(folder) / "storm.db")).start()
+        h = await Harness(str(Path(folder) / "storm.db"), hub=Hub(conform=False)).start()
         hard = Rules(strict_win=True, draw_with_waste=True)
         hint_times: list[float] = []
         outcomes: list[str] = []
 
-        async def ask(channel_id: int, deal: int) -> None:
+        async def ask(channel_id: int, number: int) -> None:
             live = await deal(h.bot.manager,
-                guild_id=GUILD_ID, channel_id=channel_id, owner_id=OWNER, game=Game.from_number(deal, hard)
+                guild_id=GUILD_ID, channel_id=channel_id, owner_id=OWNER, game=Game.from_number(number, hard)
             )
             message = h.hub.message(channel_id, {"content": "", "components": []})
             live.record.message_id = int(message["id"])
@@ -150,8 +150,8 @@ async def hint_storm(hinters: int = 12, players: int = 20, presses: int = 15) ->
         start = time.perf_counter()
         await asyncio.gather(
             *(
-                ask(20_000 + i, deal)
-                for i, deal in enumerate([44, 69, 55, 108, 74, 7, 8, 102, 44, 69, 55, 108][:hinters])
+                ask(20_000 + i, number)
+                for i, number in enumerate([44, 69, 55, 108, 74, 7, 8, 102, 44, 69, 55, 108][:hinters])
             ),
             *(
                 play_channel(h, 30_000 + i, presses, (0.2, 0.6), random.Random(rng.random()), latencies)
@@ -208,7 +208,7 @@ async def floor_channel(h: Harness, client: FloorClient, channel_id: int, presse
 async def floor(rounds: int = 6, channels: int = 20, presses: int = 15) -> None:
     """Alternating rounds of the floor client and of Pyramide, each a burst of channels x presses."""
     with tempfile.TemporaryDirectory() as folder:
-        h = await Harness(str(Path(folder) / "floor.db")).start()
+        h = await Harness(str(Path(folder) / "floor.db"), hub=Hub(conform=False)).start()
         client = await floor_client(h)
         costs: dict[str, list[float]] = {"floor": [], "pyramide": []}
         rates: list[float] = []

@@ -22,6 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -42,17 +43,26 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def postgres_cpu() -> float:
-    """The CPU seconds of every local PostgreSQL server process (0 when the database is elsewhere)."""
-    total = 0.0
+def postgres_cpu(url: str | None) -> float:
+    """The CPU seconds of the local PostgreSQL server of ``url`` (its postmaster, the one listening on the
+    URL's port, and that one's children): other servers on the machine are not counted. 0 without a URL
+    or for a database elsewhere."""
+    if not url:
+        return 0.0
+    port = urlsplit(url).port or 5432
+    servers: dict[int, int] = {}  # pid -> parent pid, of every postgres process
+    postmaster = 0
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if (entry / "comm").read_text().strip() == "postgres":
-                    total += cpu_seconds(int(entry.name))
+                if (entry / "comm").read_text().strip() != "postgres":
+                    continue
+                servers[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                if f"-p {port} " in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    postmaster = int(entry.name)
             except OSError:
                 continue
-    return total
+    return sum(cpu_seconds(pid) for pid, parent in servers.items() if postmaster and postmaster in (pid, parent))
 
 
 async def play(fake: FakeDiscord, guild: int, channel: int, presses: int, rng: random.Random, out: list[float]) -> None:
@@ -107,7 +117,7 @@ async def measure(processes: int, channels: int, presses: int, database: str | N
             await asyncio.sleep(2.5)
             latencies: list[float] = []
             rng = random.Random(processes)
-            cpu, db_cpu = sum(cpu_seconds(b.pid) for b in bots), postgres_cpu()
+            cpu, db_cpu = sum(cpu_seconds(b.pid) for b in bots), postgres_cpu(database)
             started = time.perf_counter()
             await asyncio.gather(
                 *(
@@ -118,10 +128,10 @@ async def measure(processes: int, channels: int, presses: int, database: str | N
             )
             wall = time.perf_counter() - started
             used = sum(cpu_seconds(b.pid) for b in bots) - cpu
-            db_used = postgres_cpu() - db_cpu
+            db_used = postgres_cpu(database) - db_cpu
         finally:
             for bot in bots:
-                stop(bot)
+                await stop(bot)
     await fake.stop()
     if database and url:
         await drop_database(database, url)

@@ -1,7 +1,7 @@
 """Solve the first N deal numbers under each rule set; print verdicts, times and nodes per deal.
 
 Usage: .venv/bin/python bench/solver.py [N] [RULE-NAME-PART | TOKEN,TOKEN... | all]
-  default: 2000 deals and the rule sets of RULE_SETS (the variants alone, the combinations of the README,
+  default: 2000 deals and the rule sets of RULE_SETS (the variants alone, the combinations in docs/benchmarks.md,
   and strict win with the drawn card under every pass limit); tokens such as SP0W,P2WC time those instead;
   ``all`` times every combination of the rule options (S, P0-P9 or unlimited, W, C: 88 rule sets).
 Set PYRAMIDE_PURE_SOLVER=1 to time the pure Python search where the compiled core would run.

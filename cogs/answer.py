@@ -283,9 +283,7 @@ async def answering(
     answer = Answer(interaction, private=private)
     answer.watch()
     bot = answer.bot
-    counted = hasattr(interaction.client, "flow_started")  # (a client of the benches' is no Pyramide bot)
-    if counted:
-        bot.flow_started()
+    bot.flow_started()
     started = time.perf_counter()
     database_error = False
     try:
@@ -308,7 +306,6 @@ async def answering(
         await answer.rescue(t(answer.lang, "error.generic"))
     finally:
         answer.stop()
-        if counted:
-            kind = "button" if answer.is_component else "command"
-            bot.flow_ended(kind, time.perf_counter() - started, database_error)
+        kind = "button" if answer.is_component else "command"
+        bot.flow_ended(kind, time.perf_counter() - started, database_error)
 

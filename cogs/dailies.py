@@ -5,10 +5,12 @@ hour of a UTC day, so that no player waits for it."""
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
 from pyramide.solving import SolverBusy, SolverService
+from pyramide.storage import Storage
 
 from .tasks import Supervised
 
@@ -16,15 +18,22 @@ log = logging.getLogger(__name__)
 
 
 class DailyDeals:
-    """The days' deal codes, the secret they are drawn with (set once at start: ``DAILY_SECRET``, or one
-    kept in the database) and the background task that works out tomorrow's."""
+    """The days' deal codes, the secret they are drawn with (chosen once at start: ``DAILY_SECRET``, or
+    one kept in the database) and the background task that works out tomorrow's."""
 
-    def __init__(self, solver: SolverService, clock: Callable[[], float]) -> None:
+    def __init__(self, solver: SolverService, clock: Callable[[], float], configured: str | None = None) -> None:
         self.solver = solver
         self.clock = clock
+        self._configured = configured
         self.secret: bytes | None = None
         self.codes: dict[date, str] = {}
         self._tasks = Supervised("daily deals")
+
+    async def choose_secret(self, storage: Storage) -> None:
+        """The configured secret, else the one the database keeps (the first process to ask stores a fresh
+        one): every process of a deployment deals the same daily."""
+        chosen = self._configured or await storage.daily_secret(secrets.token_hex(32))
+        self.secret = chosen.encode()
 
     async def code(self, day: date) -> str:
         """``day``'s deal code, worked out now if it was not ready."""

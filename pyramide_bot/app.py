@@ -10,7 +10,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import secrets
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -19,7 +18,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from cogs.common import NO_RACES, RaceWatch
+from cogs.common import NO_RACES, Host, RaceWatch
 from cogs.dailies import DailyDeals
 from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
@@ -102,8 +101,7 @@ class PyramideBot(commands.Bot):
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
-        self._configured_secret = daily_secret
-        self.dailies = DailyDeals(self.solver, clock)  # its secret is set at start
+        self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
         self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
         self.scoreboards: RaceWatch = NO_RACES
@@ -116,9 +114,7 @@ class PyramideBot(commands.Bot):
         if not has_compiled_core():
             log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
         await self.tree.set_translator(CatalogueTranslator())
-        fresh = secrets.token_hex(32)
-        chosen = self._configured_secret or await self.storage.daily_secret(fresh)
-        self.dailies.secret = chosen.encode()
+        await self.dailies.choose_secret(self.storage)
         try:  # today's daily is known before the first interaction arrives
             await asyncio.wait_for(self.dailies.prepare(datetime.fromtimestamp(self.clock(), UTC).date()), 15)
         except TimeoutError:
@@ -236,6 +232,11 @@ class ShardedPyramideBot(PyramideBot, commands.AutoShardedBot):
     def shard_latencies(self) -> list[tuple[int, float]]:
         # Each shard's own latency: ``latency`` would be their average, exported as one "shard 0".
         return sorted(self.latencies)
+
+
+def as_host(bot: PyramideBot) -> Host:
+    """The bot as the cogs see it: mypy checks here that PyramideBot is a ``cogs.common.Host``."""
+    return bot
 
 
 def make_bot(deployment: Deployment, storage: Storage, **options: Any) -> PyramideBot:

@@ -140,3 +140,5 @@ async def harness(database_url: str, workers: Workers):
     h = await Harness(database_url, workers=workers).start()
     yield h
     await h.stop()
+    # Discord would have refused these (400 50035): a body its published API description does not allow.
+    assert h.hub.invalid == [], "\n".join(h.hub.invalid)

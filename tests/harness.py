@@ -26,6 +26,7 @@ from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.sqlite import SQLiteStorage
 from pyramide.workers import Workers
 from pyramide_bot.app import PyramideBot
+from tests import discord_api
 from tests import discord_internals as internals
 from tests.app_emojis import AppEmojis, Refused
 from tests.discord_internals import AsyncWebhookAdapter
@@ -256,8 +257,11 @@ class Hub:
     visibility the deferral fixed, and the first followup replaces it with that visibility. Tests
     add ``faults`` to make the next requests fail as Discord's edge can."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, conform: bool = True) -> None:
         self.guild_id = GUILD_ID
+        # Whether request bodies are checked against Discord's API description (benches leave it out of the
+        # CPU they measure).
+        self.conforming = conform
         self.faults: list[Fault] = []
         self.rest_faults: list[tuple[str, str, int, str, int]] = []
         self.created: dict[str, float] = {}  # interaction token -> when Discord sent it
@@ -283,6 +287,8 @@ class Hub:
         self.followups: dict[str, int] = {}  # token -> follow-up messages sent
         self.deleted_messages: set[int] = set()  # messages someone deleted (the bot's edits get 404 10008)
         self.deleted_channels: set[int] = set()  # channels someone deleted (sending there gets 404 10003)
+        # Why each request Discord's API description refuses was refused (the ``harness`` fixture expects none).
+        self.invalid: list[str] = []
 
     # -- messages
     def message(self, channel_id: int, body: dict[str, Any], message_id: int | None = None) -> dict[str, Any]:
@@ -312,9 +318,20 @@ class Hub:
         self.sent.append(sent)
         return sent
 
+    def conform(self, route: Any, data: Any, multipart: Any) -> None:
+        """Refuse, as Discord does (400 50035 Invalid Form Body), a request its published API description
+        does not allow (``tests/discord_api.py``)."""
+        if not self.conforming:
+            return
+        reasons = discord_api.check(route.method, route.url, discord_api.body_of(data, multipart))
+        if reasons:
+            self.invalid.extend(reasons)
+            raise discord_error(*REFUSALS["invalid"])
+
     # -- the webhook edge (interaction responses and followups)
     def webhook(self, route: Any, data: Any, files: Any, multipart: Any) -> Any:
         sent = self.record(route.method, route.path, data, files, multipart)
+        self.conform(route, data, multipart)
         result = self._serve(route, sent)
         message = result.get("resource", {}).get("message") if isinstance(result, dict) else None
         message = message or (result if isinstance(result, dict) and "channel_id" in result else None)
@@ -461,6 +478,7 @@ class Hub:
         data = kwargs.get("json")
         sent = self.record(route.method, route.path, data, files, form)
         sent.url = route.url
+        self.conform(route, data, form)
         path = route.path
         ids = [int(x) for x in re.findall(r"/([0-9]{5,})", route.url)]
         params = {"channel_id": ids[0] if ids else 0, "message_id": ids[1] if len(ids) > 1 else 0}

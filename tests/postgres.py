@@ -18,6 +18,7 @@ import itertools
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -189,3 +190,47 @@ def fetch(url: str, query: str) -> list[tuple]:
             await connection.close()
 
     return run_to_end(run())
+
+
+def server_processes(url: str) -> list[int]:
+    """The processes of the PostgreSQL server of ``url`` (its postmaster first, then its children), found
+    from its data folder; none for a server this machine cannot see (another machine's)."""
+    folder = fetch(url, "SHOW data_directory")[0][0]
+    try:
+        postmaster = int((Path(folder) / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return []
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):  # (a process that ended meanwhile)
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                children.append(int(stat.parent.name))
+    return [postmaster, *children]
+
+
+def signal_all(pids: list[int], number: signal.Signals) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, number)
+
+
+class Frozen:
+    """Processes stopped with SIGSTOP (a PostgreSQL server frozen as a network stall would freeze it; root
+    may signal the postgres user's processes) until ``thaw()``, or at the latest ``longest`` seconds
+    later: a detached ``kill -CONT`` is left waiting, so that a test killed meanwhile leaves no frozen
+    server behind."""
+
+    def __init__(self, pids: list[int], longest: float = 30.0) -> None:
+        self.pids = pids
+        signal_all(pids, signal.SIGSTOP)
+        listed = " ".join(str(pid) for pid in pids)
+        self._thawer: subprocess.Popen[bytes] | None = subprocess.Popen(
+            ["sh", "-c", f"sleep {longest}; kill -CONT {listed} 2>/dev/null"], start_new_session=True
+        )
+
+    def thaw(self) -> None:
+        signal_all(self.pids, signal.SIGCONT)
+        if self._thawer is not None:
+            self._thawer.kill()
+            self._thawer.wait()
+            self._thawer = None

@@ -7,6 +7,7 @@ import io
 
 from PIL import Image
 
+from pyramide import Game
 from tests.backends import raw
 from tests.deals import kings_and_pairs
 from tests.harness import DM_CHANNEL_ID, OWNER, STRANGER, Harness, labels, start
@@ -38,6 +39,27 @@ async def test_the_winning_answer_announces_what_it_unlocked_once(harness):
     again = await win(harness)
     assert "Achievement unlocked: First win" not in again
     assert "Achievement unlocked" not in again  # nothing new for a second such win
+
+
+async def test_the_finished_board_drawn_again_still_shows_what_the_game_unlocked(harness):
+    game = kings_and_pairs()
+    await start(harness, game.code)
+    last = None
+    for row in range(6, -1, -1):
+        first_spot = row * (row + 1) // 2
+        names = [str(game.pyramid[i]) for i in range(first_spot, first_spot + row + 1)]
+        while names:
+            first = names.pop(0)
+            last = harness.board_button(first)
+            await harness.press(last)
+            if not first.startswith("K"):
+                last = harness.board_button(names.pop(0))
+                await harness.press(last)
+    assert last is not None
+    # A press on the board as it was before the winning answer (that answer lost on the way) redraws it.
+    sent = await harness.press(last)
+    assert "You won!" in sent[-1].content and sent[-1].content.count("Achievement unlocked: First win") == 1
+    assert [u.key for u in await harness.storage.unlocked(OWNER)].count("first_win") == 1
 
 
 def attachment(sent, name: str) -> tuple[dict, bytes]:
@@ -108,3 +130,36 @@ def _user(user_id):
     import discord
 
     return discord.Object(user_id)
+
+
+def one_king_deal() -> Game:
+    """A deal whose pyramid gives up one card at most: K♠ on the bottom row; its queens' aces and its
+    jacks' twos all lie above them, so nothing else in the pyramid ever becomes removable."""
+    upper = [f"{rank}{suit}" for rank in ("A", "2") for suit in "♠♥♦♣"]
+    upper += [f"{v}♠" for v in range(3, 11)] + [f"{v}♥" for v in range(3, 8)]
+    bottom = ["K♠", "Q♠", "Q♥", "Q♦", "Q♣", "J♠", "J♥"]
+    rest = ["8♥", "9♥", "10♥"] + [f"{v}{suit}" for suit in "♦♣" for v in range(3, 11)]
+    rest += ["J♦", "J♣", "K♥", "K♦", "K♣"]
+    return Game.from_layout(upper + bottom, rest[:1], rest[1:])
+
+
+def said(sent) -> str:
+    return "\n".join(s.content for s in sent)
+
+
+async def test_a_perfect_loss_is_announced_once_the_verdict_is_known(harness):
+    code = one_king_deal().code
+    await start(harness, code)
+    sent = await harness.command("end")  # given up before taking the one card the deal allows
+    assert "at most 1 card" in said(sent), said(sent)
+    assert "Perfect loss" not in said(sent) and await harness.storage.unlocked(OWNER) == []
+    await start(harness, code)
+    await harness.press(harness.board_button("K♠"))
+    sent = await harness.command("end")  # every card it allowed: a perfect loss
+    assert "Achievement unlocked: Perfect loss — An unwinnable deal played to the most cards it allowed." in said(sent)
+    assert [u.key for u in await harness.storage.unlocked(OWNER)] == ["perfect_loss"]
+    await start(harness, code)
+    await harness.press(harness.board_button("K♠"))
+    sent = await harness.command("end")
+    assert "Achievement unlocked" not in said(sent)  # once
+    assert [u.key for u in await harness.storage.unlocked(OWNER)] == ["perfect_loss"]

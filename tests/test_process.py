@@ -21,7 +21,7 @@ import pytest
 
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.fake_discord import Answer, FakeDiscord, Guild
-from tests.postgres import fetch
+from tests.postgres import Frozen, fetch, server_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYER = 600_000_000_000_000_001
@@ -605,27 +605,6 @@ STALLED_CHANNELS = tuple(720_000_000_000_000_000 + n for n in range(8))
 STALL_SECONDS = 5.0
 
 
-def server_processes(url: str) -> list[int]:
-    """The PostgreSQL server's processes (its postmaster first, then its children), from its data folder."""
-    folder = fetch(url, "SHOW data_directory")[0][0]
-    try:
-        postmaster = int((Path(folder) / "postmaster.pid").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        pytest.skip("the PostgreSQL server is not one this test can signal")
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):  # (a process that ended meanwhile)
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
-                children.append(int(stat.parent.name))
-    return [postmaster, *children]
-
-
-def signal_all(pids: list[int], number: signal.Signals) -> None:
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, number)
-
-
 def final_words(fake: FakeDiscord, payload: dict) -> tuple[bool, str] | None:
     """A press's last answer, once it came: whether it drew a board, and all its words (None: only a
     deferral so far)."""
@@ -643,7 +622,7 @@ async def test_presses_while_postgresql_stalls_are_never_answered_against_what_i
     shown the truth by its next press; and play goes on."""
     fake = await FakeDiscord([Guild(GUILD_A, STALLED_CHANNELS)]).start()
     bot = launch(fake, postgres_url, folder=tmp_path)
-    frozen: list[int] = []
+    frozen: Frozen | None = None
     try:
         await connected(fake, 1)
         labels = plan()
@@ -666,16 +645,17 @@ async def test_presses_while_postgresql_stalls_are_never_answered_against_what_i
             )
             return fake.press(GUILD_A, PLAYER + n, board, custom_id)
 
-        frozen = server_processes(postgres_url)
-        signal_all(frozen, signal.SIGSTOP)
+        pids = server_processes(postgres_url)
+        if not pids:
+            pytest.skip("the PostgreSQL server is not one this test can signal")
+        frozen = Frozen(pids)
         presses = []
         for n in range(len(STALLED_CHANNELS)):  # spread over the stall: some find a connection, some wait for one
             presses.append((n, press(n, labels[1])))
             await fake.send(presses[-1][1])
             await asyncio.sleep(STALL_SECONDS / len(STALLED_CHANNELS) / 2)
         await asyncio.sleep(STALL_SECONDS / 2)
-        signal_all(frozen, signal.SIGCONT)
-        frozen = []
+        frozen.thaw()
         await until(lambda: all(final_words(fake, p) is not None for _, p in presses), timeout=40)
 
         stored_requests = {
@@ -709,8 +689,9 @@ async def test_presses_while_postgresql_stalls_are_never_answered_against_what_i
         expected = {channel: 1 if n in told_nothing else 2 for n, channel in enumerate(STALLED_CHANNELS)}
         assert {int(c): int(k) for c, k in actions} == expected
     finally:
-        signal_all(frozen, signal.SIGCONT)
-        log = stop(bot)
+        if frozen is not None:
+            frozen.thaw()
+        log = await stop(bot)
         await fake.stop()
     assert "Traceback" not in log, log[-3000:]
     assert log.count("did not answer for") <= 2, log[-3000:]  # one warning per outage, with its length

@@ -186,9 +186,7 @@ async def test_two_clears_at_the_same_moment_give_one_winner(harness, quick_edit
     assert race.winner_id in (OWNER, STRANGER)
     board = scoreboard_text(harness, race)
     assert board.count("wins the race") == 1 and f"🏆 <@{race.winner_id}> wins the race!" in board
-    stats = {
-        player: (await harness.storage.race_stats(GUILD_ID, player)).won for player in (OWNER, STRANGER)
-    }
+    stats = {player: (await harness.storage.race_stats(GUILD_ID, player)).won for player in (OWNER, STRANGER)}
     assert sorted(stats.values()) == [0, 1] and stats[race.winner_id] == 1
 
 
@@ -214,3 +212,15 @@ async def test_a_scoreboard_edit_that_storage_fails_is_logged_and_the_next_move_
     await scoreboards.flush()
     race = await harness.storage.race(race_id)
     assert f"<@{OWNER}>: 0/28 cards · 2 moves" in scoreboard_text(harness, race)  # both draws shown
+
+
+async def test_unloading_the_game_cog_cancels_the_scoreboard_edits_it_owns(harness, monkeypatch):
+    monkeypatch.setattr(race_module, "EDIT_SECONDS", 60.0)  # the next edit waits its turn for a minute
+    _, race_id, _, _ = await open_race(harness, kings_and_pairs().code)
+    scoreboards = harness.bot.scoreboards
+    scoreboards.schedule(race_id, "en")  # as a move does (the harness's own presses wait for every task)
+    waiting = scoreboards.pending[race_id]
+    assert not waiting.done()
+    await harness.bot.unload_cogs()  # as the bot's close does
+    assert waiting.cancelled() and not scoreboards.pending
+    assert harness.bot.scoreboards is not scoreboards  # the bot no longer tells a closed cog's scoreboards

@@ -480,3 +480,22 @@ async def test_a_server_rejoined_while_its_data_is_purged_keeps_it(postgres_url)
         assert await storage.settings(4000) == GuildSettings(idle_minutes=7)
     finally:
         await storage.close()
+
+
+async def test_two_processes_dealing_in_one_channel_at_once_leave_one_game_in_play(storage):
+    """Two processes deal in the same channel at the same moment (each found no game there): the unique
+    index on the channel's game in play keeps one; the other's deal is refused whole."""
+    other = twin(storage)
+    await other.open()
+    try:
+        for channel in range(65_000, 65_030):
+            deals = [
+                store.create_game(GameRecord(0, 1000, channel, owner, "PY1-N-AAAAAAS", "N", created_at=1.0))
+                for store, owner in ((storage, 1), (other, 2))
+            ]
+            results = await asyncio.gather(*deals, return_exceptions=True)
+            refused = [r for r in results if isinstance(r, BaseException)]
+            assert len(refused) == 1 and isinstance(refused[0], sqlite3.IntegrityError | asyncpg.UniqueViolationError)
+            assert len(await raw(storage, "SELECT id FROM games WHERE channel_id = ?", channel)) == 1
+    finally:
+        await other.close()

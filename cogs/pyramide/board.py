@@ -183,8 +183,8 @@ async def board_message(
     code = daily_name(record, lang) if hidden else record.code
     if record.event_id is not None:  # an event's deal: its code is revealed with the event's results
         code = t(lang, "contest.deal_code", number=(record.event_deal or 0) + 1)
-    # Drawn on the event loop: a board costs about 0.25 ms (cached layers and words, ISA-L's deflate),
-    # less than handing it to a thread, where waiting for the GIL made it cost four times as much CPU.
+    # Drawn on the event loop: a board of a game played press by press costs a median 0.64 ms (bench/render.py,
+    # from cached layers and words, ISA-L's deflate), less than handing it to a thread to wait for the GIL.
     # The processes of a cluster (one per core) are how a bot uses more than one core.
     png = render_board(snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code)
     title = t(lang, "board.title", player=mention(record.owner_id), code=code)

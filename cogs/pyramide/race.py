@@ -85,7 +85,6 @@ class Scoreboards:
 
     async def _edit(self, race_id: int, lang: str, wait: float) -> None:
         await asyncio.sleep(wait)
-        self.last_edit[race_id] = time.monotonic()
         try:
             race = await self.bot.storage.race(race_id)
             if race is None or race.message_id is None:
@@ -93,6 +92,9 @@ class Scoreboards:
                 return
             channel = self.bot.get_partial_messageable(race.channel_id, guild_id=race.guild_id)
             content, view = await scoreboard(self.bot, race, lang)
+            # Timed as it leaves (after the reads, however slow): the next edit reaches Discord no sooner
+            # than ``EDIT_SECONDS`` after this one.
+            self.last_edit[race_id] = time.monotonic()
             await channel.get_partial_message(race.message_id).edit(
                 content=content, view=view, allowed_mentions=discord.AllowedMentions.none()
             )

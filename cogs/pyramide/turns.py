@@ -68,6 +68,9 @@ async def _redraw_finished(answer: Answer, channel_id: int, game_id: int, messag
         game = Game.replay(record.code, record.actions)
     except (ValueError, TypeError):
         return False
+    # The finished board shows what the game unlocked, however it is drawn again (its first answer may
+    # have been lost: a press delivered to two processes, a restart).
+    record.unlocked = tuple(u.key for u in await answer.bot.storage.unlocked(record.owner_id) if u.game_id == game_id)
     live = Live(record, game)
     status = await ending_words(answer, live, lang)
     await update_board(answer, live, lang, status, game=game)

@@ -3,12 +3,11 @@ as a strip, and the latest and rarest achievements, readable at phone width."""
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 from PIL import ImageDraw
 
-from .badges import ICON, _fit, icon, table
+from .badges import ICON, _fit, icon, rgb_png, table
 from .geometry import BAND, GOLD, MARGIN, MUTED, SLOT_LINE, TEXT, WIDTH
 from .month import MONTH_COLOURS
 from .sprites import load_font
@@ -108,9 +107,7 @@ def render_card(card: PlayerCard) -> bytes:
         draw.text(
             (x + ICON + 10, y + 46), badge.detail, font=_fit(draw, badge.detail, SMALL, text_room, False), fill=GOLD
         )
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=6)
-    return out.getvalue()
+    return rgb_png(image)
 
 
 def _chart(draw: ImageDraw.ImageDraw, card: PlayerCard, box: tuple[int, int, int, int]) -> None:

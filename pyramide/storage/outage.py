@@ -33,14 +33,14 @@ class Outage:
     def under_way(self) -> bool:
         return self.since is not None
 
-    def failed(self, reason: str) -> None:
-        """A call found the database unreachable or stalled (``reason``: the error's kind)."""
-        self._start(reason)
+    def failed(self, reason: str, since: float | None = None) -> None:
+        """A call (begun at ``since`` on ``clock``) found the database unreachable or stalled (``reason``)."""
+        self._start(reason, since)
         self.failures += 1
 
-    def _start(self, reason: str) -> None:
+    def _start(self, reason: str, since: float | None = None) -> None:
         if self.since is None:
-            self.since, self.failures, self.folded, self.first = self.clock(), 0, 0, reason
+            self.since, self.failures, self.folded, self.first = since or self.clock(), 0, 0, reason
             log.info("the database %s stopped answering (%s)", self.where, reason)
 
     def answered(self) -> None:

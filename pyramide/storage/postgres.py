@@ -188,15 +188,16 @@ class PostgresStorage(SQLStorage, EventQueries):
           the server session it was sent on, to be settled (``settle``) and looked up."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        begun = time.monotonic()
         pause = RETRY_PAUSE
         while True:
             try:
                 connection = await self.pool.acquire(timeout=max(deadline - loop.time(), 0.001))
             except _SLOW as error:  # (before _CUT: a TimeoutError is an OSError too)
-                self.outage.failed(type(error).__name__)
+                self.outage.failed(type(error).__name__, begun)
                 raise StorageUnavailable(f"the database {self.where} did not answer in time: {error!r}") from error
             except _CUT as error:  # refused or reset while connecting: nothing was sent
-                self.outage.failed(type(error).__name__)
+                self.outage.failed(type(error).__name__, begun)
                 if loop.time() + pause < deadline:
                     await asyncio.sleep(pause)
                     pause *= 2
@@ -208,7 +209,7 @@ class PostgresStorage(SQLStorage, EventQueries):
                     result = await work(connection)
             except TimeoutError as error:
                 _end(connection)  # its cancel is not waited for: the deadline is the deadline
-                self.outage.failed("no answer in time")
+                self.outage.failed("no answer in time", begun)
                 if write:
                     raise StorageOutcomeUnknown(
                         f"the database {self.where} did not answer a write in time", session
@@ -218,7 +219,7 @@ class PostgresStorage(SQLStorage, EventQueries):
                 raise StorageUnavailable(f"the database {self.where} refused the work: {error!r}") from error
             except _CUT as error:
                 _end(connection)
-                self.outage.failed(type(error).__name__)
+                self.outage.failed(type(error).__name__, begun)
                 unsent = isinstance(error, asyncpg.InternalClientError)
                 await self.pool.expire_connections()  # a restart or failover cut them all: new ones for all
                 if (retry or unsent or not write) and loop.time() + pause < deadline:

@@ -316,7 +316,7 @@ INDEXES: tuple[Index, ...] = (
     Index("races_by_guild", "races", "guild_id", since=9),
     Index("actions_once_per_request", "actions", "request", "request IS NOT NULL", unique=True, since=10),
     Index("daily_attempts_by_player", "daily_attempts", "player_id, day", since=12),  # a player's month, streaks
-    Index("achievements_by_key", "achievements", "key, player_id", since=ACHIEVEMENTS_VERSION),  # rarity
+    Index("achievement_holders", "achievements", "key, player_id", since=ACHIEVEMENTS_VERSION),  # rarity
     # A player's finished games in order, read in chunks when their history is credited.
     Index("games_finished_by_owner", "games", "owner_id, id", "status != 'playing'", since=ACHIEVEMENTS_VERSION),
     # At most three running events a server: a slot each, unique among the running (a constraint, not a count
