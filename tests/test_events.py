@@ -353,3 +353,22 @@ async def test_in_a_thread_the_deal_is_played_in_place(harness, fixed_deals):
     board = next(s for s in sent if s.png)
     assert "Event deal 1" in board.content and DEALS[0].code not in board.content
     assert (await harness.bot.manager.live(thread)).record.event_deal == 0
+
+
+async def test_next_event_deal_on_a_finished_board_deals_it_in_the_same_thread(harness, fixed_deals):
+    event_id = await start_event(harness)
+    thread = await open_deal(harness, OWNER)
+    await end_it(harness, thread, OWNER)
+    finished = next(m for m in reversed(harness.hub.messages.values()) if str(m.get("channel_id")) == str(thread))
+    labels = [c["label"] for row in finished["components"] for c in row["components"]]
+    assert labels == ["Next event deal", "New game"]  # no same deal, no animation of a hidden code
+    press = next(
+        c["custom_id"] for row in finished["components"] for c in row["components"] if c["label"] != "New game"
+    )
+    threads = len(harness.hub.threads)
+    sent = await harness.press(press, user=OWNER, channel_id=thread)
+    assert len(harness.hub.threads) == threads and any(s.png for s in sent)  # played on in the same thread
+    assert (await harness.bot.manager.live(thread)).record.event_deal == 1
+    sent = await harness.press(press, user=STRANGER, channel_id=thread)  # another player's press, a game in play
+    assert "already running here" in sent[-1].content and sent[-1].ephemeral
+    assert await harness.storage.event_entries(event_id, STRANGER) == []  # nothing opened, nothing counted

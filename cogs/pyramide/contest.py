@@ -216,7 +216,7 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
         async with bot.manager.turn(target_id) as turn:
             if turn.live is not None:
                 await remove_thread(thread)
-                await answer.say(t(lang, "error.daily_busy_here"))
+                await answer.say(t(lang, "contest.busy_here"))
                 return
             live = await turn.start(
                 guild_id=place.stats_id,
