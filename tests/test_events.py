@@ -372,3 +372,13 @@ async def test_next_event_deal_on_a_finished_board_deals_it_in_the_same_thread(h
     sent = await harness.press(press, user=STRANGER, channel_id=thread)  # another player's press, a game in play
     assert "already running here" in sent[-1].content and sent[-1].ephemeral
     assert await harness.storage.event_entries(event_id, STRANGER) == []  # nothing opened, nothing counted
+
+
+async def test_no_winnable_deal_found_in_time_starts_nothing(harness, monkeypatch):
+    async def none_found(solver, rules, lang):
+        return Game.new(rules), ("not found",)  # the finders' fallback: a deal not proved winnable
+
+    monkeypatch.setattr(contest, "winnable_game", none_found)
+    sent = await harness.command("/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name="Cup")
+    assert "could not find winnable deals" in sent[-1].content
+    assert await harness.storage.events_of_guild(GUILD_ID) == []

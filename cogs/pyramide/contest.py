@@ -42,14 +42,15 @@ def in_a_server_with_the_bot(answer: Answer) -> bool:
 # ------------------------------------------------------------------------------------- starting
 async def find_deals(solver: SolverService, rules: Rules, count: int, finder: Finder | None, lang: str) -> list[Game]:
     """``count`` different winnable deals (of the difficulty, with a ``finder``), found in the solver's
-    worker; a search that found none in time is asked again, a few times at most."""
+    worker; a search that found none in time (its fallback comes with a note) is asked again, a few times
+    at most, so that every deal is proved winnable (and of the tier)."""
     games: list[Game] = []
     keys: set[str] = set()
     for _ in range(count * 3):
         if len(games) == count:
             break
-        game, _notes = await (finder or winnable_game)(solver, rules, lang)
-        if deal_key(game) not in keys:
+        game, notes = await (finder or winnable_game)(solver, rules, lang)
+        if not notes and deal_key(game) not in keys:
             keys.add(deal_key(game))
             games.append(game)
     return games
@@ -86,6 +87,9 @@ async def start_event(
             return
         await answer.defer()
         games = await find_deals(bot.solver, rules, deals, finder, lang)
+        if not games:  # the solver found none in time: nothing is started
+            await answer.say(t(lang, "contest.error.no_deals"))
+            return
         now = bot.clock()
         event_id = await bot.storage.create_event(
             guild_id,
