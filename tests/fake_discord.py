@@ -106,6 +106,7 @@ class FakeDiscord:
         self.app_emojis = AppEmojis(APP_ID)
         self.dms: set[int] = set()  # the bot's DMs with players
         self.threads: dict[int, dict[str, Any]] = {}  # the threads the bot made, as Discord describes them
+        self.deleted_messages: set[int] = set()  # messages someone deleted: the bot's edits get 404 10008
         self.group_dms: set[int] = set()
         self.foreign: dict[int, int] = {}  # channel of a server without the bot -> that server
         self.unreachable: list[str] = []  # bot-token requests to channels the bot is not in
@@ -463,6 +464,8 @@ class FakeDiscord:
             channel_id = int(match[1])
             if method == "POST":
                 return ok(self.message(channel_id, body))
+            if match[3] and int(match[3]) in self.deleted_messages:
+                return reply({"message": "Unknown Message", "code": 10008}, 404)  # someone deleted it
             if method == "PATCH" and match[3]:
                 return ok(self.message(channel_id, body, int(match[3])))
         if re.fullmatch(r"/channels/(\d+)/thread-members/(\d+)", path) and method == "PUT":

@@ -181,3 +181,61 @@ def with_play_gone(fake: FakeDiscord) -> bool:
         for r in m.get("components", [])
         for c in r["components"]
     )
+
+
+def event_ids(db: Path | str) -> list[tuple[int, bool, bool]]:
+    found = rows(db, "SELECT id, ended_at IS NOT NULL, cancelled FROM events ORDER BY id")
+    return [(int(i), bool(e), bool(c)) for i, e, c in found]
+
+
+async def test_one_attempt_a_deleted_announcement_forget_me_end_early_and_cancel_against_the_process(
+    fake, tmp_path, database_url
+):
+    db = database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
+    bot = launch(fake, db, folder=tmp_path)
+    try:
+        await connected(fake, 1)
+        start = admin_command(fake, "start", name="Quick Cup", deals=2, duration="2h")
+        await fake.answered_after(start)
+        await until(lambda: "has started with 2 deals" in answered_words(fake, start), timeout=60)
+        announcement = with_play(fake)
+        custom_id = announcement["components"][0]["components"][0]["custom_id"]
+        first = fake.press(GUILD_A, PLAYERS[0], announcement, custom_id)
+        await fake.answered_after(first)
+        await until(lambda: "is ready in <#" in answered_words(fake, first))
+        again = fake.press(GUILD_A, PLAYERS[0], announcement, custom_id)  # while deal 1 is in play
+        await fake.answered_after(again)
+        await until(lambda: "deal 1 is still waiting for you" in answered_words(fake, again))
+        assert rows(db, "SELECT COUNT(*) FROM event_entries") == [(1,)]  # one attempt, no second thread
+        thread = int(re.search(r"<#(\d+)>", answered_words(fake, first))[1])
+        ended = fake.command(GUILD_A, thread, PLAYERS[0], "end")
+        await fake.answered_after(ended)
+        fake.deleted_messages.add(int(announcement["id"]))  # a moderator deletes the announcement
+        await play_deal(fake, PLAYERS[1], clear=False)  # the event goes on without it
+        await until(lambda: rows(db, "SELECT COUNT(*) FROM event_entries WHERE status IS NOT NULL") == [(2,)])
+        forget = fake.command(GUILD_A, CHANNEL_A, PLAYERS[1], "forget-me")
+        await fake.answered_after(forget)
+        prompt = fake.messages[fake.original[forget["token"]]]
+        yes = next(b["custom_id"] for r in prompt["components"] for b in r["components"] if "Yes" in b["label"])
+        confirm = fake.press(GUILD_A, PLAYERS[1], prompt, yes)
+        await fake.answered_after(confirm)
+        await until(lambda: rows(db, f"SELECT COUNT(*) FROM event_entries WHERE player_id = {PLAYERS[1]}") == [(0,)])
+        end = admin_command(fake, "end")
+        await fake.answered_after(end)
+        await until(lambda: len(results(fake)) == 1)
+        final = results(fake)[0]["embeds"][0]["description"]
+        assert final.count("\n") == 0 and "Player 11" in final  # the forgotten player left the standings
+        again = admin_command(fake, "end")
+        await fake.answered_after(again)
+        await until(lambda: "No event is running" in answered_words(fake, again))
+        second = admin_command(fake, "start", name="Cancelled Cup", deals=1, duration="1d")
+        await fake.answered_after(second)
+        await until(lambda: "has started with 1 deal;" in answered_words(fake, second), timeout=60)
+        cancel = admin_command(fake, "cancel")
+        await fake.answered_after(cancel)
+        await until(lambda: "has been cancelled" in answered_words(fake, cancel))
+        assert len(results(fake)) == 1  # a cancelled event posts no results
+        assert [(e, c) for _, e, c in event_ids(db)] == [(True, False), (True, True)]
+    finally:
+        log = await stop(bot)
+    assert "Traceback" not in log, log[-3000:]

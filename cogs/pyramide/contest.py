@@ -14,7 +14,7 @@ import discord
 from pyramide import Game, Rules
 from pyramide.i18n import t
 from pyramide.manager import Live
-from pyramide.render import render_standings
+from pyramide.render import render_podium, render_standings
 from pyramide.solving import SolverService
 from pyramide.storage import EventOver, EventRecord, EventTaken
 from pyramide.tournament import MAX_NAME, MAX_RUNNING, deal_key, places
@@ -27,7 +27,7 @@ from .board import board_message, post_board_to, take_back
 from .daily import IN_PLACE, missing_thread_permission
 from .dealing import Finder, winnable_game
 from .places import Reach
-from .podium import standings_picture
+from .podium import podium_picture, standings_picture
 from .threads import create_thread, remove_thread
 
 log = logging.getLogger(__name__)
@@ -262,6 +262,32 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
 
 
 # ------------------------------------------------------------------------------ looking and ending
+async def announce_results(bot: Host, event_id: int) -> None:
+    """Post an ended event's results, if the database lets this caller (once, for one caller): the
+    announcement loses its Play button, and the final standings, the podium and the codes are posted."""
+    if not await bot.storage.claim_announcement(event_id, bot.clock()):
+        return
+    event = await bot.storage.event(event_id)
+    if event is None:
+        return
+    await shown.redraw(bot, event_id)
+    if event.cancelled:
+        return
+    lang = event.locale or "en"
+    standings = await bot.storage.event_standings(event_id)
+    embed, view = shown.results(event, standings, lang)
+    picture, alt = podium_picture(event, standings, lang)
+    embed.set_image(url="attachment://podium.png")
+    file = discord.File(io.BytesIO(render_podium(picture)), filename="podium.png", description=alt)
+    channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
+    try:
+        sent = await channel.send(embed=embed, view=view, file=file, allowed_mentions=discord.AllowedMentions.none())
+    except DISCORD_ERRORS as error:  # the channel went: the results stay on /pyramide event standings
+        log_refusal(f"event {event_id}: results", error)
+        return
+    await bot.storage.set_event_results(event_id, sent.id)
+
+
 async def pick(answer: Answer, event_id: str | None, *, running: bool) -> EventRecord | None:
     """The event an option names (an id from autocomplete), else the server's newest (running) one."""
     interaction = answer.interaction
@@ -350,7 +376,7 @@ async def end_command(interaction: discord.Interaction, event_id: str | None, *,
             await answer.say(t(lang, "contest.over", name=event.name))
             return
         await answer.say(t(lang, "contest.cancelled" if cancelled else "contest.ended", name=event.name))
-        bot.dispatch("pyramide_event_ended", event.id)  # the events cog posts the results
+        await announce_results(bot, event.id)  # in this flow: a stop waits for it
 
 
 async def show_line(answer: Answer, event_id: int, position: int) -> None:

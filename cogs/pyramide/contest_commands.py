@@ -4,7 +4,6 @@ only, and the database decides who ends and who announces)."""
 
 from __future__ import annotations
 
-import io
 import logging
 import re
 from typing import Any
@@ -17,14 +16,12 @@ from discord.ext import commands, tasks
 from pyramide import Rules
 from pyramide.difficulty import TIERS, Tier
 from pyramide.i18n import t
-from pyramide.render import render_podium
 from pyramide.tournament import DEFAULT_DEALS, DEFAULT_HOURS, MAX_DEALS, MIN_DEALS, parse_duration
 
-from ..answer import DISCORD_ERRORS, answering, log_refusal
+from ..answer import answering
 from ..common import Host, text
 from . import contest, dealing
 from . import standings as shown
-from .podium import podium_picture
 
 log = logging.getLogger(__name__)
 
@@ -225,47 +222,13 @@ class Events(commands.Cog):
             event = await self.bot.storage.event(event_id)
             if event is not None and event.running:
                 await self.bot.storage.end_event(event_id, now)
-            await self.announce(event_id)
+            await contest.announce_results(self.bot, event_id)
         for event in await self.bot.storage.running_events():
             if (
                 self.bot.get_guild(event.guild_id) is not None
                 and self.announcements.shown.get(event.id) != event.version
             ):
                 self.announcements.schedule(event.id)
-
-    async def announce(self, event_id: int) -> None:
-        """Post an ended event's results, if the database lets this caller (once, for one caller)."""
-        bot = self.bot
-        if not await bot.storage.claim_announcement(event_id, bot.clock()):
-            return
-        event = await bot.storage.event(event_id)
-        if event is None:
-            return
-        await self.announcements.redraw(event_id)  # no Play button any more, its state in words
-        if event.cancelled:
-            return
-        lang = event.locale or "en"
-        standings = await bot.storage.event_standings(event_id)
-        embed, view = shown.results(event, standings, lang)
-        picture, alt = podium_picture(event, standings, lang)
-        png = render_podium(picture)
-        embed.set_image(url="attachment://podium.png")
-        channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
-        try:
-            sent = await channel.send(
-                embed=embed,
-                view=view,
-                file=discord.File(io.BytesIO(png), filename="podium.png", description=alt),
-                allowed_mentions=discord.AllowedMentions.none(),
-            )
-        except DISCORD_ERRORS as error:  # the channel went: the results stay on /pyramide event standings
-            log_refusal(f"event {event_id}: results", error)
-            return
-        await bot.storage.set_event_results(event_id, sent.id)
-
-    @commands.Cog.listener()
-    async def on_pyramide_event_ended(self, event_id: int) -> None:
-        await self.announce(event_id)
 
     @commands.Cog.listener()
     async def on_pyramide_event_changed(self, event_id: int) -> None:

@@ -156,6 +156,7 @@ class Announcements:
         self.last_edit: dict[int, float] = {}
         self.pending: dict[int, asyncio.Task[None]] = {}
         self.dirty: set[int] = set()  # events whose standings changed since their last edit began
+        self.gone: set[int] = set()  # events whose announcement was deleted
 
     def schedule(self, event_id: int) -> None:
         """Redraw the announcement now, or once ``EDIT_SECONDS`` have passed since its last edit; a change
@@ -179,19 +180,13 @@ class Announcements:
                 await asyncio.sleep(EDIT_SECONDS)
 
     async def redraw(self, event_id: int) -> None:
-        storage = self.bot.storage
-        event = await storage.event(event_id)
-        if event is None or event.message_id is None:
+        if event_id in self.gone:
             return
-        standings = await storage.event_standings(event_id)
-        self.shown[event_id] = event.version
-        channel = self.bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
-        try:
-            await channel.get_partial_message(event.message_id).edit(
-                **announcement(event, standings, event.locale or "en")
-            )
-        except DISCORD_ERRORS as error:  # deleted, or no longer allowed: the event goes on without it
-            log_refusal(f"event {event_id}: announcement edit", error)
+        shown = await redraw(self.bot, event_id)
+        if shown is None:
+            self.gone.add(event_id)  # deleted: no more edits of it from this process
+        else:
+            self.shown[event_id] = shown
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, shut-down)."""
@@ -200,6 +195,24 @@ class Announcements:
     def close(self) -> None:
         for task in self.pending.values():
             task.cancel()
+
+
+async def redraw(bot: Host, event_id: int) -> int | None:
+    """Edit an event's announcement to show its newest state; the version of the standings it shows, or
+    ``None`` when the announcement is gone (deleted, or its channel), and the event goes on without it."""
+    event = await bot.storage.event(event_id)
+    if event is None or event.message_id is None:
+        return event.version if event is not None else None
+    standings = await bot.storage.event_standings(event_id)
+    channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
+    try:
+        await channel.get_partial_message(event.message_id).edit(**announcement(event, standings, event.locale or "en"))
+    except discord.NotFound:
+        log.info("event %d: its announcement is gone; the event goes on without it", event_id)
+        return None
+    except DISCORD_ERRORS as error:  # no longer allowed: tried again at the next change
+        log_refusal(f"event {event_id}: announcement edit", error)
+    return event.version
 
 
 def _logged(task: asyncio.Task[None]) -> None:
