@@ -195,6 +195,7 @@ def _row(days: int) -> Predicate:
 
 
 PERFECT_LOSS = "perfect_loss"
+EVENT_WON, EVENT_PODIUM = "event_won", "event_podium"  # awarded by the end of a server event
 
 CATALOGUE: tuple[Achievement, ...] = (
     # volume
@@ -224,6 +225,8 @@ CATALOGUE: tuple[Achievement, ...] = (
     # social
     Achievement("race_won", Group.SOCIAL, lambda p, f: p.race_wins >= 1),
     Achievement("races_10", Group.SOCIAL, lambda p, f: p.race_wins >= 10),
+    Achievement(EVENT_PODIUM, Group.SOCIAL),  # awarded when an event ends (pyramide.storage.events.end_event)
+    Achievement(EVENT_WON, Group.SOCIAL),
 )
 BY_KEY: dict[str, Achievement] = {a.key: a for a in CATALOGUE}
 

@@ -150,12 +150,15 @@ class Turn:
         daily: str | None = None,
         locale: str | None = None,
         ending: GameStatus = ENDED,
+        event: tuple[int, int] | None = None,
     ) -> Live:
         """Deal ``game`` here; a game in play is ended first, recorded as ``ending`` (the caller asked or
         checked: its starter or a moderator ended it, or it was idle and someone else replaced it).
 
         With ``daily`` this is the player's counted attempt at that day: its clock starts now, not at
-        the first move, and a second one raises ``DailyTaken`` (a database constraint)."""
+        the first move, and a second one raises ``DailyTaken`` (a database constraint). With ``event``
+        (event, deal) it is the player's one counted attempt at that deal of a server event, timed alike
+        (``EventTaken`` for a second one, ``EventOver`` once the event is over)."""
         if self.live is not None:
             await self.end(ending)
         manager = self.manager
@@ -170,8 +173,10 @@ class Turn:
             daily=daily,
             counted=daily is not None,
             created_at=now,
-            started_at=now if daily is not None else None,
+            started_at=now if daily is not None or event is not None else None,
             locale=locale,
+            event_id=event[0] if event is not None else None,
+            event_deal=event[1] if event is not None else None,
         )
         record = await manager.storage.create_game(record)
         game.started_at = record.started_at

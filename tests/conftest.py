@@ -25,6 +25,9 @@ BOTH_BACKENDS = {
     "test_stress",
     "test_achievement_storage",
     "test_process_achievements",
+    "test_events",
+    "test_event_storage",
+    "test_process_events",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,

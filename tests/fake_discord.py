@@ -105,6 +105,8 @@ class FakeDiscord:
         self.callback_seen = asyncio.Event()
         self.app_emojis = AppEmojis(APP_ID)
         self.dms: set[int] = set()  # the bot's DMs with players
+        self.threads: dict[int, dict[str, Any]] = {}  # the threads the bot made, as Discord describes them
+        self.deleted_messages: set[int] = set()  # messages someone deleted: the bot's edits get 404 10008
         self.group_dms: set[int] = set()
         self.foreign: dict[int, int] = {}  # channel of a server without the bot -> that server
         self.unreachable: list[str] = []  # bot-token requests to channels the bot is not in
@@ -233,6 +235,8 @@ class FakeDiscord:
         }
         if message is not None:
             payload["message"] = message
+        if channel_id in self.threads:  # a thread the bot made: Discord sends it as a thread channel
+            payload["channel"] = dict(self.threads[channel_id])
         if channel_id in self.foreign:
             payload.update(
                 guild_id=str(self.foreign[channel_id]),
@@ -460,27 +464,32 @@ class FakeDiscord:
             channel_id = int(match[1])
             if method == "POST":
                 return ok(self.message(channel_id, body))
+            if match[3] and int(match[3]) in self.deleted_messages:
+                return reply({"message": "Unknown Message", "code": 10008}, 404)  # someone deleted it
             if method == "PATCH" and match[3]:
                 return ok(self.message(channel_id, body, int(match[3])))
+        if re.fullmatch(r"/channels/(\d+)/thread-members/(\d+)", path) and method == "PUT":
+            return ok()  # a member added to a thread: 204, as Discord answers
         if match := re.fullmatch(r"/channels/(\d+)/threads", path):
-            return ok(
-                {
-                    "id": str(snowflake()),
-                    "type": body.get("type", 11),
-                    "parent_id": match[1],
-                    "guild_id": str(next(iter(self.guilds))),
-                    "name": body.get("name", "thread"),
-                    "owner_id": str(APP_ID),
-                    "member_count": 1,
-                    "message_count": 0,
-                    "flags": 0,
-                    "thread_metadata": {
-                        "archived": False,
-                        "auto_archive_duration": 1440,
-                        "archive_timestamp": "2026-11-30T00:00:00+00:00",
-                        "locked": False,
-                    },
-                }
-            )
+            thread_id = snowflake()
+            thread = {
+                "id": str(thread_id),
+                "type": body.get("type", 11),
+                "parent_id": match[1],
+                "guild_id": str(next(iter(self.guilds))),
+                "name": body.get("name", "thread"),
+                "owner_id": str(APP_ID),
+                "member_count": 1,
+                "message_count": 0,
+                "flags": 0,
+                "thread_metadata": {
+                    "archived": False,
+                    "auto_archive_duration": 1440,
+                    "archive_timestamp": "2026-11-30T00:00:00+00:00",
+                    "locked": False,
+                },
+            }
+            self.threads[thread_id] = thread
+            return ok(thread)
         self.unknown.append(f"{method} {path}")
         return reply({"message": "Unknown Resource", "code": 10000}, 404)

@@ -285,6 +285,8 @@ class Hub:
         self.unreachable: list[Sent] = []
         self.forced_ephemeral: set[str] = set()  # tokens whose answers Discord makes ephemeral
         self.followups: dict[str, int] = {}  # token -> follow-up messages sent
+        self.deleted_messages: set[int] = set()  # messages someone deleted (the bot's edits get 404 10008)
+        self.deleted_channels: set[int] = set()  # channels someone deleted (sending there gets 404 10003)
         # Why each request Discord's API description refuses was refused (the ``harness`` fixture expects none).
         self.invalid: list[str] = []
 
@@ -468,6 +470,11 @@ class Hub:
                     {"code": 0, "message": fault[3], "retry_after": 3600.0},
                 )
             raise discord_error(fault[4], fault[2], fault[3])
+        gone = [int(x) for x in re.findall(r"/([0-9]{5,})", route.url)]
+        if route.path == "/channels/{channel_id}/messages/{message_id}" and gone[1] in self.deleted_messages:
+            raise refused(404, 10008, "Unknown Message")  # deleted by someone in the server
+        if route.path.startswith("/channels/{channel_id}") and gone[0] in self.deleted_channels:
+            raise refused(404, 10003, "Unknown Channel")
         data = kwargs.get("json")
         sent = self.record(route.method, route.path, data, files, form)
         sent.url = route.url

@@ -81,7 +81,7 @@ async def test_stats_answer_with_the_player_card_and_its_alt_text(harness):
     assert Image.open(io.BytesIO(png)).width >= 640
     alt = entry["description"]
     assert len(alt) <= 1024 and "Played: 1" in alt and "Won: 1" in alt and "Win rate: 100%" in alt
-    assert "6 of 23 achievements unlocked" in alt and "Latest: Lightning" in alt  # (the win took no time)
+    assert "6 of 25 achievements unlocked" in alt and "Latest: Lightning" in alt  # (the win took no time)
     assert "Rarest: " in alt and "100% of players have it" in alt  # the only player of the server
     assert sent[-1].body["embeds"][0]["fields"]  # the embed stays beside it
     harness.locale = "ru"

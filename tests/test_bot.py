@@ -475,7 +475,7 @@ async def test_owner_syncs_the_commands_by_mentioning_the_bot(harness):
     admin = put.data[1]
     assert int(admin["default_member_permissions"]) == MANAGE_GUILD
     assert put.data[0]["default_member_permissions"] is None
-    assert {o["name"] for o in admin["options"]} == {"settings", "reset-stats"}
+    assert {o["name"] for o in admin["options"]} == {"settings", "reset-stats", "event"}
     player = next(o for o in put.data[0]["options"] if o["name"] == "stats")
     assert player["type"] == 1  # /pyramide stats is a command of its own now
     sent = await harness.say(f"<@{harness.bot.user.id}> sync", user=STRANGER)

@@ -8,14 +8,18 @@ daily.py     the daily challenge                 records.py   statistics, leader
 race.py      races and their scoreboards         threads.py   threads made for games
 words.py     what players read about a game      places.py    where an interaction happened
 animation.py winning lines and replays
+contest.py   server events: start, play, end     contest_commands.py  their commands, buttons, loop
+standings.py an event's announcement, results   podium.py    the words of its podium picture
 """
 
 from __future__ import annotations
 
 from ..common import Host
 from .commands import Pyramide, PyramideAdmin
+from .contest_commands import Events
 
 
 async def setup(bot: Host) -> None:
     await bot.add_cog(Pyramide(bot))
     await bot.add_cog(PyramideAdmin(bot))
+    await bot.add_cog(Events(bot))

@@ -14,7 +14,7 @@ from pyramide import Game
 from pyramide.i18n import t
 from pyramide.replay import MAX_BYTES, Animation, replay_animation, winning_animation
 from pyramide.solving import SolverBusy, wait_nodes
-from pyramide.storage import PLAYING
+from pyramide.storage import PLAYING, GameRecord
 
 from ..answer import Answer
 from ..common import board_labels, mention
@@ -38,7 +38,16 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
     if await is_todays_deal(answer, Game.from_code(record.code)):  # its line waits until the day is over
         await answer.say(t(lang, "anim.daily_wait"))
         return
-    key = (kind, record.code if kind == "line" else str(record.id), lang)
+    if record.event_id is not None:  # an event's code is revealed with its results, not under a board
+        await answer.say(t(lang, "contest.code_hidden"))
+        return
+    await post_animation(answer, kind, record.code, record)
+
+
+async def post_animation(answer: Answer, kind: str, code: str, record: GameRecord | None = None) -> None:
+    """Draw and post the winning line of ``code`` ("line"), or ``record``'s game as played ("mine")."""
+    lang, bot = answer.lang, answer.bot
+    key = (kind, code if kind == "line" or record is None else str(record.id), lang)
     animation: Animation | None = bot.solver.animations.get(key)
     if animation is None:
         if not bot.solver.has_room("animation"):
@@ -47,10 +56,11 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
         labels = board_labels(lang)
         if kind == "line":
             deadline = time.monotonic() + LINE_SECONDS
-            nodes = wait_nodes(Game.from_code(record.code).rules)
-            found = await bot.solver.animate(winning_animation, record.code, labels, nodes, deadline)
+            nodes = wait_nodes(Game.from_code(code).rules)
+            found = await bot.solver.animate(winning_animation, code, labels, nodes, deadline)
         else:
-            found = await bot.solver.animate(replay_animation, record.code, tuple(record.actions), labels)
+            assert record is not None
+            found = await bot.solver.animate(replay_animation, code, tuple(record.actions), labels)
         if found is None:
             await answer.say(t(lang, "anim.none"))
             return
@@ -61,10 +71,10 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
         bot.solver.animations.put(key, animation)
     name = "winning-line" if kind == "line" else "replay"
     words = (
-        t(lang, "anim.line", code=record.code, moves=animation.moves)
-        if kind == "line"
-        else t(lang, "anim.mine", player=mention(record.owner_id), code=record.code, moves=animation.moves)
+        t(lang, "anim.line", code=code, moves=animation.moves)
+        if kind == "line" or record is None
+        else t(lang, "anim.mine", player=mention(record.owner_id), code=code, moves=animation.moves)
     )
-    alt = t(lang, f"anim.alt_{kind}", code=record.code, moves=animation.moves)
+    alt = t(lang, f"anim.alt_{kind}", code=code, moves=animation.moves)
     file = discord.File(io.BytesIO(animation.data), filename=f"{name}.{animation.format}", description=alt[:1000])
     await answer.announce(content=words, file=file, allowed_mentions=discord.AllowedMentions.none())

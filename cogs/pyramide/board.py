@@ -40,6 +40,16 @@ def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
     it was played."""
     view = discord.ui.View(timeout=None)
     record = live.record
+    if record.event_id is not None:
+        # An event's deal: its code stays hidden (no same deal, no line, no replay naming it); the next deal.
+        view.add_item(controls.event_play_button(record.event_id, label=t(lang, "contest.button.next")))
+        view.add_item(
+            controls.board_button(
+                record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
+            )
+        )
+        view.stop()
+        return view
     if record.counted and record.daily is not None:
         view.add_item(controls.share_button(record.id, label=t(lang, "button.share")))
     view.add_item(
@@ -171,6 +181,8 @@ async def board_message(
     # No peeking: a counted daily in play never shows its code (it would deal the day's cards elsewhere).
     hidden = record.counted and record.status == PLAYING and not snapshot.is_over
     code = daily_name(record, lang) if hidden else record.code
+    if record.event_id is not None:  # an event's deal: its code is revealed with the event's results
+        code = t(lang, "contest.deal_code", number=(record.event_deal or 0) + 1)
     # Drawn on the event loop: a board of a game played press by press costs a median 0.64 ms (bench/render.py,
     # from cached layers and words, ISA-L's deflate), less than handing it to a thread to wait for the GIL.
     # The processes of a cluster (one per core) are how a bot uses more than one core.
@@ -272,3 +284,5 @@ async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit
             await post_board(answer, live, lang, status, **kwargs)
     finally:  # a race's scoreboard follows its games' stored state, whatever became of the board's answer
         await answer.bot.scoreboards.progress(live.record, lang)
+        if live.record.event_id is not None and live.record.status != PLAYING:  # stored: its standings changed
+            answer.bot.dispatch("pyramide_event_changed", live.record.event_id)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -12,17 +11,16 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from pyramide import STOCK, Game, Rules
-from pyramide.codes import MAX_DEAL_NUMBER
+from pyramide import STOCK, Rules
 from pyramide.difficulty import TIERS, Tier
 from pyramide.i18n import t
-from pyramide.solving import SolverService
 from pyramide.storage import GuildSettings
 
 from ..answer import Answer, answering
 from ..common import NO_RACES, Host, text
 from . import adapters, buttons, daily, dealing, profile, records
-from .dealing import Finder
+from .contest_commands import EventAdminCommands, EventCommands
+from .dealing import rated_finder
 from .race import Scoreboards, start_race
 
 log = logging.getLogger(__name__)
@@ -77,6 +75,7 @@ def deal_options(command: F) -> F:
 @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
 class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text("cmd.pyramide")):
     daily = app_commands.Group(name="daily", description=text("cmd.daily"))
+    event = EventCommands()
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
@@ -276,20 +275,6 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         await report_error(interaction, error)
 
 
-def rated_finder(tier: Tier) -> Finder:
-    """How /pyramide new finds a winnable deal of ``tier``: from a random number, in the solver's worker
-    (solving and rating there, never on the event loop), for a few seconds at most."""
-
-    async def find(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
-        found = await solver.rated(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules, tier)
-        if found is None:
-            game, notes = await dealing.winnable_game(solver, rules, lang)
-            return game, (t(lang, "error.difficulty_not_found"), *notes)
-        return Game.from_number(found[0], rules), ()
-
-    return find
-
-
 async def report_error(interaction: discord.Interaction, error: Exception) -> None:
     """A command that failed before its flow began (a check, an option): logged, and the player told that
     nothing was lost (every answered move is stored)."""
@@ -306,6 +291,8 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
     """Server settings and statistics resets: a top-level command of its own, because Discord applies
     ``default_member_permissions`` only to top-level commands (inside /pyramide every member would see
     them). The Manage Server check stays inside each command as well."""
+
+    event = EventAdminCommands()
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot

@@ -56,6 +56,16 @@ def share_button(game_id: int, *, label: str = "\u200b") -> discord.ui.Button[An
     return _button(f"pyrshare:{game_id}", label, SECONDARY)
 
 
+def event_play_button(event_id: int, *, label: str = "\u200b") -> discord.ui.Button[Any]:
+    """Under an event's announcement and a finished event deal: the presser's next deal of the event."""
+    return _button(f"pye:play:{event_id}", label, discord.ButtonStyle.success)
+
+
+def event_line_button(event_id: int, position: int, *, label: str = "\u200b") -> discord.ui.Button[Any]:
+    """Under an ended event's results: how its deal ``position`` could have been won."""
+    return _button(f"pye:line:{event_id}:{position}", label, SECONDARY)
+
+
 def animation_button(kind: str, game_id: int, *, label: str = "\u200b") -> discord.ui.Button[Any]:
     """``kind``: ``line`` (a winning line of the deal) or ``mine`` (the player's own taps)."""
     return _button(f"pyranim:{kind}:{game_id}", label, SECONDARY)

@@ -14,6 +14,7 @@ import discord
 
 from pyramide import Game, InvalidCode, Rules
 from pyramide.codes import MAX_DEAL_NUMBER
+from pyramide.difficulty import Tier
 from pyramide.i18n import t
 from pyramide.manager import Live
 from pyramide.solving import SolverBusy, SolverService
@@ -26,6 +27,7 @@ from .board import post_board, post_board_to
 from .daily import peeks_at_the_daily
 from .places import of_this_place, settings_key
 from .policy import may_replace
+from .standings import peeks_at_an_event
 from .words import code_problem, rules_words
 
 log = logging.getLogger(__name__)
@@ -76,6 +78,9 @@ async def start_game(
             ending = ENDED
         if daily is None and await peeks_at_the_daily(answer, game):
             await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
+            return
+        if await peeks_at_an_event(answer, game):  # a running event's deal waits until it is over
+            await _refuse(answer, replace_id, t(lang, "contest.peek"))
             return
         answer.private = False
         live = await turn.start(
@@ -284,3 +289,17 @@ async def winnable_game(solver: SolverService, rules: Rules, lang: str) -> tuple
     if pick is None:
         return Game.new(rules), (t(lang, "error.winnable_not_found"),)
     return Game.from_number(pick.number, rules), ()
+
+
+def rated_finder(tier: Tier) -> Finder:
+    """How /pyramide new finds a winnable deal of ``tier``: from a random number, in the solver's worker
+    (solving and rating there, never on the event loop), for a few seconds at most."""
+
+    async def find(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
+        found = await solver.rated(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules, tier)
+        if found is None:
+            game, notes = await winnable_game(solver, rules, lang)
+            return game, (t(lang, "error.difficulty_not_found"), *notes)
+        return Game.from_number(found[0], rules), ()
+
+    return find

@@ -28,6 +28,7 @@ from ..tasks import Supervised
 from . import controls, dealing
 from .board import board_message, post_board_to
 from .daily import missing_thread_permission, peeks_at_the_daily
+from .standings import peeks_at_an_event
 from .threads import create_thread
 
 log = logging.getLogger(__name__)
@@ -217,6 +218,9 @@ async def start_race(
             game = Game.new(Rules().with_options(**dealing.options(rules)))
         if await peeks_at_the_daily(answer, game):
             await answer.say(t(lang, "error.daily_peek"))
+            return
+        if await peeks_at_an_event(answer, game):
+            await answer.say(t(lang, "contest.peek"))
             return
         answer.private = False
         await answer.defer()

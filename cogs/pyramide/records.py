@@ -90,6 +90,10 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
     if races.played:
         best = time_text(races.best_seconds, lang)
         fields.append(("stats.races", t(lang, "stats.races_value", played=races.played, won=races.won, best=best)))
+    events = await bot.storage.event_stats(guild_id, who.id)
+    if events.played:
+        value = t(lang, "stats.events_value", played=events.played, podiums=events.podiums, wins=events.wins)
+        fields.append(("stats.events", value))
     for key, value in fields:
         embed.add_field(name=t(lang, key), value=value)
     embed.add_field(name=t(lang, "stats.recent"), value="".join(RESULT_MARKS[r] for r in stats.recent), inline=False)

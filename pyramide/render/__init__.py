@@ -2,8 +2,9 @@
 
 One module a job: ``geometry`` (where everything sits, its colours), ``sprites`` (the sprites and runs
 of text, drawn once in one fixed palette), ``board`` (a position as a picture), ``png`` (the board's
-PNG writer), ``animation`` (a line as a GIF), ``month`` (a player's month of dailies) and ``emoji``
-(the card faces the buttons show). This package re-exports what the rest of the bot draws with.
+PNG writer), ``animation`` (a line as a GIF), ``month`` (a player's month of dailies), ``podium`` (an
+event's top three) and ``emoji`` (the card faces the buttons show). This package re-exports what the
+rest of the bot draws with.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ from .geometry import (
 )
 from .month import CELL_GAP, CELL_H, CELL_W, MONTH_COLOURS, MonthPicture, render_month
 from .png import PNG_SIGNATURE, paletted_png
+from .podium import PodiumPicture, StandingsPicture, render_podium, render_standings
 from .sprites import (
     Faces,
     Sprites,
@@ -154,7 +156,9 @@ __all__ = [
     "Faces",
     "FooterLayout",
     "MonthPicture",
+    "PodiumPicture",
     "Sprites",
+    "StandingsPicture",
     "animate",
     "back_emoji",
     "build_palette",
@@ -175,6 +179,8 @@ __all__ = [
     "render_image",
     "render_month",
     "render_paletted",
+    "render_podium",
+    "render_standings",
     "rounded_mask",
     "sprites",
     "text_run",

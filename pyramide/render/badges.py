@@ -58,6 +58,8 @@ ICONS: dict[str, Icon] = {
     "daily_month": Icon("▦", "★"),
     "race_won": Icon("⚑"),
     "races_10": Icon("⚑", "10"),
+    "event_podium": Icon("♛", "3"),
+    "event_won": Icon("♛"),
 }
 DEFAULT_ICON = Icon("★")
 

@@ -9,7 +9,7 @@ The cogs and the game manager only ever see these protocols, never a backend.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
@@ -87,6 +87,8 @@ class GameRecord:
     actions: list[int | str] = field(default_factory=list)
     damage: str | None = None  # why the stored actions could not be read (not stored itself)
     picture: str | None = None  # a finished daily's clearing picture, kept with its attempt
+    event_id: int | None = None  # a server event's deal (its one counted attempt by this player)
+    event_deal: int | None = None  # which of the event's deals (0 is the first)
     # Not stored either: the deal's difficulty when known at the finish (a daily's scheduled tier), and the
     # achievements the finish unlocked (None: the player's earlier history is still to be credited).
     tier: str | None = None
@@ -190,6 +192,80 @@ class RaceStats:
     best_seconds: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """A server's own competition: ``codes`` fixed when it started, one counted attempt a player at each.
+    ``ended_at`` is set once, by the transaction that decides the final standings (``cancelled``: discarded);
+    ``announced_at`` once, by the process that posts them."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    name: str
+    rules: str
+    difficulty: str | None
+    codes: tuple[str, ...]
+    created_by: int
+    created_at: float
+    ends_at: float
+    version: int = 0
+    ended_at: float | None = None
+    cancelled: bool = False
+    announced_at: float | None = None
+    results_id: int | None = None
+    locale: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.ended_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class EventStanding:
+    """A player's totals over the deals of an event they finished (or that were in play at its end)."""
+
+    player_id: int
+    played: int
+    removed: int
+    score: int
+    seconds: float
+    hints: int
+    cleared: int
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EventEntry:
+    """A player's one counted attempt at one deal of an event (``status`` None while it is played)."""
+
+    event_id: int
+    position: int
+    player_id: int
+    game_id: int
+    opened_at: float
+    status: str | None
+    removed: int
+    score: int
+    seconds: float | None
+    hints: int
+
+
+@dataclass(frozen=True, slots=True)
+class EventStats:
+    played: int
+    podiums: int
+    wins: int
+
+
+class EventTaken(Exception):
+    """The player has opened that deal of the event already: nothing was stored."""
+
+
+class EventOver(Exception):
+    """The event ended (or its deadline passed) before the deal could be opened: nothing was stored."""
+
+
 class MoveConflict(Exception):
     """Another process stored a move at this place of the game first (two processes briefly holding one
     shard): nothing was stored; the game must be reloaded from storage."""
@@ -291,7 +367,37 @@ class Players(Protocol):
     async def reset_stats(self, guild_id: int, player_id: int | None) -> int: ...
 
 
-class Storage(Database, Games, Dailies, Races, Servers, Players, Protocol):
+class Events(Protocol):
+    """Server events (pyramide/storage/events.py)."""
+
+    async def create_event(
+        self,
+        guild_id: int,
+        channel_id: int,
+        name: str,
+        rules: str,
+        difficulty: str | None,
+        deals: Sequence[tuple[str, str]],
+        created_by: int,
+        at: float,
+        ends_at: float,
+        locale: str | None = None,
+    ) -> int | None: ...
+    async def event(self, event_id: int) -> EventRecord | None: ...
+    async def events_of_guild(self, guild_id: int, limit: int = 10) -> list[EventRecord]: ...
+    async def running_events(self) -> list[EventRecord]: ...
+    async def set_event_message(self, event_id: int, message_id: int) -> None: ...
+    async def set_event_results(self, event_id: int, message_id: int) -> None: ...
+    async def is_running_deal(self, deal: str) -> bool: ...
+    async def event_entries(self, event_id: int, player_id: int) -> list[EventEntry]: ...
+    async def event_standings(self, event_id: int) -> list[EventStanding]: ...
+    async def end_event(self, event_id: int, at: float, *, cancelled: bool = False) -> list[EventStanding] | None: ...
+    async def claim_announcement(self, event_id: int, at: float) -> bool: ...
+    async def due_events(self, now: float) -> list[tuple[int, int]]: ...
+    async def event_stats(self, guild_id: int, player_id: int) -> EventStats: ...
+
+
+class Storage(Database, Games, Dailies, Races, Servers, Players, Events, Protocol):
     """Everything the bot stores: the union of the aggregates' protocols, implemented by one backend
     class (``queries.SQLStorage`` over SQLite or PostgreSQL). A part that needs one aggregate only may
     take that protocol instead."""

@@ -31,6 +31,7 @@ import asyncpg
 from . import GameRecord, MoveConflict, StorageError, StorageOutcomeUnknown, StorageUnavailable, redact
 from . import schema as schema_
 from .codec import encode_action
+from .events import EventQueries
 from .outage import Outage
 from .queries import PROBE, STORE_MOVE_IN_ONE, SQLStorage, Step, Unit, postgres_sql, scalar
 
@@ -64,7 +65,7 @@ _SLOW: tuple[type[BaseException], ...] = (
 )
 
 
-class PostgresStorage(SQLStorage):
+class PostgresStorage(SQLStorage, EventQueries):
     """Storage on a PostgreSQL database named by a ``postgresql://USER[:PASSWORD]@HOST:PORT/DBNAME`` URL."""
 
     def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:

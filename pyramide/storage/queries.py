@@ -26,6 +26,7 @@ from . import (
     RaceStats,
     StorageOutcomeUnknown,
     achievements,
+    events,
 )
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
 from .standings import StandingsQueries
@@ -37,7 +38,7 @@ __all__ = ["PROBE", "STORE_MOVE_IN_ONE", "Program", "SQLStorage", "Step", "Unit"
 # ------------------------------------------------------------------------------------------ games
 INSERT_GAME = (
     "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, daily, counted, created_at,"
-    " started_at, locale) VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?, ?, ?) RETURNING id"
+    " started_at, locale, event_id, event_deal) VALUES (?, ?, ?, ?, ?, 'playing', ?, ?, ?, ?, ?, ?, ?) RETURNING id"
 )
 OPEN_ATTEMPT = (
     "INSERT INTO daily_attempts (day, player_id, guild_id, channel_id, game_id, opened_at)"
@@ -125,7 +126,7 @@ DEPARTED = "SELECT guild_id FROM departures WHERE left_at < ?"
 # there and old enough: a server the bot rejoined meanwhile (its departure deleted, committed) keeps
 # its data, even the games dealt since (on PostgreSQL the list read first may be a moment old).
 CLAIM_DEPARTURE = "DELETE FROM departures WHERE guild_id = ? AND left_at < ?"
-_GUILD_TABLES = ("games", "settings", "daily_attempts", "races")
+_GUILD_TABLES = ("games", "settings", "daily_attempts", "races", "events")
 PURGES = tuple(f"DELETE FROM {table} WHERE guild_id = ?" for table in _GUILD_TABLES)
 PLAYING_CHANNELS_OF = "SELECT channel_id FROM games WHERE owner_id = ? AND status = 'playing'"
 RACES_OF_PLAYER = "SELECT race_id FROM race_players WHERE player_id = ?"
@@ -180,7 +181,10 @@ def create_game(record: GameRecord) -> Program[int]:
         record.created_at,
         record.started_at,
         record.locale,
+        record.event_id,
+        record.event_deal,
     )
+    yield from events.open_entry(record, int(game_id))  # an event's deal: the player's one attempt (a key)
     if record.daily is not None and record.counted:
         opened = yield changed(
             OPEN_ATTEMPT, record.daily, record.owner_id, record.guild_id, record.channel_id, game_id, record.created_at
@@ -246,6 +250,7 @@ def finish_game(record: GameRecord) -> Program[bool]:
             record.finished_at,
             record.id,
         )
+    yield from events.close_entry(record)  # an event's deal (after the game's row: game, event, then race)
     if closed:
         yield changed(LOCK_RACE_OF_GAME, record.id)  # (after the game's row: always game, then race)
     if closed and record.status == WON:
@@ -277,6 +282,7 @@ def purge_departed(before: float) -> Program[list[int]]:
 def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
     channels = [int(r[0]) for r in (yield rows(PLAYING_CHANNELS_OF, player_id))]
     races = [int(r[0]) for r in (yield rows(RACES_OF_PLAYER, player_id))]
+    yield changed(events.EVENTS_OF_PLAYER_CHANGED, player_id)  # their announcements are redrawn without them
     deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
     for race_id in races:  # (games, then their race: the order finish_game takes them in)
         yield changed(LOCK_RACE, race_id)

@@ -101,6 +101,10 @@ def _literal(value: int | str | bool, dialect: Dialect) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+# The step that brought server events (their tables and the two columns of a game dealt for one); one
+# named number, so that it is renumbered in one place when steps are merged.
+EVENTS_VERSION = 15
+
 # In an order that satisfies the foreign keys (the copy command writes them in this order).
 TABLES: tuple[Table, ...] = (
     Table(
@@ -127,6 +131,8 @@ TABLES: tuple[Table, ...] = (
             Column("counted", BOOL, required=True, default=False, since=2),
             Column("log", BYTES, since=3),  # a finished game's actions, packed (codec.pack_log)
             Column("hint_request", SNOWFLAKE, since=11),  # the interaction of the last hint, counted once
+            Column("event_id", SNOWFLAKE, since=EVENTS_VERSION),  # a server event's deal: the event
+            Column("event_deal", INT, since=EVENTS_VERSION),  # and which of its deals (0 is the first)
         ),
     ),
     Table(
@@ -234,6 +240,60 @@ TABLES: tuple[Table, ...] = (
         key=("player_id",),
         since=ACHIEVEMENTS_VERSION,
     ),
+    Table(
+        "events",  # a server's own competition: several deals, one counted attempt at each, standings
+        (
+            Column("id", SERIAL),
+            Column("guild_id", SNOWFLAKE, required=True),
+            Column("channel_id", SNOWFLAKE, required=True),  # where its announcement is
+            Column("message_id", SNOWFLAKE),  # the announcement (Play button, standings)
+            Column("slot", INT, required=True),  # 1-3: one of the server's running events (a unique key)
+            Column("name", TEXT, required=True),
+            Column("rules", TEXT, required=True),
+            Column("difficulty", TEXT),
+            Column("deals", INT, required=True),
+            Column("created_by", SNOWFLAKE, required=True),
+            Column("created_at", REAL, required=True),
+            Column("ends_at", REAL, required=True),
+            Column("version", INT, required=True, default=0),  # counts changes of its standings (updated: locked)
+            Column("ended_at", REAL),  # set once, by the transaction that decides the final standings
+            Column("cancelled", BOOL, required=True, default=False),
+            Column("announced_at", REAL),  # set once, by the process that posts the results
+            Column("results_id", SNOWFLAKE),  # the results message, where it could be posted
+            Column("locale", TEXT),
+        ),
+        since=EVENTS_VERSION,
+    ),
+    Table(
+        "event_deals",
+        (
+            Column("event_id", SNOWFLAKE, required=True, references="events(id) ON DELETE CASCADE"),
+            Column("position", INT, required=True),
+            Column("code", TEXT, required=True),
+            Column("deal", TEXT, required=True),  # the code without its rules: the cards, under any rules
+        ),
+        key=("event_id", "position"),
+        since=EVENTS_VERSION,
+        without_rowid=True,
+    ),
+    Table(
+        "event_entries",  # one counted attempt a player and a deal: the key is the rule
+        (
+            Column("event_id", SNOWFLAKE, required=True, references="events(id) ON DELETE CASCADE"),
+            Column("position", INT, required=True),
+            Column("player_id", SNOWFLAKE, required=True),
+            Column("game_id", SNOWFLAKE, required=True, unique=True, references="games(id) ON DELETE CASCADE"),
+            Column("opened_at", REAL, required=True),
+            Column("status", TEXT),  # None while it is played
+            Column("removed", INT, required=True, default=0),
+            Column("score", INT, required=True, default=0),
+            Column("seconds", REAL),
+            Column("hints", INT, required=True, default=0),
+            Column("finished_at", REAL),
+        ),
+        key=("event_id", "position", "player_id"),
+        since=EVENTS_VERSION,
+    ),
 )
 TABLE = {table.name: table for table in TABLES}
 
@@ -259,6 +319,13 @@ INDEXES: tuple[Index, ...] = (
     Index("achievement_holders", "achievements", "key, player_id", since=ACHIEVEMENTS_VERSION),  # rarity
     # A player's finished games in order, read in chunks when their history is credited.
     Index("games_finished_by_owner", "games", "owner_id, id", "status != 'playing'", since=ACHIEVEMENTS_VERSION),
+    # At most three running events a server: a slot each, unique among the running (a constraint, not a count
+    # read under READ COMMITTED).
+    Index("events_running_slot", "events", "guild_id, slot", "ended_at IS NULL", unique=True, since=EVENTS_VERSION),
+    Index("events_by_guild", "events", "guild_id, created_at", since=EVENTS_VERSION),
+    Index("events_due", "events", "ends_at", "announced_at IS NULL", since=EVENTS_VERSION),
+    Index("event_deals_by_deal", "event_deals", "deal", since=EVENTS_VERSION),
+    Index("event_entries_by_player", "event_entries", "player_id", since=EVENTS_VERSION),
 )
 
 # Statements that move rows, run by a step after its tables, columns and indexes are made.

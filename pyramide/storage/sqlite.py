@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from . import GameRecord, MoveConflict, StorageError, StorageUnavailable
 from . import schema as schema_
+from .events import EventQueries
 from .queries import PROBE, SQLStorage, Step, Unit
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStorage", "backup"]
@@ -274,7 +275,7 @@ def _probe(connection: sqlite3.Connection) -> None:
         connection.rollback()
 
 
-class SQLiteStorage(SQLStorage):
+class SQLiteStorage(SQLStorage, EventQueries):
     """The default storage: one SQLite file (``":memory:"`` works for experiments)."""
 
     def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:

@@ -1,4 +1,5 @@
-"""Regenerate the board's fixed palette (assets/palette.bin), the reference boards and the sheet of the
+"""Regenerate the board's fixed palette (assets/palette.bin), the reference boards, the months, the events'
+podiums and standings (every language) and the sheet of the
 card emojis (emojis.png: every emoji at 20 px, then at 40 px, on the grey, blue and green buttons) after
 an intended design change:
 
@@ -18,10 +19,12 @@ sys.path.insert(0, str(ROOT))
 
 from cogs.emojis import emoji_images  # noqa: E402
 from cogs.pyramide.daily import month_picture  # noqa: E402
+from cogs.pyramide.podium import podium_picture, standings_picture  # noqa: E402
 from pyramide import render  # noqa: E402
 from pyramide.render.badges import render_badges  # noqa: E402
 from pyramide.render.card import render_card  # noqa: E402
 from tests.reference import profiles  # noqa: E402
+from tests.reference.events import EVENT, PICTURES, STANDINGS  # noqa: E402
 from tests.reference.months import MONTHS  # noqa: E402
 from tests.reference.positions import OPTIONS, POSITIONS  # noqa: E402
 
@@ -45,9 +48,20 @@ def main() -> None:
             path = Path(__file__).with_name(f"{name}.png")
             path.write_bytes(png)
             print(f"wrote {path.relative_to(ROOT)}")
+    for name, (kind, lang) in PICTURES.items():
+        path = Path(__file__).with_name(f"{name}.png")
+        path.write_bytes(event_png(kind, lang))
+        print(f"wrote {path.relative_to(ROOT)}")
     sheet = Path(__file__).with_name("emojis.png")
     sheet.write_bytes(render.emoji_sheet([image.png for image in emoji_images().values()]))
     print(f"wrote {sheet.relative_to(ROOT)}")
+
+
+def event_png(kind: str, lang: str) -> bytes:
+    """An ended event's podium or standings picture in ``lang`` (tests/reference/events.py)."""
+    if kind == "podium":
+        return render.render_podium(podium_picture(EVENT, STANDINGS, lang)[0])
+    return render.render_standings(standings_picture(EVENT, STANDINGS, lang)[0])
 
 
 if __name__ == "__main__":

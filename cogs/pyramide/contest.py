@@ -1,0 +1,389 @@
+"""Server events in Discord: started by a moderator with its deals fixed, each deal one counted attempt a
+player (in a private thread of their own, or in place where no thread can be made, as the daily), an
+announcement kept up to date, and the end (at the deadline or earlier) decided and announced once by
+the database, with the codes revealed and how each could have been won a press away."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+
+import discord
+
+from pyramide import Game, Rules
+from pyramide.i18n import t
+from pyramide.manager import Live
+from pyramide.render import render_podium, render_standings
+from pyramide.solving import SolverService
+from pyramide.storage import EventOver, EventRecord, EventTaken
+from pyramide.tournament import MAX_NAME, MAX_RUNNING, deal_key, places
+
+from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, refused
+from ..common import Host, bot_of, missing_permission
+from . import standings as shown
+from .animation import post_animation
+from .board import board_message, post_board_to, take_back
+from .daily import IN_PLACE, missing_thread_permission
+from .dealing import Finder, winnable_game
+from .places import Reach
+from .podium import podium_picture, standings_picture
+from .threads import create_thread, remove_thread
+
+log = logging.getLogger(__name__)
+
+ANNOUNCEMENT_NEEDS = ("send_messages", "embed_links", "attach_files")
+
+
+def in_a_server_with_the_bot(answer: Answer) -> bool:
+    return answer.place is not None and answer.place.reach is Reach.SERVER
+
+
+# ------------------------------------------------------------------------------------- starting
+async def find_deals(solver: SolverService, rules: Rules, count: int, finder: Finder | None, lang: str) -> list[Game]:
+    """``count`` different winnable deals (of the difficulty, with a ``finder``), found in the solver's
+    worker; a search that found none in time (its fallback comes with a note) is asked again, a few times
+    at most, so that every deal is proved winnable (and of the tier)."""
+    games: list[Game] = []
+    keys: set[str] = set()
+    for _ in range(count * 3):
+        if len(games) == count:
+            break
+        game, notes = await (finder or winnable_game)(solver, rules, lang)
+        if not notes and deal_key(game) not in keys:
+            keys.add(deal_key(game))
+            games.append(game)
+    return games
+
+
+async def start_event(
+    interaction: discord.Interaction,
+    name: str,
+    deals: int,
+    hours: float,
+    rules: Rules,
+    difficulty: str | None,
+    finder: Finder | None,
+) -> None:
+    async with answering(interaction) as answer:
+        lang, bot = answer.lang, answer.bot
+        if not in_a_server_with_the_bot(answer):
+            await answer.say(t(lang, "contest.not_here"))
+            return
+        if not interaction.permissions.manage_guild:
+            await answer.say(t(lang, "error.manage_server"))
+            return
+        missing = missing_permission(interaction, *ANNOUNCEMENT_NEEDS)
+        if missing is not None or not isinstance(interaction.channel, discord.abc.Messageable):
+            await answer.say(t(lang, "contest.error.permission", permission=missing or "Send Messages"))
+            return
+        name = " ".join(name.split())[:MAX_NAME]
+        if not name:
+            await answer.say(t(lang, "contest.error.name"))
+            return
+        guild_id = interaction.guild_id or 0
+        if sum(e.running for e in await bot.storage.events_of_guild(guild_id, MAX_RUNNING * 2)) >= MAX_RUNNING:
+            await answer.say(t(lang, "contest.error.limit", limit=MAX_RUNNING))  # said before any search
+            return
+        await answer.defer()
+        games = await find_deals(bot.solver, rules, deals, finder, lang)
+        if not games:  # the solver found none in time: nothing is started
+            await answer.say(t(lang, "contest.error.no_deals"))
+            return
+        now = bot.clock()
+        event_id = await bot.storage.create_event(
+            guild_id,
+            interaction.channel_id or 0,
+            name,
+            rules.token,
+            difficulty,
+            [(game.code, deal_key(game)) for game in games],
+            interaction.user.id,
+            now,
+            now + hours * 3600,
+            lang,
+        )
+        if event_id is None:  # the database holds the limit, whatever was read above
+            await answer.say(t(lang, "contest.error.limit", limit=MAX_RUNNING))
+            return
+        event = await bot.storage.event(event_id)
+        assert event is not None
+        try:
+            sent = await interaction.channel.send(**shown.announcement(event, [], lang))
+        except DISCORD_ERRORS as error:
+            log_refusal(f"event {event_id}: announcement", error)
+            await answer.say(t(lang, "contest.started_unannounced", name=event.name))
+            return
+        await bot.storage.set_event_message(event_id, sent.id)
+        await answer.say(
+            t(lang, "contest.started", name=event.name, deals=len(games), when=f"<t:{int(event.ends_at)}:f>")
+        )
+
+
+# -------------------------------------------------------------------------------------- playing
+async def chosen_event(answer: Answer, event_id: int | None) -> EventRecord | None:
+    """The event a player plays: the one named (a button), or the server's running event where they have a
+    deal left (the oldest first), else its newest running one. Says why not when there is none."""
+    interaction = answer.interaction
+    lang, storage = answer.lang, answer.bot.storage
+    if event_id is not None:
+        event = await storage.event(event_id)
+        if event is None or event.guild_id != interaction.guild_id:
+            await answer.say(t(lang, "error.stale_board"))
+            return None
+        return event
+    running = [e for e in await storage.events_of_guild(interaction.guild_id or 0, MAX_RUNNING * 2) if e.running]
+    if not running:
+        await answer.say(t(lang, "contest.none_running"))
+        return None
+    for event in reversed(running):  # oldest first
+        if len(await storage.event_entries(event.id, interaction.user.id)) < len(event.codes):
+            return event
+    return running[0]
+
+
+async def play_event(interaction: discord.Interaction, event_id: int | None = None) -> None:
+    """The player's next unplayed deal of an event: one counted attempt, timed from the deal."""
+    async with answering(interaction) as answer:
+        lang, bot = answer.lang, answer.bot
+        if not in_a_server_with_the_bot(answer):
+            await answer.say(t(lang, "contest.not_here"))
+            return
+        event = await chosen_event(answer, event_id)
+        if event is None:
+            return
+        if not event.running or event.ends_at <= bot.clock():
+            await answer.say(t(lang, "contest.over", name=event.name))
+            return
+        entries = await bot.storage.event_entries(event.id, interaction.user.id)
+        waiting = next((e for e in entries if e.status is None), None)
+        if waiting is not None:
+            record = await bot.storage.game(waiting.game_id)
+            where = f"<#{record.channel_id}>" if record is not None else "—"
+            await answer.say(t(lang, "contest.waiting", number=waiting.position + 1, thread=where))
+            return
+        played = {e.position for e in entries}
+        position = next((i for i in range(len(event.codes)) if i not in played), None)
+        if position is None:
+            await answer.say(await done_words(bot, event, interaction.user.id, lang))
+            return
+        await deal_event(answer, event, position)
+
+
+async def done_words(bot: Host, event: EventRecord, player: int, lang: str) -> str:
+    standings = await bot.storage.event_standings(event.id)
+    place = next((p for p, s in places(standings) if s.player_id == player), None)
+    if place is None:
+        return t(lang, "contest.done_waiting", name=event.name)
+    mine = standings[place - 1]
+    return t(
+        lang,
+        "contest.done",
+        name=event.name,
+        removed=mine.removed,
+        score=mine.score,
+        place=place,
+        players=len(standings),
+    )
+
+
+async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
+    interaction = answer.interaction
+    lang, bot, place = answer.lang, answer.bot, answer.place
+    assert place is not None
+    channel = interaction.channel
+    in_place = isinstance(channel, IN_PLACE)
+    if not in_place:
+        missing = missing_thread_permission(interaction)
+        if missing is not None:
+            await answer.say(t(lang, "error.daily_permission", permission=missing))
+            return
+    await answer.defer()
+    number, deals = position + 1, len(event.codes)
+    title = [t(lang, "contest.deal_title", name=event.name, number=number, deals=deals)]
+    thread: discord.Thread | None = None
+    if in_place:
+        target: discord.abc.Messageable = channel  # type: ignore[assignment]
+        target_id = place.channel_id
+    else:
+        name = t(lang, "contest.thread", name=event.name, number=number, player=interaction.user.display_name)
+        thread = await create_thread(channel, name[:100])
+        if thread is None:
+            await answer.say(t(lang, "error.no_thread"))
+            return
+        with contextlib.suppress(discord.HTTPException):
+            await thread.add_user(interaction.user)
+        target, target_id = thread, thread.id
+    live: Live | None = None
+    game = Game.from_code(event.codes[position])
+    try:
+        async with bot.manager.turn(target_id) as turn:
+            if turn.live is not None:
+                await remove_thread(thread)
+                await answer.say(t(lang, "contest.busy_here"))
+                return
+            live = await turn.start(
+                guild_id=place.stats_id,
+                owner_id=interaction.user.id,
+                game=game,
+                locale=lang,
+                event=(event.id, position),
+            )
+            await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
+            if thread is None:
+                message = await board_message(answer, live, lang, title)
+                try:
+                    sent = await answer.post(note=t(lang, "contest.ready_here", number=number, deals=deals), **message)
+                except discord.HTTPException as error:
+                    if refused(error):  # the player never saw this board: its attempt is taken back
+                        await take_back(answer, live)
+                    raise  # (a lost answer may have shown the deal: the attempt stays, its board playable)
+                live.record.message_id = sent.id
+                await bot.storage.set_message(live.record.id, sent.id)
+                return
+            if not await post_board_to(target, answer, live, lang, title, made=True):
+                await answer.say(t(lang, "error.daily_post", permission="Attach Files / Send Messages in Threads"))
+                return
+    except EventTaken:  # the same player opened it at the same moment elsewhere
+        await remove_thread(thread)
+        await answer.say(t(lang, "contest.taken", number=number))
+        return
+    except EventOver:
+        await remove_thread(thread)
+        await answer.say(t(lang, "contest.over", name=event.name))
+        return
+    except Exception:
+        if thread is not None and live is not None and live.record.message_id is None:  # nobody saw it
+            with contextlib.suppress(Exception):
+                await take_back(answer, live)
+        await remove_thread(thread)
+        raise
+    await answer.say(t(lang, "contest.ready", number=number, deals=deals, thread=f"<#{target_id}>"))
+
+
+# ------------------------------------------------------------------------------ looking and ending
+async def announce_results(bot: Host, event_id: int) -> None:
+    """Post an ended event's results, if the database lets this caller (once, for one caller): the
+    announcement loses its Play button, and the final standings, the podium and the codes are posted."""
+    if not await bot.storage.claim_announcement(event_id, bot.clock()):
+        return
+    event = await bot.storage.event(event_id)
+    if event is None:
+        return
+    await shown.redraw(bot, event_id)
+    if event.cancelled:
+        return
+    lang = event.locale or "en"
+    standings = await bot.storage.event_standings(event_id)
+    embed, view = shown.results(event, standings, lang)
+    picture, alt = podium_picture(event, standings, lang)
+    embed.set_image(url="attachment://podium.png")
+    file = discord.File(io.BytesIO(render_podium(picture)), filename="podium.png", description=alt)
+    channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
+    try:
+        sent = await channel.send(embed=embed, view=view, file=file, allowed_mentions=discord.AllowedMentions.none())
+    except DISCORD_ERRORS as error:  # the channel went: the results stay on /pyramide event standings
+        log_refusal(f"event {event_id}: results", error)
+        return
+    await bot.storage.set_event_results(event_id, sent.id)
+
+
+async def pick(answer: Answer, event_id: str | None, *, running: bool) -> EventRecord | None:
+    """The event an option names (an id from autocomplete), else the server's newest (running) one."""
+    interaction = answer.interaction
+    lang, storage = answer.lang, answer.bot.storage
+    if event_id:
+        event = await storage.event(int(event_id)) if event_id.isdigit() and len(event_id) < 19 else None
+        if event is None or event.guild_id != interaction.guild_id:
+            await answer.say(t(lang, "contest.unknown"))
+            return None
+        return event
+    events = await storage.events_of_guild(interaction.guild_id or 0)
+    if running:
+        events = [e for e in events if e.running]
+    if not events:
+        await answer.say(t(lang, "contest.none_running" if running else "contest.none"))
+        return None
+    return events[0]
+
+
+async def event_choices(interaction: discord.Interaction, current: str, *, running: bool) -> list[tuple[str, str]]:
+    events = await bot_of(interaction).storage.events_of_guild(interaction.guild_id or 0, 25)
+    return [
+        (e.name[:100], str(e.id)) for e in events if (e.running or not running) and current.lower() in e.name.lower()
+    ][:25]
+
+
+async def show_standings(interaction: discord.Interaction, event_id: str | None) -> None:
+    async with answering(interaction, private=False) as answer:
+        lang, storage = answer.lang, answer.bot.storage
+        if not in_a_server_with_the_bot(answer):
+            await answer.say(t(lang, "contest.not_here"))
+            return
+        event = await pick(answer, event_id, running=False)
+        if event is None:
+            return
+        standings = await storage.event_standings(event.id)
+        mine = await shown.mine_line(storage, event, standings, interaction.user.id, lang)
+        embed = shown.standings_embed(event, standings, lang, mine)
+        picture, alt = standings_picture(event, standings, lang)
+        file = discord.File(io.BytesIO(render_standings(picture)), filename="standings.png", description=alt)
+        embed.set_image(url="attachment://standings.png")
+        quiet = discord.AllowedMentions.none()
+        if event.ended_at is not None and not event.cancelled:  # the results wherever they could not be posted
+            results, view = shown.results(event, standings, lang)
+            await answer.announce(embeds=[embed, results], view=view, file=file, allowed_mentions=quiet)
+            return
+        await answer.announce(embed=embed, file=file, allowed_mentions=quiet)
+
+
+async def show_list(interaction: discord.Interaction) -> None:
+    async with answering(interaction, private=False) as answer:
+        lang = answer.lang
+        if not in_a_server_with_the_bot(answer):
+            await answer.say(t(lang, "contest.not_here"))
+            return
+        events = await answer.bot.storage.events_of_guild(interaction.guild_id or 0)
+        lines = [
+            t(lang, "contest.list.row", name=discord.utils.escape_markdown(e.name), deals=len(e.codes))
+            + " · "
+            + shown.state_line(e, lang)
+            for e in events
+        ]
+        embed = discord.Embed(
+            title=t(lang, "contest.list.title"),
+            description="\n".join(lines)[:4000] or t(lang, "contest.none"),
+            colour=discord.Colour.gold(),
+        )
+        await answer.announce(embed=embed)
+
+
+async def end_command(interaction: discord.Interaction, event_id: str | None, *, cancelled: bool) -> None:
+    """/pyramide-admin event end|cancel: decided by the database (a second one, or the deadline a moment
+    before, finds it over already)."""
+    async with answering(interaction) as answer:
+        lang, bot = answer.lang, answer.bot
+        if not in_a_server_with_the_bot(answer):
+            await answer.say(t(lang, "contest.not_here"))
+            return
+        if not interaction.permissions.manage_guild:
+            await answer.say(t(lang, "error.manage_server"))
+            return
+        event = await pick(answer, event_id, running=True)
+        if event is None:
+            return
+        if await bot.storage.end_event(event.id, bot.clock(), cancelled=cancelled) is None:
+            await answer.say(t(lang, "contest.over", name=event.name))
+            return
+        await answer.say(t(lang, "contest.cancelled" if cancelled else "contest.ended", name=event.name))
+        await announce_results(bot, event.id)  # in this flow: a stop waits for it
+
+
+async def show_line(answer: Answer, event_id: int, position: int) -> None:
+    """An ended event's deal: how it could have been won (the codes of a running event stay hidden)."""
+    event = await answer.bot.storage.event(event_id)
+    guild_id = answer.place.guild_id if answer.place is not None else None
+    if event is None or event.running or position >= len(event.codes) or event.guild_id != guild_id:
+        await answer.say(t(answer.lang, "error.stale_board"))
+        return
+    await post_animation(answer, "line", event.codes[position])

@@ -1,0 +1,235 @@
+"""The /pyramide event and /pyramide-admin event command groups, the events' buttons, and the cog that owns
+the announcements and finds the events that are due (at start and every minute: nothing waits in memory
+only, and the database decides who ends and who announces)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands, tasks
+
+from pyramide import Rules
+from pyramide.difficulty import TIERS, Tier
+from pyramide.i18n import t
+from pyramide.tournament import DEFAULT_DEALS, DEFAULT_HOURS, MAX_DEALS, MIN_DEALS, parse_duration
+
+from ..answer import answering
+from ..common import Host, text
+from . import contest, dealing
+from . import standings as shown
+
+log = logging.getLogger(__name__)
+
+MAX_ID = 2**63 - 1
+PASS_CHOICES = [
+    Choice(name=text("choice.passes.unlimited"), value=-1),
+    Choice(name=text("choice.passes.one"), value=0),
+    Choice(name=text("choice.passes.two"), value=1),
+    Choice(name=text("choice.passes.three"), value=2),
+]
+TIER_CHOICES = [Choice(name=text(f"choice.tier.{tier}"), value=str(tier)) for tier in TIERS]
+
+
+class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=r"pye:play:(?P<event>[0-9]{1,19})"):
+    """Play: under an event's announcement, and under a finished deal of it."""
+
+    def __init__(self, event_id: int) -> None:
+        super().__init__(discord.ui.Button(custom_id=f"pye:play:{event_id}", label="\u200b"))
+        self.event_id = event_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> EventPlay:
+        return cls(min(int(match["event"]), MAX_ID))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await contest.play_event(interaction, self.event_id)
+
+
+class EventLine(
+    discord.ui.DynamicItem[discord.ui.Button], template=r"pye:line:(?P<event>[0-9]{1,19}):(?P<position>[0-9])"
+):
+    """Under an ended event's results: how one of its deals could have been won."""
+
+    def __init__(self, event_id: int, position: int) -> None:
+        super().__init__(discord.ui.Button(custom_id=f"pye:line:{event_id}:{position}", label="\u200b"))
+        self.event_id, self.position = event_id, position
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> EventLine:
+        return cls(min(int(match["event"]), MAX_ID), int(match["position"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        async with answering(interaction, private=False) as answer:
+            await contest.show_line(answer, self.event_id, self.position)
+
+
+DYNAMIC_ITEMS = (EventPlay, EventLine)
+
+
+class EventCommands(app_commands.Group):
+    """/pyramide event: play, standings, list."""
+
+    def __init__(self) -> None:
+        super().__init__(name="event", description=text("cmd.event"))
+
+    @app_commands.command(name="play", description=text("cmd.event.play"))
+    async def play(self, interaction: discord.Interaction) -> None:
+        await contest.play_event(interaction)
+
+    @app_commands.command(name="standings", description=text("cmd.event.standings"))
+    @app_commands.rename(event=text("opt.event"))
+    @app_commands.describe(event=text("cmd.event.event"))
+    async def standings(self, interaction: discord.Interaction, event: str | None = None) -> None:
+        await contest.show_standings(interaction, event)
+
+    @standings.autocomplete("event")
+    async def standings_choices(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        return [Choice(name=n, value=v) for n, v in await contest.event_choices(interaction, current, running=False)]
+
+    @app_commands.command(name="list", description=text("cmd.event.list"))
+    async def list_events(self, interaction: discord.Interaction) -> None:
+        await contest.show_list(interaction)
+
+
+class EventAdminCommands(app_commands.Group):
+    """/pyramide-admin event: start, end, cancel (Manage Server, checked inside each command as well)."""
+
+    def __init__(self) -> None:
+        super().__init__(name="event", description=text("cmd.admin.event"))
+
+    @app_commands.command(name="start", description=text("cmd.event.start"))
+    @app_commands.rename(
+        name=text("opt.name"),
+        deals=text("opt.deals"),
+        duration=text("opt.duration"),
+        strict=text("opt.strict"),
+        passes=text("opt.passes"),
+        draw_with_waste=text("opt.draw_with_waste"),
+        card_with_cover=text("opt.card_with_cover"),
+        difficulty=text("opt.difficulty"),
+    )
+    @app_commands.describe(
+        name=text("cmd.event.name"),
+        deals=text("cmd.event.deals"),
+        duration=text("cmd.event.duration"),
+        strict=text("cmd.new.strict"),
+        passes=text("cmd.new.passes"),
+        draw_with_waste=text("cmd.new.draw_with_waste"),
+        card_with_cover=text("cmd.new.card_with_cover"),
+        difficulty=text("cmd.new.difficulty"),
+    )
+    @app_commands.choices(passes=PASS_CHOICES)
+    @app_commands.choices(difficulty=TIER_CHOICES)
+    async def start(
+        self,
+        interaction: discord.Interaction,
+        name: app_commands.Range[str, 1, 60],
+        deals: app_commands.Range[int, MIN_DEALS, MAX_DEALS] = DEFAULT_DEALS,
+        duration: app_commands.Range[str, 1, 20] = "7d",
+        strict: bool | None = None,
+        passes: int | None = None,
+        draw_with_waste: bool | None = None,
+        card_with_cover: bool | None = None,
+        difficulty: str | None = None,
+    ) -> None:
+        given = {
+            "strict_win": strict,
+            "pass_limit": passes,
+            "draw_with_waste": draw_with_waste,
+            "pair_with_cover": card_with_cover,
+        }
+        rules = Rules().with_options(**dealing.options(given))
+        hours = parse_duration(duration) if duration != "7d" else float(DEFAULT_HOURS)
+        refusal = None
+        if hours is None:
+            refusal = "contest.error.duration"
+        elif difficulty is not None and not rules.is_default:
+            refusal = "error.difficulty_rules"
+        if refusal is not None or hours is None:
+            async with answering(interaction) as answer:
+                await answer.say(t(answer.lang, refusal or "contest.error.duration"))
+            return
+        finder = dealing_finder(difficulty)
+        await contest.start_event(interaction, name, deals, hours, rules, difficulty, finder)
+
+    @app_commands.command(name="end", description=text("cmd.event.end"))
+    @app_commands.rename(event=text("opt.event"))
+    @app_commands.describe(event=text("cmd.event.event"))
+    async def end(self, interaction: discord.Interaction, event: str | None = None) -> None:
+        await contest.end_command(interaction, event, cancelled=False)
+
+    @app_commands.command(name="cancel", description=text("cmd.event.cancel"))
+    @app_commands.rename(event=text("opt.event"))
+    @app_commands.describe(event=text("cmd.event.event"))
+    async def cancel(self, interaction: discord.Interaction, event: str | None = None) -> None:
+        await contest.end_command(interaction, event, cancelled=True)
+
+    @end.autocomplete("event")
+    @cancel.autocomplete("event")
+    async def running_choices(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        return [Choice(name=n, value=v) for n, v in await contest.event_choices(interaction, current, running=True)]
+
+
+def dealing_finder(difficulty: str | None) -> dealing.Finder | None:
+    return dealing.rated_finder(Tier(difficulty)) if difficulty is not None else None
+
+
+class Events(commands.Cog):
+    """Owns the announcements of this process and the minute loop that ends and announces due events."""
+
+    def __init__(self, bot: Host) -> None:
+        self.bot = bot
+        self.announcements = shown.Announcements(bot)
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
+        self.due.start()
+
+    async def cog_unload(self) -> None:
+        self.due.cancel()
+        self.announcements.close()
+        self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
+
+    @tasks.loop(minutes=1)
+    async def due(self) -> None:
+        try:
+            await self.check()
+        except Exception as error:  # a busy database is tried again in a minute
+            log.warning("event check failed, tried again in a minute: %s", error)
+
+    @due.before_loop
+    async def before_due(self) -> None:
+        await self.bot.wait_until_ready()
+
+    async def check(self) -> None:
+        """End the events past their deadline, announce the ended ones not announced yet (of the servers of
+        this process's shards), and redraw announcements whose standings another process changed."""
+        now = self.bot.clock()
+        # Only this process's servers: another process's shards announce theirs.
+        due = [(e, g) for e, g in await self.bot.storage.due_events(now) if self.bot.get_guild(g) is not None]
+        if due or self.due.current_loop == 0:
+            log.info("events checked: %d due", len(due))
+        for event_id, _ in due:
+            event = await self.bot.storage.event(event_id)
+            if event is not None and event.running:
+                await self.bot.storage.end_event(event_id, now)
+            await contest.announce_results(self.bot, event_id)
+        for event in await self.bot.storage.running_events():
+            if (
+                self.bot.get_guild(event.guild_id) is not None
+                and self.announcements.shown.get(event.id) != event.version
+            ):
+                self.announcements.schedule(event.id)
+
+    @commands.Cog.listener()
+    async def on_pyramide_event_changed(self, event_id: int) -> None:
+        self.announcements.schedule(event_id)

@@ -1,0 +1,220 @@
+"""A server event as players see it: its announcement (the Play button and the standings), the standings
+and results embeds, and the rule that keeps its codes hidden while it runs (no deal of a running event
+is dealt elsewhere)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import discord
+
+from pyramide import Game, Rules
+from pyramide.i18n import t
+from pyramide.labels import format_duration
+from pyramide.storage import EventRecord, EventStanding, Storage
+from pyramide.tournament import deal_key, places
+
+from ..answer import DISCORD_ERRORS, Answer, log_refusal
+from ..common import Host, mention
+from . import controls
+from .words import rules_words
+
+SHOWN = 10  # players listed on an announcement or a standings embed (Discord's embed limits hold)
+EDIT_SECONDS = 4.0  # the least time between two edits of an announcement
+
+log = logging.getLogger(__name__)
+
+
+async def peeks_at_an_event(answer: Answer, game: Game) -> bool:
+    """Whether ``game`` deals the cards of a running event's deal (under any rules)."""
+    return await answer.bot.storage.is_running_deal(deal_key(game))
+
+
+def player_name(standing: EventStanding) -> str:
+    return discord.utils.escape_markdown(standing.name) if standing.name else mention(standing.player_id)
+
+
+def standing_line(lang: str, place: int, standing: EventStanding) -> str:
+    medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
+    return t(
+        lang,
+        "contest.row",
+        medal=medal,
+        player=player_name(standing),
+        removed=standing.removed,
+        score=standing.score,
+        time=format_duration(standing.seconds),
+        played=standing.played,
+        hints=standing.hints,
+    )
+
+
+def standings_text(lang: str, standings: list[EventStanding]) -> str:
+    if not standings:
+        return t(lang, "contest.no_results")
+    lines = [standing_line(lang, place, s) for place, s in places(standings)[:SHOWN]]
+    if len(standings) > SHOWN:
+        lines.append(t(lang, "contest.more", count=len(standings) - SHOWN))
+    return "\n".join(lines)[:1800]  # two embeds of a message stay under Discord's 6,000 characters
+
+
+def rules_of(event: EventRecord, lang: str) -> str:
+    rules = Rules.from_token(event.rules)
+    words = rules_words(rules, lang) if not rules.is_default else t(lang, "contest.rules_standard")
+    if event.difficulty:
+        words += " · " + t(lang, f"choice.tier.{event.difficulty}")
+    return words
+
+
+def state_line(event: EventRecord, lang: str) -> str:
+    if event.cancelled:
+        return t(lang, "contest.state.cancelled")
+    if event.ended_at is not None:
+        return t(lang, "contest.state.ended", when=f"<t:{int(event.ended_at)}:f>")
+    return t(lang, "contest.state.running", when=f"<t:{int(event.ends_at)}:R>", date=f"<t:{int(event.ends_at)}:f>")
+
+
+def announcement(event: EventRecord, standings: list[EventStanding], lang: str) -> dict[str, Any]:
+    """The announcement message: what the event is, how it is scored, the standings, and Play while it runs."""
+    embed = discord.Embed(
+        title=t(lang, "contest.title", name=event.name)[:256],
+        description="\n".join(
+            (
+                t(lang, "contest.deals", deals=len(event.codes)),
+                state_line(event, lang),
+                t(lang, "contest.rules", rules=rules_of(event, lang)),
+            )
+        ),
+        colour=discord.Colour.gold(),
+    )
+    embed.add_field(name=t(lang, "contest.scoring.title"), value=t(lang, "contest.scoring"), inline=False)
+    embed.add_field(name=t(lang, "contest.standings.title"), value=standings_text(lang, standings)[:1024], inline=False)
+    embed.set_footer(text=t(lang, "contest.footer", players=len(standings)))
+    view = discord.ui.View(timeout=None)
+    if event.running:
+        view.add_item(controls.event_play_button(event.id, label=t(lang, "contest.button.play")))
+    view.stop()
+    return {"embed": embed, "view": view, "allowed_mentions": discord.AllowedMentions.none()}
+
+
+def standings_embed(event: EventRecord, standings: list[EventStanding], lang: str, mine: str | None) -> discord.Embed:
+    embed = discord.Embed(
+        title=t(lang, "contest.standings.of", name=event.name)[:256],
+        description=standings_text(lang, standings),
+        colour=discord.Colour.gold(),
+    )
+    embed.add_field(name="\u200b", value=state_line(event, lang), inline=False)
+    if mine:
+        embed.add_field(name=t(lang, "contest.standings.mine"), value=mine[:300], inline=False)
+    return embed
+
+
+def results(event: EventRecord, standings: list[EventStanding], lang: str) -> tuple[discord.Embed, discord.ui.View]:
+    """The final standings and the revealed codes, each with its winning line a press away."""
+    embed = discord.Embed(
+        title=t(lang, "contest.results.title", name=event.name)[:256],
+        description=standings_text(lang, standings),
+        colour=discord.Colour.gold(),
+    )
+    codes = "\n".join(t(lang, "contest.results.code", number=i + 1, code=code) for i, code in enumerate(event.codes))
+    embed.add_field(name=t(lang, "contest.results.codes"), value=codes[:1024], inline=False)
+    view = discord.ui.View(timeout=None)
+    for position in range(len(event.codes)):
+        label = t(lang, "contest.button.line", number=position + 1)
+        view.add_item(controls.event_line_button(event.id, position, label=label))
+    view.stop()
+    return embed, view
+
+
+async def mine_line(
+    storage: Storage, event: EventRecord, standings: list[EventStanding], player: int, lang: str
+) -> str:
+    """Where a player stands: their place and totals, or how many deals they have left."""
+    entries = await storage.event_entries(event.id, player)
+    place = next((p for p, s in places(standings) if s.player_id == player), None)
+    left = len(event.codes) - len(entries)
+    if place is None:
+        return t(lang, "contest.mine.none", left=left)
+    standing = standings[place - 1]
+    words = t(lang, "contest.mine", place=place, players=len(standings), removed=standing.removed)
+    if left and event.running:
+        words += " " + t(lang, "contest.mine.left", left=left)
+    return words
+
+
+class Announcements:
+    """The announcements being kept up to date by this process: one pending edit per event at most, at most
+    one every ``EDIT_SECONDS`` (a burst of finished deals becomes one edit showing the newest figures), and
+    the version of the standings each last showed (the loop redraws those another process changed)."""
+
+    def __init__(self, bot: Host) -> None:
+        self.bot = bot
+        self.shown: dict[int, int] = {}
+        self.last_edit: dict[int, float] = {}
+        self.pending: dict[int, asyncio.Task[None]] = {}
+        self.dirty: set[int] = set()  # events whose standings changed since their last edit began
+        self.gone: set[int] = set()  # events whose announcement was deleted
+
+    def schedule(self, event_id: int) -> None:
+        """Redraw the announcement now, or once ``EDIT_SECONDS`` have passed since its last edit; a change
+        arriving while an edit is on its way is drawn by a further edit (the newest figures always land)."""
+        self.dirty.add(event_id)
+        task = self.pending.get(event_id)
+        if task is not None and not task.done():
+            return  # the edit waiting (or the one after the edit under way) reads the newest figures
+        wait = max(0.0, self.last_edit.get(event_id, 0.0) + EDIT_SECONDS - time.monotonic())
+        task = asyncio.get_running_loop().create_task(self._edit(event_id, wait))
+        task.add_done_callback(_logged)
+        self.pending[event_id] = task
+
+    async def _edit(self, event_id: int, wait: float) -> None:
+        await asyncio.sleep(wait)
+        while event_id in self.dirty:
+            self.dirty.discard(event_id)
+            self.last_edit[event_id] = time.monotonic()
+            await self.redraw(event_id)
+            if event_id in self.dirty:
+                await asyncio.sleep(EDIT_SECONDS)
+
+    async def redraw(self, event_id: int) -> None:
+        if event_id in self.gone:
+            return
+        shown = await redraw(self.bot, event_id)
+        if shown is None:
+            self.gone.add(event_id)  # deleted: no more edits of it from this process
+        else:
+            self.shown[event_id] = shown
+
+    async def flush(self) -> None:
+        """Wait for the edits scheduled so far (tests, shut-down)."""
+        await asyncio.gather(*(task for task in self.pending.values() if not task.done()), return_exceptions=True)
+
+    def close(self) -> None:
+        for task in self.pending.values():
+            task.cancel()
+
+
+async def redraw(bot: Host, event_id: int) -> int | None:
+    """Edit an event's announcement to show its newest state; the version of the standings it shows, or
+    ``None`` when the announcement is gone (deleted, or its channel), and the event goes on without it."""
+    event = await bot.storage.event(event_id)
+    if event is None or event.message_id is None:
+        return event.version if event is not None else None
+    standings = await bot.storage.event_standings(event_id)
+    channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
+    try:
+        await channel.get_partial_message(event.message_id).edit(**announcement(event, standings, event.locale or "en"))
+    except discord.NotFound:
+        log.info("event %d: its announcement is gone; the event goes on without it", event_id)
+        return None
+    except DISCORD_ERRORS as error:  # no longer allowed: tried again at the next change
+        log_refusal(f"event {event_id}: announcement edit", error)
+    return event.version
+
+
+def _logged(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("announcement edit failed", exc_info=task.exception())

@@ -1,0 +1,384 @@
+"""Server events through the real discord.py objects, on both databases: a moderator starts one, players
+play its deals (one counted attempt each, codes hidden), the announcement follows the standings, and the
+end (at the deadline, early, or cancelled) is decided and announced once by the database."""
+
+import asyncio
+
+import pytest
+
+from cogs.pyramide import contest, standings
+from pyramide import Game
+from pyramide.solver import Verdict
+from pyramide.storage import EventTaken, GameRecord
+from pyramide.tournament import parse_duration
+from tests.deals import clear_kings_and_pairs, kings_and_pairs, stuck_game, two_pass
+from tests.harness import (
+    ADMIN,
+    CHANNEL_ID,
+    DM_CHANNEL_ID,
+    GUILD_ID,
+    MANAGE_GUILD,
+    OTHER_CHANNEL_ID,
+    OWNER,
+    PLAIN,
+    STRANGER,
+    Harness,
+)
+
+MODERATOR = PLAIN | MANAGE_GUILD
+DEALS = (kings_and_pairs(), stuck_game(), two_pass())
+HOUR = 3600.0
+
+
+@pytest.fixture
+def fixed_deals(monkeypatch):
+    """The event's deals are the hand-built ones (the real search runs in test_a_moderator_starts_an_event)."""
+
+    async def find(solver, rules, count, finder, lang):
+        return [Game.from_code(game.code) for game in DEALS[:count]]
+
+    monkeypatch.setattr(contest, "find_deals", find)
+    monkeypatch.setattr(standings, "EDIT_SECONDS", 0.0)
+
+
+def events_cog(h: Harness):
+    return h.bot.get_cog("Events")
+
+
+async def start_event(h: Harness, name: str = "December Cup", deals: int = 3, duration: str = "2d") -> int:
+    sent = await h.command(
+        "/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name=name, deals=deals, duration=duration
+    )
+    assert "has started" in sent[-1].content, [s.content for s in sent]
+    event = (await h.storage.events_of_guild(GUILD_ID))[0]
+    return event.id
+
+
+async def open_deal(h: Harness, user: int) -> int:
+    """/pyramide event play: the thread of the player's next deal."""
+    threads = len(h.hub.threads)
+    sent = await h.command("event play", user=user)
+    assert len(h.hub.threads) == threads + 1, [s.content for s in sent]
+    return int(h.hub.threads[-1]["id"])
+
+
+async def clear_it(h: Harness, thread: int, user: int) -> None:
+    plan = kings_and_pairs()
+    clear_kings_and_pairs(plan)
+    for action in plan.actions:
+        await h.command("tap", card=str(DEALS[0].pyramid[action]), channel_id=thread, user=user)
+
+
+async def end_it(h: Harness, thread: int, user: int) -> None:
+    await h.command("end", channel_id=thread, user=user)
+
+
+def announcement(h: Harness, event) -> dict:
+    return h.hub.messages[event.message_id]
+
+
+def results_posts(h: Harness) -> list:
+    return [
+        s
+        for s in h.hub.sent
+        if isinstance(s.body, dict)
+        and s.body.get("embeds")
+        and "Final standings" in s.body["embeds"][0]["title"]
+        and s.path == "/channels/{channel_id}/messages"
+    ]
+
+
+def said(sent: list):
+    """The interaction's own last answer (not what the bot posted on its own after it)."""
+    return [s for s in sent if s.token][-1]
+
+
+async def play_three_players(h: Harness) -> int:
+    """OWNER and ADMIN clear the first deal (ADMIN 100 s slower), STRANGER removes a king; everyone ends
+    the other two deals without a move."""
+    event_id = await start_event(h)
+    for user, slower in ((OWNER, 0.0), (ADMIN, 100.0), (STRANGER, 0.0)):
+        thread = await open_deal(h, user)
+        h.now[0] += slower
+        if user == STRANGER:
+            await h.command("tap", card="K♠", channel_id=thread, user=user)
+            await end_it(h, thread, user)
+        else:
+            await clear_it(h, thread, user)
+        for _ in range(2):
+            await end_it(h, await open_deal(h, user), user)
+    await events_cog(h).announcements.flush()
+    return event_id
+
+
+async def test_three_players_play_three_deals_and_the_standings_rank_as_stated(harness, fixed_deals):
+    event_id = await play_three_players(harness)
+    standings = await harness.storage.event_standings(event_id)
+    assert [(s.player_id, s.played, s.removed) for s in standings] == [(OWNER, 3, 28), (ADMIN, 3, 28), (STRANGER, 3, 1)]
+    assert standings[0].score == standings[1].score and standings[0].seconds < standings[1].seconds  # time decides
+    event = await harness.storage.event(event_id)
+    board = announcement(harness, event)["embeds"][0]
+    text = board["fields"][1]["value"]
+    assert text.splitlines()[0].startswith("🥇 Player 1 · 28 cards") and text.splitlines()[1].startswith("🥈 Player 3")
+    assert text.splitlines()[2].startswith("🥉 Player 2 · 1 cards")
+    assert "cards removed, then its score, then its time" in board["fields"][0]["value"]  # scoring is stated
+    assert "28 cards" in text and "3 played" in text
+    sent = await harness.command("event play", user=OWNER)  # every deal played: the total and the rank
+    assert "every deal of **December Cup**" in sent[-1].content and "#1 of 3" in sent[-1].content
+    sent = await harness.command("event standings", user=STRANGER)
+    embed = sent[-1].body["embeds"][0]
+    assert embed["description"].startswith("🥇") and "#3 of 3" in embed["fields"][-1]["value"]
+    assert sent[-1].files[0][0] == "standings.png" and embed["image"]["url"] == "attachment://standings.png"
+    alt = sent[-1].body["attachments"][0]["description"]
+    assert alt.startswith("Standings of December Cup") and "1. Player 1: 28 cards" in alt
+
+
+async def test_one_counted_attempt_a_deal_the_key_refuses_a_second(harness, fixed_deals):
+    event_id = await start_event(harness)
+    thread = await open_deal(harness, OWNER)
+    sent = await harness.command("event play", user=OWNER)  # the deal in play is named, none dealt again
+    assert "deal 1 is still waiting for you" in sent[-1].content and f"<#{thread}>" in sent[-1].content
+    await end_it(harness, thread, OWNER)
+    second = await open_deal(harness, OWNER)
+    live = await harness.bot.manager.live(second)
+    assert live.record.event_deal == 1 and live.game.deal == DEALS[1].deal  # the next deal, not the first again
+    record = GameRecord(
+        id=0,
+        guild_id=GUILD_ID,
+        channel_id=OTHER_CHANNEL_ID,
+        owner_id=OWNER,
+        code=DEALS[0].code,
+        rules="N",
+        created_at=harness.now[0],
+        event_id=event_id,
+        event_deal=0,
+    )
+    with pytest.raises(EventTaken):
+        await harness.storage.create_game(record)  # the database's key, whatever the cog checked
+    assert len(await harness.storage.event_entries(event_id, OWNER)) == 2
+
+
+async def test_codes_stay_hidden_until_the_end(harness, fixed_deals):
+    event_id = await start_event(harness)
+    thread = await open_deal(harness, OWNER)
+    board = next(m for m in harness.hub.messages.values() if str(m.get("channel_id")) == str(thread))
+    assert DEALS[0].code not in board["content"] and "Event deal 1" in board["content"]
+    sent = await harness.command("code", channel_id=thread)
+    assert "revealed with its results" in sent[-1].content and DEALS[0].code not in sent[-1].content
+    for code in (DEALS[0].code, Game(DEALS[0].deal, DEALS[0].rules.with_options(pass_limit=1)).code):
+        sent = await harness.command("new", code=code, channel_id=OTHER_CHANNEL_ID, user=STRANGER)
+        assert "running server event" in sent[-1].content and sent[-1].ephemeral  # under any rules
+    await end_it(harness, thread, OWNER)
+    finished = harness.hub.messages[
+        (await harness.storage.game((await harness.storage.event_entries(event_id, OWNER))[0].game_id)).message_id
+    ]
+    assert DEALS[0].code not in str(finished) and "Same deal again" not in str(finished)
+    await harness.command("/pyramide-admin event end", user=ADMIN, permissions=MODERATOR)
+    posted = results_posts(harness)
+    assert len(posted) == 1 and all(game.code in str(posted[0].body) for game in DEALS)  # revealed at the end
+    labels = [c["label"] for row in posted[0].body["components"] for c in row["components"]]
+    assert labels == ["Deal 1: how to win it", "Deal 2: how to win it", "Deal 3: how to win it"]
+    sent = await harness.command("new", code=DEALS[0].code, channel_id=OTHER_CHANNEL_ID, user=STRANGER)
+    assert sent[0].png is not None  # an ordinary deal once the event is over
+    sent = await harness.press(f"pye:line:{event_id}:0", user=STRANGER)
+    assert any(s.files and s.files[0][0].startswith("winning-line") for s in sent)
+
+
+async def test_the_deadline_ends_it_once_and_posts_the_podium(harness, fixed_deals):
+    event_id = await play_three_players(harness)
+    harness.now[0] += 2 * 24 * HOUR + 1
+    sent = await harness.command("event play", user=STRANGER)
+    assert "is over" in sent[-1].content  # past the deadline, even before the loop came by
+    await events_cog(harness).check()
+    await events_cog(harness).check()  # the next minute: nothing more
+    posted = results_posts(harness)
+    assert len(posted) == 1
+    assert posted[0].files[0][0] == "podium.png" and posted[0].files[0][1].startswith(b"\x89PNG")
+    attachment = posted[0].body["attachments"][0]
+    assert attachment["description"].startswith("Podium of December Cup") and "1. " in attachment["description"]
+    event = await harness.storage.event(event_id)
+    assert event.ended_at is not None and event.announced_at is not None and event.results_id is not None
+    assert announcement(harness, event)["components"] == []  # no Play once it is over
+    sent = await harness.command("stats", user=OWNER)
+    fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
+    assert fields["Events"] == "1 played · 1 podiums · 1 won"
+    # The achievements of the final standings, unlocked in the transaction that decided them (once).
+    held = {player: {u.key for u in await harness.storage.unlocked(player)} for player in (OWNER, ADMIN, STRANGER)}
+    assert {"event_won", "event_podium"} <= held[OWNER] and "event_won" not in held[ADMIN]
+    assert "event_podium" in held[ADMIN] and "event_podium" in held[STRANGER]
+    sent = await harness.command("event list")
+    assert "December Cup" in sent[-1].body["embeds"][0]["description"]
+
+
+async def test_an_event_that_ends_while_the_bot_is_stopped_is_announced_once_after_the_restart(harness, fixed_deals):
+    event_id = await start_event(harness, duration="1h")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    thread = await open_deal(harness, STRANGER)  # in play when the bot stops
+    await harness.command("tap", card="K♠", channel_id=thread, user=STRANGER)
+    await harness.stop()
+    harness.now[0] += 5 * HOUR
+    await harness.start()
+    await events_cog(harness).check()  # the loop's first round after the start
+    await events_cog(harness).check()
+    assert len(results_posts(harness)) == 1
+    standings = await harness.storage.event_standings(event_id)
+    assert {s.player_id: s.removed for s in standings} == {OWNER: 0, STRANGER: 1}  # a deal in play counts as it stood
+
+
+async def test_two_processes_at_the_deadline_announce_once(harness, fixed_deals, workers):
+    event_id = await start_event(harness, duration="1h")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    other = await Harness(harness.db_path, clock=harness.now, workers=workers).start()
+    try:
+        harness.now[0] += 2 * HOUR
+        await asyncio.gather(events_cog(harness).check(), events_cog(other).check())
+        assert len(results_posts(harness)) + len(results_posts(other)) == 1
+        assert (await harness.storage.event(event_id)).announced_at is not None
+    finally:
+        await other.stop()
+
+
+async def test_end_early_and_cancel(harness, fixed_deals):
+    first = await start_event(harness, name="Cup A")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    sent = await harness.command("/pyramide-admin event end", user=STRANGER, event=str(first))
+    assert "Manage Server" in sent[-1].content
+    sent = await harness.command("/pyramide-admin event end", user=ADMIN, permissions=MODERATOR, event=str(first))
+    assert "has ended" in said(sent).content and len(results_posts(harness)) == 1
+    sent = await harness.command("/pyramide-admin event end", user=ADMIN, permissions=MODERATOR, event=str(first))
+    assert "is over" in sent[-1].content and len(results_posts(harness)) == 1
+    second = await start_event(harness, name="Cup B")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    sent = await harness.command("/pyramide-admin event cancel", user=ADMIN, permissions=MODERATOR)
+    assert "cancelled" in said(sent).content
+    await events_cog(harness).announcements.flush()
+    assert len(results_posts(harness)) == 1  # a cancelled event posts no results
+    assert await harness.storage.event_standings(second) == []
+    event = await harness.storage.event(second)
+    assert "Cancelled" in announcement(harness, event)["embeds"][0]["description"]
+    assert announcement(harness, event)["components"] == []
+    sent = await harness.command("stats", user=OWNER)
+    fields = {f["name"]: f["value"] for f in sent[-1].body["embeds"][0]["fields"]}
+    assert fields["Events"] == "1 played · 1 podiums · 1 won"  # the cancelled one does not count
+
+
+async def test_forget_me_leaves_the_standings_and_the_others_close_up(harness, fixed_deals):
+    event_id = await play_three_players(harness)
+    sent = await harness.command("forget-me", user=OWNER)
+    await harness.press(sent[-1].button("Yes, delete my data"), user=OWNER)
+    standings = await harness.storage.event_standings(event_id)
+    assert [s.player_id for s in standings] == [ADMIN, STRANGER]
+    await events_cog(harness).check()  # the loop redraws what the forget changed
+    await events_cog(harness).announcements.flush()
+    event = await harness.storage.event(event_id)
+    text = announcement(harness, event)["embeds"][0]["fields"][1]["value"]
+    assert "Player 1 " not in text and text.startswith("🥇 Player 3") and "🥈 Player 2" in text
+
+
+async def test_a_deleted_announcement_or_channel_the_event_goes_on(harness, fixed_deals):
+    event_id = await start_event(harness)
+    event = await harness.storage.event(event_id)
+    harness.hub.deleted_messages.add(event.message_id)
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)  # the edit is refused: nothing else fails
+    await events_cog(harness).announcements.flush()
+    assert len(await harness.storage.event_standings(event_id)) == 1
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    harness.hub.deleted_channels.add(CHANNEL_ID)
+    sent = await harness.command(
+        "/pyramide-admin event end", user=ADMIN, permissions=MODERATOR, channel_id=OTHER_CHANNEL_ID
+    )
+    assert "has ended" in said(sent).content and results_posts(harness) == []  # nowhere left to post
+    assert (await harness.storage.event(event_id)).announced_at is not None  # and not tried again
+    sent = await harness.command("event standings", channel_id=OTHER_CHANNEL_ID)
+    titles = [e["title"] for e in sent[-1].body["embeds"]]
+    assert titles == ["Standings · December Cup", "🏁 Final standings · December Cup"]
+    assert DEALS[0].code in str(sent[-1].body)
+
+
+async def test_limits_places_and_bad_input(harness, fixed_deals):
+    for name in ("A", "B", "C"):
+        await start_event(harness, name=name)
+    sent = await harness.command("/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name="D")
+    assert "already runs 3 events" in sent[-1].content
+    assert len(await harness.storage.events_of_guild(GUILD_ID)) == 3
+    sent = await harness.command(
+        "/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name="E", duration="20d"
+    )
+    assert "between 1 hour and 14 days" in sent[-1].content
+    sent = await harness.command("event play", channel_id=DM_CHANNEL_ID)
+    assert "servers that invited Pyramide" in sent[-1].content
+    harness.locale = "ru"
+    sent = await harness.command("event play", channel_id=DM_CHANNEL_ID)
+    assert "серверах, пригласивших Pyramide" in sent[-1].content
+
+
+async def test_a_moderator_starts_an_event_with_winnable_deals_found_by_the_solver(harness):
+    sent = await harness.command(
+        "/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name="Quick", deals=2, duration="36h"
+    )
+    assert "has started with 2 deals" in sent[-1].content
+    event = (await harness.storage.events_of_guild(GUILD_ID))[0]
+    assert len(set(event.codes)) == 2 and event.ends_at == pytest.approx(harness.now[0] + 36 * HOUR)
+    for code in event.codes:
+        assert (await harness.bot.solver.verdict(code))[0] is Verdict.WON
+    message = announcement(harness, event)
+    assert message["components"][0]["components"][0]["custom_id"] == f"pye:play:{event.id}"
+    assert message["embeds"][0]["title"] == "🏆 Quick"
+
+
+def test_durations():
+    assert parse_duration("36h") == 36 and parse_duration("3d") == 72 and parse_duration("2d12h") == 60
+    assert parse_duration("14d") == 336 and parse_duration("15d") is None and parse_duration("0.5h") is None
+    assert parse_duration("soon") is None and parse_duration("") is None
+
+
+async def test_a_burst_of_changes_is_one_edit_showing_the_newest_figures(harness, fixed_deals):
+    event_id = await start_event(harness)
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    announcements = events_cog(harness).announcements
+    before = len(harness.hub.sent)
+    for _ in range(3):  # three deals finished at once (another process's, seen by the loop, and this one's)
+        announcements.schedule(event_id)
+    await announcements.flush()
+    edits = [s for s in harness.hub.sent[before:] if s.method == "PATCH"]
+    assert len(edits) == 1 and "Player 1 · 0 cards" in edits[0].body["embeds"][0]["fields"][1]["value"]
+
+
+async def test_in_a_thread_the_deal_is_played_in_place(harness, fixed_deals):
+    await start_event(harness)
+    thread = 700_000_000_000_000_050  # a thread of the server's (the harness sends it as type 12)
+    threads = len(harness.hub.threads)
+    sent = await harness.command("event play", channel_id=thread)
+    assert len(harness.hub.threads) == threads  # no thread of its own
+    board = next(s for s in sent if s.png)
+    assert "Event deal 1" in board.content and DEALS[0].code not in board.content
+    assert (await harness.bot.manager.live(thread)).record.event_deal == 0
+
+
+async def test_next_event_deal_on_a_finished_board_deals_it_in_the_same_thread(harness, fixed_deals):
+    event_id = await start_event(harness)
+    thread = await open_deal(harness, OWNER)
+    await end_it(harness, thread, OWNER)
+    finished = next(m for m in reversed(harness.hub.messages.values()) if str(m.get("channel_id")) == str(thread))
+    labels = [c["label"] for row in finished["components"] for c in row["components"]]
+    assert labels == ["Next event deal", "New game"]  # no same deal, no animation of a hidden code
+    press = next(
+        c["custom_id"] for row in finished["components"] for c in row["components"] if c["label"] != "New game"
+    )
+    threads = len(harness.hub.threads)
+    sent = await harness.press(press, user=OWNER, channel_id=thread)
+    assert len(harness.hub.threads) == threads and any(s.png for s in sent)  # played on in the same thread
+    assert (await harness.bot.manager.live(thread)).record.event_deal == 1
+    sent = await harness.press(press, user=STRANGER, channel_id=thread)  # another player's press, a game in play
+    assert "already running here" in sent[-1].content and sent[-1].ephemeral
+    assert await harness.storage.event_entries(event_id, STRANGER) == []  # nothing opened, nothing counted
+
+
+async def test_no_winnable_deal_found_in_time_starts_nothing(harness, monkeypatch):
+    async def none_found(solver, rules, lang):
+        return Game.new(rules), ("not found",)  # the finders' fallback: a deal not proved winnable
+
+    monkeypatch.setattr(contest, "winnable_game", none_found)
+    sent = await harness.command("/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name="Cup")
+    assert "could not find winnable deals" in sent[-1].content
+    assert await harness.storage.events_of_guild(GUILD_ID) == []
