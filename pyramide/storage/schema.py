@@ -17,7 +17,7 @@ from typing import Literal
 Dialect = Literal["sqlite", "postgresql"]
 
 # The step that brought the achievements (one constant, to renumber at a merge).
-ACHIEVEMENTS_VERSION = 14
+ACHIEVEMENTS_VERSION = 13
 
 # Kinds of column. ``serial``: the table's own numbered key. ``snowflake``: a Discord id or another
 # table's key (64 bits). ``bool``: 0/1 in SQLite, BOOLEAN in PostgreSQL.
@@ -103,7 +103,7 @@ def _literal(value: int | str | bool, dialect: Dialect) -> str:
 
 # The step that brought server events (their tables and the two columns of a game dealt for one); one
 # named number, so that it is renumbered in one place when steps are merged.
-EVENTS_VERSION = 15
+EVENTS_VERSION = 14
 
 # In an order that satisfies the foreign keys (the copy command writes them in this order).
 TABLES: tuple[Table, ...] = (
