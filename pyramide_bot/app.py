@@ -197,12 +197,14 @@ class PyramideBot(commands.Bot):
         self.release_workers()
 
     async def unload_cogs(self) -> None:
-        """Unload every extension, so that each cog closes what it owns (its tasks, its scoreboards)."""
-        for name in tuple(self.extensions):
+        """Remove every cog, so that each closes what it owns (its tasks, its scoreboards) in ``cog_unload``.
+        (Removing, not unloading the extensions: an unload also drops their modules from ``sys.modules``,
+        so the next bot of the process would run fresh copies of them.)"""
+        for name in tuple(self.cogs):
             try:
-                await self.unload_extension(name)
+                await self.remove_cog(name)
             except Exception:  # one cog failing to close must not keep the others open
-                log.exception("could not unload %s", name)
+                log.exception("could not remove the cog %s", name)
 
     def release_workers(self) -> None:
         """Close the worker processes if they are the bot's own (each ends after its current task)."""

@@ -2,6 +2,7 @@
 scoreboard in the channel kept up to date within Discord's limits, a winner, a give-up, the stats."""
 
 import asyncio
+import sys
 import time
 
 import discord
@@ -225,4 +226,7 @@ async def test_unloading_the_game_cog_cancels_the_scoreboard_edits_it_owns(harne
     assert not waiting.done()
     await harness.bot.unload_cogs()  # as the bot's close does
     assert waiting.cancelled() and not scoreboards.pending
+    # The cogs are removed, their modules kept: the next bot of the process runs the same code (an unloaded
+    # extension's modules leave sys.modules, and what a test patched in them would no longer be seen).
+    assert sys.modules["cogs.pyramide.race"] is race_module
     assert harness.bot.scoreboards is not scoreboards  # the bot no longer tells a closed cog's scoreboards
