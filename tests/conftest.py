@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -53,6 +54,16 @@ def example_game(rules: Rules = Rules(), stock: list[str] | None = None) -> Game
 
 def spot_of(game: Game, name: str) -> int:
     return game.pyramid.index(Card.parse(name))
+
+
+@pytest.fixture(autouse=True)
+def cog_modules_kept() -> Iterator[None]:
+    """The cogs' modules stay those of the whole run: discord.py's ``Bot.close`` unloads the extensions,
+    which drops their modules from ``sys.modules``, and every later bot of the process would then run
+    fresh copies of them (what a test patches in a module it imported would no longer reach the bot)."""
+    kept = {name: module for name, module in sys.modules.items() if name == "cogs" or name.startswith("cogs.")}
+    yield
+    sys.modules.update(kept)
 
 
 @pytest.fixture
