@@ -452,6 +452,29 @@ async def test_a_player_forgotten_while_racing_leaves_no_race_open(storage):
         assert await raw(storage, "SELECT id FROM games WHERE owner_id = ?", forgotten) == []
 
 
+async def test_a_forgotten_race_winner_leaves_no_id_and_the_race_stays_decided(storage):
+    """Forget-me of a race's winner: no row keeps their id (the race is over, won by nobody), and the
+    other player, still playing, cannot win the race afterwards by clearing."""
+    winner, other = 23_001, 23_002
+    records = [
+        await storage.create_game(GameRecord(0, 1000, 66_000 + n, p, "PY1-N-AAAAAAS", "N", created_at=1.0))
+        for n, p in enumerate((winner, other))
+    ]
+    race_id = await storage.create_race(1000, 76_000, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records])
+    records[0].status, records[0].finished_at, records[0].seconds = WON, 2.0, 1.0
+    await storage.finish_game(records[0])
+    assert (await storage.race(race_id)).winner_id == winner
+    await storage.forget_player(winner)
+    race = await storage.race(race_id)
+    assert race.winner_id is None and race.finished_at == 2.0
+    assert await raw(storage, "SELECT id FROM races WHERE winner_id = ?", winner) == []
+    records[1].status, records[1].finished_at, records[1].seconds = WON, 3.0, 2.0
+    await storage.finish_game(records[1])
+    race = await storage.race(race_id)
+    assert race.winner_id is None and race.finished_at == 2.0
+    assert (await storage.race_stats(1000, other)).won == 0
+
+
 async def test_a_server_rejoined_while_its_data_is_purged_keeps_it(postgres_url):
     """PostgreSQL (READ COMMITTED): the bot rejoins a server (its departure deleted) while the purge of
     departed servers runs, having listed that server already; the server keeps its games and settings."""

@@ -35,11 +35,14 @@ CLOSE_ENTRY = (
     "UPDATE event_entries SET status = ?, removed = ?, score = ?, seconds = ?, hints = ?, finished_at = ?"
     " WHERE game_id = ? AND status IS NULL"
 )
-# The player's entries go with their games (a foreign key); their running events' standings change.
-EVENTS_OF_PLAYER_CHANGED = (
-    "UPDATE events SET version = version + 1 WHERE ended_at IS NULL"
-    " AND id IN (SELECT event_id FROM event_entries WHERE player_id = ?)"
+# The player's entries go with their games (a foreign key); their running events' standings change. The
+# events are read first and touched after the games are deleted: game rows, then event rows, the order
+# ``finish_game`` takes them in (two transactions taking them in opposite orders could deadlock).
+RUNNING_EVENTS_OF_PLAYER = (
+    "SELECT DISTINCT e.id FROM events AS e JOIN event_entries AS x ON x.event_id = e.id"
+    " WHERE x.player_id = ? AND e.ended_at IS NULL ORDER BY e.id"
 )
+EVENT_CHANGED = "UPDATE events SET version = version + 1 WHERE id = ? AND ended_at IS NULL"
 _EVENT = (
     "SELECT id, guild_id, channel_id, message_id, name, rules, difficulty, created_by, created_at, ends_at,"
     " version, ended_at, cancelled, announced_at, results_id, locale FROM events"

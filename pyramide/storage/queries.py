@@ -29,6 +29,7 @@ from . import (
     events,
 )
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
+from .rights import GUILD_JOINED, GUILD_LEFT, forget_player, purge_departed
 from .standings import StandingsQueries
 from .units import Program, Step, Unit, changed, many, postgres_sql, row, rows, scalar
 
@@ -87,7 +88,7 @@ LOCK_RACE_OF_GAME = (
 )
 # The first clear of a race's game wins it, in the transaction that closes the game.
 WIN_RACE_OF_GAME = (
-    "UPDATE races SET winner_id = ?, finished_at = ? WHERE winner_id IS NULL"
+    "UPDATE races SET winner_id = ?, finished_at = ? WHERE winner_id IS NULL AND finished_at IS NULL"
     " AND id = (SELECT race_id FROM race_players WHERE game_id = ?)"
 )
 # A race whose last game in play was just closed, nobody having cleared it, is over (nobody won it).
@@ -118,29 +119,7 @@ REMEMBER_NAME = (
 RESET_GUILD = "DELETE FROM games WHERE guild_id = ? AND status != 'playing'"
 RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND owner_id = ?"
 
-# ------------------------------------------------------------------------------------ data rights
-GUILD_LEFT = "INSERT INTO departures (guild_id, left_at) VALUES (?, ?) ON CONFLICT (guild_id) DO NOTHING"
-GUILD_JOINED = "DELETE FROM departures WHERE guild_id = ?"
-DEPARTED = "SELECT guild_id FROM departures WHERE left_at < ?"
-# A departed server's purge first takes (deletes) its departure, and goes on only if that was still
-# there and old enough: a server the bot rejoined meanwhile (its departure deleted, committed) keeps
-# its data, even the games dealt since (on PostgreSQL the list read first may be a moment old).
-CLAIM_DEPARTURE = "DELETE FROM departures WHERE guild_id = ? AND left_at < ?"
-_GUILD_TABLES = ("games", "settings", "daily_attempts", "races", "events")
-PURGES = tuple(f"DELETE FROM {table} WHERE guild_id = ?" for table in _GUILD_TABLES)
-PLAYING_CHANNELS_OF = "SELECT channel_id FROM games WHERE owner_id = ? AND status = 'playing'"
-RACES_OF_PLAYER = "SELECT race_id FROM race_players WHERE player_id = ?"
-LOCK_RACE = "UPDATE races SET finished_at = finished_at WHERE id = ?"
-# A race whose last game in play went with a forgotten player is over then, when its other games ended.
-CLOSE_EMPTIED_RACE = (
-    "UPDATE races SET finished_at = COALESCE((SELECT MAX(g.finished_at) FROM race_players AS p"
-    " JOIN games AS g ON g.id = p.game_id WHERE p.race_id = races.id), created_at)"
-    " WHERE id = ? AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM race_players AS p"
-    " JOIN games AS g ON g.id = p.game_id WHERE p.race_id = races.id AND g.status = 'playing')"
-)
-DELETE_PLAYER_GAMES = "DELETE FROM games WHERE owner_id = ?"
-DELETE_PLAYER_NAME = "DELETE FROM players WHERE player_id = ?"
-ANONYMISE_ATTEMPTS = "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?"
+# ------------------------------------------------------------------------------------------ meta
 META = "SELECT value FROM meta WHERE key = ?"
 SET_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 KEEP_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"
@@ -266,31 +245,6 @@ def finish_game(record: GameRecord) -> Program[bool]:
 def discard_game(game_id: int) -> Program[None]:
     yield changed(DISCARD_GAME, game_id)  # (the game's row first, as finish_game takes it)
     yield changed(DISCARD_ATTEMPT, game_id)
-
-
-def purge_departed(before: float) -> Program[list[int]]:
-    purged = []
-    for guild_id in [int(r[0]) for r in (yield rows(DEPARTED, before))]:
-        if not (yield changed(CLAIM_DEPARTURE, guild_id, before)):
-            continue  # rejoined meanwhile
-        for statement in PURGES:
-            yield changed(statement, guild_id)
-        purged.append(guild_id)
-    return purged
-
-
-def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
-    channels = [int(r[0]) for r in (yield rows(PLAYING_CHANNELS_OF, player_id))]
-    races = [int(r[0]) for r in (yield rows(RACES_OF_PLAYER, player_id))]
-    yield changed(events.EVENTS_OF_PLAYER_CHANGED, player_id)  # their announcements are redrawn without them
-    deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
-    for race_id in races:  # (games, then their race: the order finish_game takes them in)
-        yield changed(LOCK_RACE, race_id)
-        yield changed(CLOSE_EMPTIED_RACE, race_id)
-    yield changed(DELETE_PLAYER_NAME, player_id)
-    yield changed(ANONYMISE_ATTEMPTS, player_id)
-    yield from achievements.forget(player_id)
-    return int(deleted), channels
 
 
 def daily_secret(fresh: str) -> Program[str]:
