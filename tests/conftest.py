@@ -27,6 +27,7 @@ BOTH_BACKENDS = {
     "test_achievement_storage",
     "test_process_achievements",
     "test_events",
+    "test_event_rights",
     "test_event_storage",
     "test_process_events",
 }

@@ -238,3 +238,12 @@ async def test_games_finishing_while_another_process_credits_the_history_count_o
         assert "wins_10" in await keys(storage)
     finally:
         await other.close()
+
+
+async def test_looking_at_someone_who_never_played_stores_nothing_of_them(storage):
+    """A first look at a player's card credits their history: a player with no finished game gets no
+    progress row (nothing of theirs is stored, and they do not count among the players of a rarity)."""
+    stranger = 55_555
+    assert await storage.credit_history(stranger, daily_tier_of) is True
+    assert await storage.history_credited(stranger) is False  # (nothing to credit, nothing stored)
+    assert await raw(storage, "SELECT player_id FROM achievement_progress WHERE player_id = ?", stranger) == []

@@ -38,6 +38,10 @@ START_PROGRESS = (
     "INSERT INTO achievement_progress (player_id, credited_to, complete, state) VALUES (?, ?, ?, ?)"
     " ON CONFLICT DO NOTHING RETURNING player_id"
 )
+START_PLAYERS_PROGRESS = (
+    "INSERT INTO achievement_progress (player_id, credited_to, complete, state) SELECT ?, 0, FALSE, ''"
+    " WHERE EXISTS (SELECT 1 FROM games WHERE owner_id = ? AND status != 'playing') ON CONFLICT DO NOTHING"
+)
 SAVE_PROGRESS = "UPDATE achievement_progress SET credited_to = ?, complete = ?, state = ? WHERE player_id = ?"
 PROGRESS_COMPLETE = "SELECT complete FROM achievement_progress WHERE player_id = ?"
 UNLOCK = (
@@ -167,8 +171,11 @@ def credit_finished(record: GameRecord, counted: bool) -> Program[tuple[str, ...
 def credit_history(player_id: int, tier_of: TierOf, limit: int = CHUNK) -> Program[bool]:
     """Credit the next ``limit`` finished games of a player's history (one short transaction); returns
     whether the whole history is credited. What it unlocks is not announced (it was earned before)."""
-    yield _step("changed", START_PROGRESS.replace(" RETURNING player_id", ""), player_id, 0, False, "")
+    # Only a player with a finished game gets a progress row: looking at someone's card stores nothing.
+    yield _step("changed", START_PLAYERS_PROGRESS, player_id, player_id)
     found = yield _step("one", LOCK_PROGRESS, player_id)
+    if found is None:
+        return True  # nothing of theirs to credit
     credited_to, complete, state = int(found[0]), bool(found[1]), str(found[2])
     if complete:
         return True

@@ -116,8 +116,10 @@ REMEMBER_NAME = (
     "INSERT INTO players (player_id, name) VALUES (?, ?)"
     " ON CONFLICT (player_id) DO UPDATE SET name = excluded.name WHERE players.name != excluded.name"
 )
-RESET_GUILD = "DELETE FROM games WHERE guild_id = ? AND status != 'playing'"
-RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND owner_id = ?"
+# An event's deals stay with their event (its standings and the players' one attempt at each), as the
+# daily attempts stay: a reset of the server's statistics deletes the other finished games.
+RESET_GUILD = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND event_id IS NULL"
+RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND event_id IS NULL AND owner_id = ?"
 
 # ------------------------------------------------------------------------------------------ meta
 META = "SELECT value FROM meta WHERE key = ?"

@@ -29,6 +29,9 @@ CLOSE_EMPTIED_RACE = (
     " JOIN games AS g ON g.id = p.game_id WHERE p.race_id = races.id AND g.status = 'playing')"
 )
 DELETE_PLAYER_GAMES = "DELETE FROM games WHERE owner_id = ?"
+LOCK_PLAYER_GAMES = "UPDATE games SET owner_id = owner_id WHERE owner_id = ?"
+DELETE_PLAYER_ENTRIES = "DELETE FROM event_entries WHERE player_id = ?"
+FORGET_EVENT_STARTER = "UPDATE events SET created_by = 0 WHERE created_by = ?"  # 0: nobody's id
 DELETE_PLAYER_NAME = "DELETE FROM players WHERE player_id = ?"
 ANONYMISE_ATTEMPTS = "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?"
 
@@ -47,10 +50,13 @@ def purge_departed(before: float) -> Program[list[int]]:
 def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
     channels = [int(r[0]) for r in (yield rows(PLAYING_CHANNELS_OF, player_id))]
     races = [int(r[0]) for r in (yield rows(RACES_OF_PLAYER, player_id))]
+    yield changed(LOCK_PLAYER_GAMES, player_id)  # games first, then events, then entries and races
     running_events = [int(r[0]) for r in (yield rows(events.RUNNING_EVENTS_OF_PLAYER, player_id))]
-    deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
     for event_id in running_events:  # their announcements are redrawn without them
         yield changed(events.EVENT_CHANGED, event_id)
+    yield changed(DELETE_PLAYER_ENTRIES, player_id)  # (after their events' rows, as an event's end takes them)
+    yield changed(FORGET_EVENT_STARTER, player_id)
+    deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
     for race_id in races:  # (games, then events, then races: the order finish_game takes them in)
         yield changed(LOCK_RACE, race_id)
         yield changed(CLOSE_EMPTIED_RACE, race_id)
