@@ -67,6 +67,7 @@ class Health:
         )
         self.registry.register(_GatewayLatency(bot))
         self._runner: web.AppRunner | None = None
+        self._storage_failing = False
         self.port: int | None = None
 
     def observe(self, kind: str, seconds: float) -> None:
@@ -79,8 +80,13 @@ class Health:
         try:
             await asyncio.wait_for(self.bot.storage.ping(), 2.0)
         except Exception as error:  # any failure means not ready; the reason is the answer, and a log line
-            log.warning("readiness: storage did not answer (%s)", type(error).__name__)
+            if not self._storage_failing:  # one line when it starts failing, not one per probe
+                log.warning("readiness: storage did not answer (%s)", type(error).__name__)
+            self._storage_failing = True
             return False, f"storage: {type(error).__name__}"
+        if self._storage_failing:
+            log.info("readiness: storage answers again")
+        self._storage_failing = False
         return True, "ok"
 
     async def _metrics(self, request: web.Request) -> web.Response:

@@ -1,6 +1,7 @@
 """The bot end to end, offline: real discord.py objects, a real SQLite file, only HTTP recorded."""
 
 import asyncio
+import logging
 import io
 
 import pytest
@@ -524,7 +525,7 @@ async def test_the_invite_link_names_the_scopes_and_the_exact_permissions(harnes
     assert any(url in r.getMessage() for r in caplog.records)
 
 
-async def test_metrics_and_readiness_are_served_over_loopback(tmp_path):
+async def test_metrics_and_readiness_are_served_over_loopback(tmp_path, caplog):
     import aiohttp
 
     from tests.harness import Harness
@@ -551,8 +552,12 @@ async def test_metrics_and_readiness_are_served_over_loopback(tmp_path):
             async with session.get(f"{base}/healthz") as response:
                 assert response.status == 200
             await h.storage.close()  # the database goes away
-            async with session.get(f"{base}/healthz") as response:
-                assert response.status == 503 and "storage" in await response.text()
+            with caplog.at_level(logging.WARNING, logger="pyramide_bot.health"):
+                for _ in range(3):  # a supervisor probing through an outage
+                    async with session.get(f"{base}/healthz") as response:
+                        assert response.status == 503 and "storage" in await response.text()
+            said = [r for r in caplog.records if "readiness" in r.getMessage()]
+            assert len(said) == 1  # one warning for the outage, not one per probe
     finally:
         await h.bot.health.stop()
         await h.stop()
