@@ -1,8 +1,8 @@
 """The bot end to end, offline: real discord.py objects, a real SQLite file, only HTTP recorded."""
 
 import asyncio
-import logging
 import io
+import logging
 
 import pytest
 from PIL import Image
