@@ -382,3 +382,31 @@ async def test_no_winnable_deal_found_in_time_starts_nothing(harness, monkeypatc
     sent = await harness.command("/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name="Cup")
     assert "could not find winnable deals" in sent[-1].content
     assert await harness.storage.events_of_guild(GUILD_ID) == []
+
+
+async def test_a_results_post_lost_to_a_server_error_is_posted_by_the_next_check(harness, fixed_deals):
+    event_id = await start_event(harness, duration="1h")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    harness.now[0] += 2 * HOUR
+    harness.hub.refuse("POST", "/channels/{channel_id}/messages", code=0, message="Service Unavailable", status=503)
+    await events_cog(harness).check()
+    assert results_posts(harness) == []
+    assert (await harness.storage.event(event_id)).announced_at is None  # the claim was given back
+    await events_cog(harness).check()  # the next minute
+    await events_cog(harness).check()
+    assert len(results_posts(harness)) == 1
+    event = await harness.storage.event(event_id)
+    assert event.announced_at is not None and event.results_id is not None
+
+
+async def test_the_loop_coming_by_after_the_deadline_ends_it_at_the_deadline(harness, fixed_deals):
+    event_id = await start_event(harness, duration="1h")
+    thread = await open_deal(harness, STRANGER)  # in play at the deadline
+    await harness.command("tap", card="K♠", channel_id=thread, user=STRANGER)
+    deadline = (await harness.storage.event(event_id)).ends_at
+    opened = (await harness.storage.event_entries(event_id, STRANGER))[0].opened_at
+    harness.now[0] = deadline + 180.0  # the loop comes by 3 minutes late
+    await events_cog(harness).check()
+    event = await harness.storage.event(event_id)
+    assert event.ended_at == deadline
+    assert [s.seconds for s in await harness.storage.event_standings(event_id)] == [pytest.approx(deadline - opened)]

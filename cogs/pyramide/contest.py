@@ -19,7 +19,7 @@ from pyramide.solving import SolverService
 from pyramide.storage import EventOver, EventRecord, EventTaken
 from pyramide.tournament import MAX_NAME, MAX_RUNNING, deal_key, places
 
-from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, refused
+from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, lost, refused
 from ..common import Host, bot_of, missing_permission
 from . import standings as shown
 from .animation import post_animation
@@ -282,9 +282,11 @@ async def announce_results(bot: Host, event_id: int) -> None:
     channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
     try:
         sent = await channel.send(embed=embed, view=view, file=file, allowed_mentions=discord.AllowedMentions.none())
-    except DISCORD_ERRORS as error:  # the channel went: the results stay on /pyramide event standings
+    except DISCORD_ERRORS as error:
         log_refusal(f"event {event_id}: results", error)
-        return
+        if lost(error):  # lost on the way (a 5xx, a timeout): the claim is given back, the next check posts
+            await bot.storage.release_announcement(event_id)
+        return  # refused (the channel went): the results stay on /pyramide event standings
     await bot.storage.set_event_results(event_id, sent.id)
 
 

@@ -221,7 +221,7 @@ class Events(commands.Cog):
         for event_id, _ in due:
             event = await self.bot.storage.event(event_id)
             if event is not None and event.running:
-                await self.bot.storage.end_event(event_id, now)
+                await self.bot.storage.end_event(event_id, min(now, event.ends_at))  # frozen as of the deadline
             await contest.announce_results(self.bot, event_id)
         for event in await self.bot.storage.running_events():
             if (
