@@ -410,3 +410,56 @@ async def test_the_loop_coming_by_after_the_deadline_ends_it_at_the_deadline(har
     event = await harness.storage.event(event_id)
     assert event.ended_at == deadline
     assert [s.seconds for s in await harness.storage.event_standings(event_id)] == [pytest.approx(deadline - opened)]
+
+
+async def test_an_announcement_edit_lost_to_a_server_error_is_made_by_the_next_check(harness, fixed_deals):
+    event_id = await start_event(harness)
+    await events_cog(harness).check()
+    await events_cog(harness).announcements.flush()
+    record = GameRecord(  # another process's player finishes a deal: this one's loop redraws it
+        id=0,
+        guild_id=GUILD_ID,
+        channel_id=OTHER_CHANNEL_ID,
+        owner_id=OWNER,
+        code=DEALS[0].code,
+        rules="N",
+        created_at=harness.now[0],
+        started_at=harness.now[0],
+        event_id=event_id,
+        event_deal=0,
+    )
+    game = await harness.storage.create_game(record)
+    game.status, game.finished_at, game.removed, game.seconds = "ended", harness.now[0] + 60, 4, 60.0
+    await harness.storage.finish_game(game)
+    edit = "/channels/{channel_id}/messages/{message_id}"
+    harness.hub.refuse("PATCH", edit, code=0, message="Bad Gateway", status=502)
+    await events_cog(harness).check()
+    await events_cog(harness).announcements.flush()
+    event = await harness.storage.event(event_id)
+    assert "Nobody has finished" in announcement(harness, event)["embeds"][0]["fields"][1]["value"]  # lost
+    await events_cog(harness).check()  # the next minute
+    await events_cog(harness).announcements.flush()
+    assert announcement(harness, event)["embeds"][0]["fields"][1]["value"].startswith("🥇 ")
+
+
+def kept(h: Harness, event_id: int) -> list[str]:
+    marks = events_cog(h).announcements
+    return [n for n in ("shown", "last_edit", "pending", "dirty", "gone") if event_id in getattr(marks, n)]
+
+
+async def test_an_announced_or_cancelled_event_leaves_nothing_in_the_announcements_bookkeeping(harness, fixed_deals):
+    first = await start_event(harness, name="Cup A", duration="1h")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    await events_cog(harness).announcements.flush()
+    assert kept(harness, first)  # kept while it runs
+    harness.now[0] += 2 * HOUR
+    await events_cog(harness).check()
+    assert len(results_posts(harness)) == 1 and kept(harness, first) == []
+    second = await start_event(harness, name="Cup B")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    await events_cog(harness).announcements.flush()
+    assert kept(harness, second)
+    sent = await harness.command("/pyramide-admin event cancel", user=ADMIN, permissions=MODERATOR)
+    assert "cancelled" in said(sent).content
+    await events_cog(harness).announcements.flush()
+    assert kept(harness, second) == []

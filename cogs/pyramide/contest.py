@@ -271,6 +271,7 @@ async def announce_results(bot: Host, event_id: int) -> None:
     if event is None:
         return
     await shown.redraw(bot, event_id)
+    bot.dispatch("pyramide_event_over", event_id)  # its announcement is final: no more edits of it
     if event.cancelled:
         return
     lang = event.locale or "en"

@@ -5,9 +5,10 @@ is dealt elsewhere)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
-from typing import Any
+from typing import Any, Final, Literal
 
 import discord
 
@@ -19,6 +20,7 @@ from pyramide.tournament import deal_key, places
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal
 from ..common import Host, mention
+from ..tasks import Supervised
 from . import controls
 from .words import rules_words
 
@@ -148,7 +150,8 @@ async def mine_line(
 class Announcements:
     """The announcements being kept up to date by this process: one pending edit per event at most, at most
     one every ``EDIT_SECONDS`` (a burst of finished deals becomes one edit showing the newest figures), and
-    the version of the standings each last showed (the loop redraws those another process changed)."""
+    the version of the standings each last showed (the loop redraws those another process changed, and
+    those whose last edit failed on the way). An event's bookkeeping goes once it is over (``drop``)."""
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
@@ -157,6 +160,7 @@ class Announcements:
         self.pending: dict[int, asyncio.Task[None]] = {}
         self.dirty: set[int] = set()  # events whose standings changed since their last edit began
         self.gone: set[int] = set()  # events whose announcement was deleted
+        self._tasks = Supervised("event announcements")
 
     def schedule(self, event_id: int) -> None:
         """Redraw the announcement now, or once ``EDIT_SECONDS`` have passed since its last edit; a change
@@ -166,9 +170,12 @@ class Announcements:
         if task is not None and not task.done():
             return  # the edit waiting (or the one after the edit under way) reads the newest figures
         wait = max(0.0, self.last_edit.get(event_id, 0.0) + EDIT_SECONDS - time.monotonic())
-        task = asyncio.get_running_loop().create_task(self._edit(event_id, wait))
-        task.add_done_callback(_logged)
-        self.pending[event_id] = task
+        task = self.pending[event_id] = self._tasks.spawn(self._edit(event_id, wait), f"event {event_id}")
+        task.add_done_callback(functools.partial(self._edited, event_id))
+
+    def _edited(self, event_id: int, task: asyncio.Task[None]) -> None:
+        if self.pending.get(event_id) is task:
+            del self.pending[event_id]
 
     async def _edit(self, event_id: int, wait: float) -> None:
         await asyncio.sleep(wait)
@@ -183,38 +190,47 @@ class Announcements:
         if event_id in self.gone:
             return
         shown = await redraw(self.bot, event_id)
-        if shown is None:
+        if shown == GONE:
             self.gone.add(event_id)  # deleted: no more edits of it from this process
-        else:
+        elif isinstance(shown, int):  # (a failed edit is not shown: the loop's next check edits it again)
             self.shown[event_id] = shown
+
+    def drop(self, event_id: int) -> None:
+        """The event is over (its results announced, or cancelled): nothing of it is kept, no edit waits."""
+        task = self.pending.pop(event_id, None)
+        if task is not None:
+            task.cancel()
+        self.dirty.discard(event_id)
+        self.gone.discard(event_id)
+        self.shown.pop(event_id, None)
+        self.last_edit.pop(event_id, None)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, shut-down)."""
-        await asyncio.gather(*(task for task in self.pending.values() if not task.done()), return_exceptions=True)
+        await self._tasks.wait()
 
-    def close(self) -> None:
-        for task in self.pending.values():
-            task.cancel()
+    async def close(self) -> None:
+        await self._tasks.close()
 
 
-async def redraw(bot: Host, event_id: int) -> int | None:
-    """Edit an event's announcement to show its newest state; the version of the standings it shows, or
-    ``None`` when the announcement is gone (deleted, or its channel), and the event goes on without it."""
+GONE: Final = "gone"  # what ``redraw`` answers when the announcement was deleted
+
+
+async def redraw(bot: Host, event_id: int) -> int | Literal["gone"] | None:
+    """Edit an event's announcement to show its newest state: the version of the standings it shows,
+    ``GONE`` when the announcement is gone (deleted, or its channel: the event goes on without it), or
+    ``None`` when the edit failed otherwise (lost on the way, refused): tried again by the next check."""
     event = await bot.storage.event(event_id)
     if event is None or event.message_id is None:
-        return event.version if event is not None else None
+        return event.version if event is not None else GONE
     standings = await bot.storage.event_standings(event_id)
     channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
     try:
         await channel.get_partial_message(event.message_id).edit(**announcement(event, standings, event.locale or "en"))
     except discord.NotFound:
         log.info("event %d: its announcement is gone; the event goes on without it", event_id)
-        return None
-    except DISCORD_ERRORS as error:  # no longer allowed: tried again at the next change
+        return GONE
+    except DISCORD_ERRORS as error:  # not shown: the next check (or change) edits it again
         log_refusal(f"event {event_id}: announcement edit", error)
+        return None
     return event.version
-
-
-def _logged(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("announcement edit failed", exc_info=task.exception())
