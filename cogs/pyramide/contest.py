@@ -5,6 +5,7 @@ the database, with the codes revealed and how each could have been won a press a
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import logging
@@ -279,7 +280,8 @@ async def announce_results(bot: Host, event_id: int) -> None:
     embed, view = shown.results(event, standings, lang)
     picture, alt = podium_picture(event, standings, lang)
     embed.set_image(url="attachment://podium.png")
-    file = discord.File(io.BytesIO(render_podium(picture)), filename="podium.png", description=alt)
+    png = await asyncio.to_thread(render_podium, picture)  # drawn off the event loop
+    file = discord.File(io.BytesIO(png), filename="podium.png", description=alt)
     channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
     try:
         sent = await channel.send(embed=embed, view=view, file=file, allowed_mentions=discord.AllowedMentions.none())
@@ -330,7 +332,8 @@ async def show_standings(interaction: discord.Interaction, event_id: str | None)
         mine = await shown.mine_line(storage, event, standings, interaction.user.id, lang)
         embed = shown.standings_embed(event, standings, lang, mine)
         picture, alt = standings_picture(event, standings, lang)
-        file = discord.File(io.BytesIO(render_standings(picture)), filename="standings.png", description=alt)
+        png = await asyncio.to_thread(render_standings, picture)  # drawn off the event loop
+        file = discord.File(io.BytesIO(png), filename="standings.png", description=alt)
         embed.set_image(url="attachment://standings.png")
         quiet = discord.AllowedMentions.none()
         if event.ended_at is not None and not event.cancelled:  # the results wherever they could not be posted
