@@ -463,3 +463,60 @@ async def test_an_announced_or_cancelled_event_leaves_nothing_in_the_announcemen
     assert "cancelled" in said(sent).content
     await events_cog(harness).announcements.flush()
     assert kept(harness, second) == []
+
+
+async def finished_by(h: Harness, event_id: int, players: dict[int, str | None]) -> None:
+    """Each player (with the name stored for them, or none) finished the first deal, from another process."""
+    for i, (player, name) in enumerate(players.items()):
+        record = GameRecord(
+            id=0,
+            guild_id=GUILD_ID,
+            channel_id=800_000 + i,
+            owner_id=player,
+            code=DEALS[0].code,
+            rules="N",
+            created_at=h.now[0],
+            started_at=h.now[0],
+            event_id=event_id,
+            event_deal=0,
+        )
+        game = await h.storage.create_game(record)
+        game.status, game.finished_at, game.removed, game.seconds = "ended", h.now[0] + 60, 20 - i, 60.0 + i
+        await h.storage.finish_game(game)
+        if name is not None:
+            await h.storage.remember_name(player, name)
+
+
+def whole_lines(text: str, limit: int, players: int) -> int:
+    """The lines shown are whole standings lines, then one saying how many more: how many were shown."""
+    lines = text.split("\n")
+    assert len(text) <= limit
+    assert all(line.endswith("💡 0") for line in lines[:-1]), lines
+    assert lines[-1] == f"…and {players - len(lines) + 1} more players"
+    return len(lines) - 1
+
+
+async def test_long_names_show_whole_lines_then_how_many_more(harness, fixed_deals):
+    event_id = await start_event(harness)
+    # Discord's longest display names, each character escaped for markdown.
+    await finished_by(harness, event_id, {1000 + i: "_*" * 16 for i in range(12)})
+    await events_cog(harness).check()
+    await events_cog(harness).announcements.flush()
+    event = await harness.storage.event(event_id)
+    field = announcement(harness, event)["embeds"][0]["fields"][1]["value"]
+    assert 0 < whole_lines(field, 1024, 12) < 10
+    sent = await harness.command("event standings")
+    description = sent[-1].body["embeds"][0]["description"]
+    assert whole_lines(description, 1800, 12) >= whole_lines(field, 1024, 12)
+
+
+async def test_a_player_without_a_stored_name_is_a_player_on_the_podium_not_a_number(harness, fixed_deals):
+    event_id = await start_event(harness)
+    await finished_by(harness, event_id, {4321_0000_0000_0000_00: None, 1001: "Ana"})
+    sent = await harness.command("/pyramide-admin event end", user=ADMIN, permissions=MODERATOR, event=str(event_id))
+    assert "has ended" in said(sent).content
+    alt = results_posts(harness)[0].body["attachments"][0]["description"]
+    assert "1. a player" in alt and "2. Ana" in alt and "4321" not in alt
+    sent = await harness.command("event standings", event=str(event_id))
+    alt = sent[-1].body["attachments"][0]["description"]
+    assert "a player" in alt and "4321" not in alt

@@ -358,7 +358,8 @@ async def show_list(interaction: discord.Interaction) -> None:
         ]
         embed = discord.Embed(
             title=t(lang, "contest.list.title"),
-            description="\n".join(lines)[:4000] or t(lang, "contest.none"),
+            description=shown.fitted(lines, shown.DESCRIPTION_LIMIT, lambda n: t(lang, "contest.list.more", count=n))
+            or t(lang, "contest.none"),
             colour=discord.Colour.gold(),
         )
         await answer.announce(embed=embed)

@@ -8,6 +8,7 @@ import asyncio
 import functools
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Final, Literal
 
 import discord
@@ -54,13 +55,35 @@ def standing_line(lang: str, place: int, standing: EventStanding) -> str:
     )
 
 
-def standings_text(lang: str, standings: list[EventStanding]) -> str:
+FIELD_LIMIT = 1024  # characters of an embed field's value (Discord's limit)
+DESCRIPTION_LIMIT = 4096  # of an embed's description
+TWO_EMBEDS = 1800  # a description of one of two embeds of a message (together under Discord's 6,000)
+
+
+def fitted(lines: list[str], limit: int, more: Callable[[int], str], hidden: int = 0) -> str:
+    """Whole lines, as many as fit within ``limit`` characters, then ``more(n)`` for the ``n`` left out
+    (``hidden`` of them left out before): no line is cut."""
+    kept: list[str] = []
+    size = 0
+    for i, line in enumerate(lines):
+        left = len(lines) - i - 1 + hidden
+        need = size + (1 if kept else 0) + len(line)
+        if need + (len(more(left)) + 1 if left else 0) > limit:
+            break
+        kept.append(line)
+        size = need
+    left = len(lines) - len(kept) + hidden
+    if left:
+        kept.append(more(left))
+    return "\n".join(kept)
+
+
+def standings_text(lang: str, standings: list[EventStanding], limit: int = TWO_EMBEDS) -> str:
+    """The first ``SHOWN`` players, one whole line each while they fit in ``limit``, then how many more."""
     if not standings:
         return t(lang, "contest.no_results")
     lines = [standing_line(lang, place, s) for place, s in places(standings)[:SHOWN]]
-    if len(standings) > SHOWN:
-        lines.append(t(lang, "contest.more", count=len(standings) - SHOWN))
-    return "\n".join(lines)[:1800]  # two embeds of a message stay under Discord's 6,000 characters
+    return fitted(lines, limit, lambda n: t(lang, "contest.more", count=n), hidden=len(standings) - len(lines))
 
 
 def rules_of(event: EventRecord, lang: str) -> str:
@@ -93,7 +116,9 @@ def announcement(event: EventRecord, standings: list[EventStanding], lang: str) 
         colour=discord.Colour.gold(),
     )
     embed.add_field(name=t(lang, "contest.scoring.title"), value=t(lang, "contest.scoring"), inline=False)
-    embed.add_field(name=t(lang, "contest.standings.title"), value=standings_text(lang, standings)[:1024], inline=False)
+    embed.add_field(
+        name=t(lang, "contest.standings.title"), value=standings_text(lang, standings, FIELD_LIMIT), inline=False
+    )
     embed.set_footer(text=t(lang, "contest.footer", players=len(standings)))
     view = discord.ui.View(timeout=None)
     if event.running:
