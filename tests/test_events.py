@@ -463,6 +463,12 @@ async def test_an_announced_or_cancelled_event_leaves_nothing_in_the_announcemen
     assert "cancelled" in said(sent).content
     await events_cog(harness).announcements.flush()
     assert kept(harness, second) == []
+    harness.bot.dispatch("pyramide_event_changed", second)  # a change that arrived after the end
+    await asyncio.sleep(0)
+    await events_cog(harness).announcements.flush()
+    assert kept(harness, second)  # drawn (its final state) and kept again ...
+    await events_cog(harness).check()  # ... until the next minute drops it
+    assert kept(harness, second) == []
 
 
 async def finished_by(h: Harness, event_id: int, players: dict[int, str | None]) -> None:

@@ -224,7 +224,9 @@ class Events(commands.Cog):
                 await self.bot.storage.end_event(event_id, min(now, event.ends_at))  # frozen as of the deadline
             await contest.announce_results(self.bot, event_id)
             self.announcements.drop(event_id)  # over: no more edits of its announcement from here
-        for event in await self.bot.storage.running_events():
+        running = await self.bot.storage.running_events()
+        self.announcements.prune({event.id for event in running})
+        for event in running:
             if (
                 self.bot.get_guild(event.guild_id) is not None
                 and self.announcements.shown.get(event.id) != event.version

@@ -230,6 +230,11 @@ class Announcements:
         self.shown.pop(event_id, None)
         self.last_edit.pop(event_id, None)
 
+    def prune(self, running: set[int]) -> None:
+        """Drop what is kept of every event no longer running (a change that arrived after its end)."""
+        for event_id in {*self.shown, *self.last_edit, *self.pending, *self.dirty, *self.gone} - running:
+            self.drop(event_id)
+
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, shut-down)."""
         await self._tasks.wait()
