@@ -2,7 +2,9 @@
 EVENTS other ended events of the server (through the real SQLite storage).
 
 Prints the median and worst milliseconds of what an announcement edit, /pyramide event standings,
-/pyramide stats' events line, the minute's due check and the "no peeking" check cost, and the one end.
+/pyramide stats' events line, the minute's due check and the "no peeking" check cost, the one end, and
+the median and 99th percentile of drawing the podium and the standings pictures (in a worker thread in
+the bot, off the event loop).
 
 Usage: .venv/bin/python bench/events.py [PLAYERS] [EVENTS]   (default 2000 50)
 """
@@ -20,6 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cogs.pyramide.podium import podium_picture, standings_picture
+from pyramide.render import render_podium, render_standings
 from pyramide.storage.sqlite import SQLiteStorage
 
 GUILD, CHANNEL, DEALS = 1, 2, 10
@@ -84,6 +88,16 @@ async def timed(name: str, call, runs: int = 20) -> None:
     print(f"{name:<46} median {statistics.median(times):7.2f} ms   worst {max(times):7.2f} ms")
 
 
+def drawn(name: str, draw, runs: int = 100) -> None:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        draw()
+        times.append((time.perf_counter() - start) * 1000)
+    p99 = statistics.quantiles(times, n=100)[98]
+    print(f"{name:<46} median {statistics.median(times):7.2f} ms   p99 {p99:7.2f} ms")
+
+
 async def main(players: int, events: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "events.db"
@@ -106,6 +120,12 @@ async def main(players: int, events: int) -> None:
         took = (time.perf_counter() - start) * 1000
         assert standings is not None
         print(f"{'end_event (once: freeze, standings, awards)':<46} {took:7.2f} ms for {len(standings)} players")
+        event = await storage.event(running)
+        assert event is not None
+        podium, _ = podium_picture(event, standings, "en")
+        table, _ = standings_picture(event, standings, "en")
+        drawn("render_podium (the results post)", lambda: render_podium(podium))
+        drawn("render_standings (/pyramide event standings)", lambda: render_standings(table))
         await storage.close()
 
 

@@ -98,3 +98,16 @@ async def test_a_deal_opened_after_the_deadline_is_refused_and_a_cancel_keeps_no
     assert await storage.event_standings(event_id) == []
     assert (await storage.event(event_id)).cancelled
     assert await storage.is_running_deal(DEAL[0][1]) is False
+
+
+async def test_a_claim_given_back_is_claimed_again_by_one_caller_and_a_posted_one_stays(storage, other):
+    event_id = await start(storage)
+    await storage.end_event(event_id, 900.0)
+    assert await storage.claim_announcement(event_id, 1.0)
+    await storage.release_announcement(event_id)  # the post was lost on the way
+    assert [e for e, _ in await storage.due_events(1000.0)] == [event_id]
+    claims = await asyncio.gather(storage.claim_announcement(event_id, 2.0), other.claim_announcement(event_id, 2.0))
+    assert sorted(claims) == [False, True]
+    await storage.set_event_results(event_id, 77)
+    await storage.release_announcement(event_id)  # posted: nothing to give back
+    assert (await storage.event(event_id)).announced_at == 2.0

@@ -382,3 +382,147 @@ async def test_no_winnable_deal_found_in_time_starts_nothing(harness, monkeypatc
     sent = await harness.command("/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name="Cup")
     assert "could not find winnable deals" in sent[-1].content
     assert await harness.storage.events_of_guild(GUILD_ID) == []
+
+
+async def test_a_results_post_lost_to_a_server_error_is_posted_by_the_next_check(harness, fixed_deals):
+    event_id = await start_event(harness, duration="1h")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    harness.now[0] += 2 * HOUR
+    harness.hub.refuse("POST", "/channels/{channel_id}/messages", code=0, message="Service Unavailable", status=503)
+    await events_cog(harness).check()
+    assert results_posts(harness) == []
+    assert (await harness.storage.event(event_id)).announced_at is None  # the claim was given back
+    await events_cog(harness).check()  # the next minute
+    await events_cog(harness).check()
+    assert len(results_posts(harness)) == 1
+    event = await harness.storage.event(event_id)
+    assert event.announced_at is not None and event.results_id is not None
+
+
+async def test_the_loop_coming_by_after_the_deadline_ends_it_at_the_deadline(harness, fixed_deals):
+    event_id = await start_event(harness, duration="1h")
+    thread = await open_deal(harness, STRANGER)  # in play at the deadline
+    await harness.command("tap", card="K♠", channel_id=thread, user=STRANGER)
+    deadline = (await harness.storage.event(event_id)).ends_at
+    opened = (await harness.storage.event_entries(event_id, STRANGER))[0].opened_at
+    harness.now[0] = deadline + 180.0  # the loop comes by 3 minutes late
+    await events_cog(harness).check()
+    event = await harness.storage.event(event_id)
+    assert event.ended_at == deadline
+    assert [s.seconds for s in await harness.storage.event_standings(event_id)] == [pytest.approx(deadline - opened)]
+
+
+async def test_an_announcement_edit_lost_to_a_server_error_is_made_by_the_next_check(harness, fixed_deals):
+    event_id = await start_event(harness)
+    await events_cog(harness).check()
+    await events_cog(harness).announcements.flush()
+    record = GameRecord(  # another process's player finishes a deal: this one's loop redraws it
+        id=0,
+        guild_id=GUILD_ID,
+        channel_id=OTHER_CHANNEL_ID,
+        owner_id=OWNER,
+        code=DEALS[0].code,
+        rules="N",
+        created_at=harness.now[0],
+        started_at=harness.now[0],
+        event_id=event_id,
+        event_deal=0,
+    )
+    game = await harness.storage.create_game(record)
+    game.status, game.finished_at, game.removed, game.seconds = "ended", harness.now[0] + 60, 4, 60.0
+    await harness.storage.finish_game(game)
+    edit = "/channels/{channel_id}/messages/{message_id}"
+    harness.hub.refuse("PATCH", edit, code=0, message="Bad Gateway", status=502)
+    await events_cog(harness).check()
+    await events_cog(harness).announcements.flush()
+    event = await harness.storage.event(event_id)
+    assert "Nobody has finished" in announcement(harness, event)["embeds"][0]["fields"][1]["value"]  # lost
+    await events_cog(harness).check()  # the next minute
+    await events_cog(harness).announcements.flush()
+    assert announcement(harness, event)["embeds"][0]["fields"][1]["value"].startswith("🥇 ")
+
+
+def kept(h: Harness, event_id: int) -> list[str]:
+    marks = events_cog(h).announcements
+    return [n for n in ("shown", "last_edit", "pending", "dirty", "gone") if event_id in getattr(marks, n)]
+
+
+async def test_an_announced_or_cancelled_event_leaves_nothing_in_the_announcements_bookkeeping(harness, fixed_deals):
+    first = await start_event(harness, name="Cup A", duration="1h")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    await events_cog(harness).announcements.flush()
+    assert kept(harness, first)  # kept while it runs
+    harness.now[0] += 2 * HOUR
+    await events_cog(harness).check()
+    assert len(results_posts(harness)) == 1 and kept(harness, first) == []
+    second = await start_event(harness, name="Cup B")
+    await end_it(harness, await open_deal(harness, OWNER), OWNER)
+    await events_cog(harness).announcements.flush()
+    assert kept(harness, second)
+    sent = await harness.command("/pyramide-admin event cancel", user=ADMIN, permissions=MODERATOR)
+    assert "cancelled" in said(sent).content
+    await events_cog(harness).announcements.flush()
+    assert kept(harness, second) == []
+    harness.bot.dispatch("pyramide_event_changed", second)  # a change that arrived after the end
+    await asyncio.sleep(0)
+    await events_cog(harness).announcements.flush()
+    assert kept(harness, second)  # drawn (its final state) and kept again ...
+    await events_cog(harness).check()  # ... until the next minute drops it
+    assert kept(harness, second) == []
+
+
+async def finished_by(h: Harness, event_id: int, players: dict[int, str | None]) -> None:
+    """Each player (with the name stored for them, or none) finished the first deal, from another process."""
+    for i, (player, name) in enumerate(players.items()):
+        record = GameRecord(
+            id=0,
+            guild_id=GUILD_ID,
+            channel_id=800_000 + i,
+            owner_id=player,
+            code=DEALS[0].code,
+            rules="N",
+            created_at=h.now[0],
+            started_at=h.now[0],
+            event_id=event_id,
+            event_deal=0,
+        )
+        game = await h.storage.create_game(record)
+        game.status, game.finished_at, game.removed, game.seconds = "ended", h.now[0] + 60, 20 - i, 60.0 + i
+        await h.storage.finish_game(game)
+        if name is not None:
+            await h.storage.remember_name(player, name)
+
+
+def whole_lines(text: str, limit: int, players: int) -> int:
+    """The lines shown are whole standings lines, then one saying how many more: how many were shown."""
+    lines = text.split("\n")
+    assert len(text) <= limit
+    assert all(line.endswith("💡 0") for line in lines[:-1]), lines
+    assert lines[-1] == f"…and {players - len(lines) + 1} more players"
+    return len(lines) - 1
+
+
+async def test_long_names_show_whole_lines_then_how_many_more(harness, fixed_deals):
+    event_id = await start_event(harness)
+    # Discord's longest display names, each character escaped for markdown.
+    await finished_by(harness, event_id, {1000 + i: "_*" * 16 for i in range(12)})
+    await events_cog(harness).check()
+    await events_cog(harness).announcements.flush()
+    event = await harness.storage.event(event_id)
+    field = announcement(harness, event)["embeds"][0]["fields"][1]["value"]
+    assert 0 < whole_lines(field, 1024, 12) < 10
+    sent = await harness.command("event standings")
+    description = sent[-1].body["embeds"][0]["description"]
+    assert whole_lines(description, 1800, 12) >= whole_lines(field, 1024, 12)
+
+
+async def test_a_player_without_a_stored_name_is_a_player_on_the_podium_not_a_number(harness, fixed_deals):
+    event_id = await start_event(harness)
+    await finished_by(harness, event_id, {4321_0000_0000_0000_00: None, 1001: "Ana"})
+    sent = await harness.command("/pyramide-admin event end", user=ADMIN, permissions=MODERATOR, event=str(event_id))
+    assert "has ended" in said(sent).content
+    alt = results_posts(harness)[0].body["attachments"][0]["description"]
+    assert "1. a player" in alt and "2. Ana" in alt and "4321" not in alt
+    sent = await harness.command("event standings", event=str(event_id))
+    alt = sent[-1].body["attachments"][0]["description"]
+    assert "a player" in alt and "4321" not in alt

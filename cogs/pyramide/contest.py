@@ -5,6 +5,7 @@ the database, with the codes revealed and how each could have been won a press a
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import logging
@@ -19,7 +20,7 @@ from pyramide.solving import SolverService
 from pyramide.storage import EventOver, EventRecord, EventTaken
 from pyramide.tournament import MAX_NAME, MAX_RUNNING, deal_key, places
 
-from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, refused
+from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, lost, refused
 from ..common import Host, bot_of, missing_permission
 from . import standings as shown
 from .animation import post_animation
@@ -271,6 +272,7 @@ async def announce_results(bot: Host, event_id: int) -> None:
     if event is None:
         return
     await shown.redraw(bot, event_id)
+    bot.dispatch("pyramide_event_over", event_id)  # its announcement is final: no more edits of it
     if event.cancelled:
         return
     lang = event.locale or "en"
@@ -278,13 +280,16 @@ async def announce_results(bot: Host, event_id: int) -> None:
     embed, view = shown.results(event, standings, lang)
     picture, alt = podium_picture(event, standings, lang)
     embed.set_image(url="attachment://podium.png")
-    file = discord.File(io.BytesIO(render_podium(picture)), filename="podium.png", description=alt)
+    png = await asyncio.to_thread(render_podium, picture)  # drawn off the event loop
+    file = discord.File(io.BytesIO(png), filename="podium.png", description=alt)
     channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
     try:
         sent = await channel.send(embed=embed, view=view, file=file, allowed_mentions=discord.AllowedMentions.none())
-    except DISCORD_ERRORS as error:  # the channel went: the results stay on /pyramide event standings
+    except DISCORD_ERRORS as error:
         log_refusal(f"event {event_id}: results", error)
-        return
+        if lost(error):  # lost on the way (a 5xx, a timeout): the claim is given back, the next check posts
+            await bot.storage.release_announcement(event_id)
+        return  # refused (the channel went): the results stay on /pyramide event standings
     await bot.storage.set_event_results(event_id, sent.id)
 
 
@@ -327,7 +332,8 @@ async def show_standings(interaction: discord.Interaction, event_id: str | None)
         mine = await shown.mine_line(storage, event, standings, interaction.user.id, lang)
         embed = shown.standings_embed(event, standings, lang, mine)
         picture, alt = standings_picture(event, standings, lang)
-        file = discord.File(io.BytesIO(render_standings(picture)), filename="standings.png", description=alt)
+        png = await asyncio.to_thread(render_standings, picture)  # drawn off the event loop
+        file = discord.File(io.BytesIO(png), filename="standings.png", description=alt)
         embed.set_image(url="attachment://standings.png")
         quiet = discord.AllowedMentions.none()
         if event.ended_at is not None and not event.cancelled:  # the results wherever they could not be posted
@@ -352,7 +358,8 @@ async def show_list(interaction: discord.Interaction) -> None:
         ]
         embed = discord.Embed(
             title=t(lang, "contest.list.title"),
-            description="\n".join(lines)[:4000] or t(lang, "contest.none"),
+            description=shown.fitted(lines, shown.DESCRIPTION_LIMIT, lambda n: t(lang, "contest.list.more", count=n))
+            or t(lang, "contest.none"),
             colour=discord.Colour.gold(),
         )
         await answer.announce(embed=embed)

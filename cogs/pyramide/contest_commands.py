@@ -196,7 +196,7 @@ class Events(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.due.cancel()
-        self.announcements.close()
+        await self.announcements.close()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
 
     @tasks.loop(minutes=1)
@@ -221,9 +221,12 @@ class Events(commands.Cog):
         for event_id, _ in due:
             event = await self.bot.storage.event(event_id)
             if event is not None and event.running:
-                await self.bot.storage.end_event(event_id, now)
+                await self.bot.storage.end_event(event_id, min(now, event.ends_at))  # frozen as of the deadline
             await contest.announce_results(self.bot, event_id)
-        for event in await self.bot.storage.running_events():
+            self.announcements.drop(event_id)  # over: no more edits of its announcement from here
+        running = await self.bot.storage.running_events()
+        self.announcements.prune({event.id for event in running})
+        for event in running:
             if (
                 self.bot.get_guild(event.guild_id) is not None
                 and self.announcements.shown.get(event.id) != event.version
@@ -233,3 +236,7 @@ class Events(commands.Cog):
     @commands.Cog.listener()
     async def on_pyramide_event_changed(self, event_id: int) -> None:
         self.announcements.schedule(event_id)
+
+    @commands.Cog.listener()
+    async def on_pyramide_event_over(self, event_id: int) -> None:
+        self.announcements.drop(event_id)

@@ -29,7 +29,8 @@ def podium_picture(event: EventRecord, standings: list[EventStanding], lang: str
         end=_day(event.ended_at or event.ends_at, lang),
     )
     places = tuple(
-        (s.name or str(s.player_id), t(lang, "contest.podium.total", removed=s.removed, score=s.score)) for s in top
+        (s.name or t(lang, "contest.a_player"), t(lang, "contest.podium.total", removed=s.removed, score=s.score))
+        for s in top
     )
     picture = PodiumPicture(
         title=event.name,
@@ -55,7 +56,14 @@ def standings_picture(event: EventRecord, standings: list[EventStanding], lang: 
     )
     state = "contest.picture.running" if event.running else "contest.picture.final"
     rows = tuple(
-        (str(place), s.name or str(s.player_id), str(s.removed), str(s.score), format_duration(s.seconds), str(s.hints))
+        (
+            str(place),
+            s.name or t(lang, "contest.a_player"),
+            str(s.removed),
+            str(s.score),
+            format_duration(s.seconds),
+            str(s.hints),
+        )
         for place, s in enumerate(standings[:SHOWN], start=1)
     )
     picture = StandingsPicture(

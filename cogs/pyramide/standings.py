@@ -5,9 +5,11 @@ is dealt elsewhere)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final, Literal
 
 import discord
 
@@ -19,6 +21,7 @@ from pyramide.tournament import deal_key, places
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal
 from ..common import Host, mention
+from ..tasks import Supervised
 from . import controls
 from .words import rules_words
 
@@ -52,13 +55,35 @@ def standing_line(lang: str, place: int, standing: EventStanding) -> str:
     )
 
 
-def standings_text(lang: str, standings: list[EventStanding]) -> str:
+FIELD_LIMIT = 1024  # characters of an embed field's value (Discord's limit)
+DESCRIPTION_LIMIT = 4096  # of an embed's description
+TWO_EMBEDS = 1800  # a description of one of two embeds of a message (together under Discord's 6,000)
+
+
+def fitted(lines: list[str], limit: int, more: Callable[[int], str], hidden: int = 0) -> str:
+    """Whole lines, as many as fit within ``limit`` characters, then ``more(n)`` for the ``n`` left out
+    (``hidden`` of them left out before): no line is cut."""
+    kept: list[str] = []
+    size = 0
+    for i, line in enumerate(lines):
+        left = len(lines) - i - 1 + hidden
+        need = size + (1 if kept else 0) + len(line)
+        if need + (len(more(left)) + 1 if left else 0) > limit:
+            break
+        kept.append(line)
+        size = need
+    left = len(lines) - len(kept) + hidden
+    if left:
+        kept.append(more(left))
+    return "\n".join(kept)
+
+
+def standings_text(lang: str, standings: list[EventStanding], limit: int = TWO_EMBEDS) -> str:
+    """The first ``SHOWN`` players, one whole line each while they fit in ``limit``, then how many more."""
     if not standings:
         return t(lang, "contest.no_results")
     lines = [standing_line(lang, place, s) for place, s in places(standings)[:SHOWN]]
-    if len(standings) > SHOWN:
-        lines.append(t(lang, "contest.more", count=len(standings) - SHOWN))
-    return "\n".join(lines)[:1800]  # two embeds of a message stay under Discord's 6,000 characters
+    return fitted(lines, limit, lambda n: t(lang, "contest.more", count=n), hidden=len(standings) - len(lines))
 
 
 def rules_of(event: EventRecord, lang: str) -> str:
@@ -91,7 +116,9 @@ def announcement(event: EventRecord, standings: list[EventStanding], lang: str) 
         colour=discord.Colour.gold(),
     )
     embed.add_field(name=t(lang, "contest.scoring.title"), value=t(lang, "contest.scoring"), inline=False)
-    embed.add_field(name=t(lang, "contest.standings.title"), value=standings_text(lang, standings)[:1024], inline=False)
+    embed.add_field(
+        name=t(lang, "contest.standings.title"), value=standings_text(lang, standings, FIELD_LIMIT), inline=False
+    )
     embed.set_footer(text=t(lang, "contest.footer", players=len(standings)))
     view = discord.ui.View(timeout=None)
     if event.running:
@@ -148,7 +175,8 @@ async def mine_line(
 class Announcements:
     """The announcements being kept up to date by this process: one pending edit per event at most, at most
     one every ``EDIT_SECONDS`` (a burst of finished deals becomes one edit showing the newest figures), and
-    the version of the standings each last showed (the loop redraws those another process changed)."""
+    the version of the standings each last showed (the loop redraws those another process changed, and
+    those whose last edit failed on the way). An event's bookkeeping goes once it is over (``drop``)."""
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
@@ -157,6 +185,7 @@ class Announcements:
         self.pending: dict[int, asyncio.Task[None]] = {}
         self.dirty: set[int] = set()  # events whose standings changed since their last edit began
         self.gone: set[int] = set()  # events whose announcement was deleted
+        self._tasks = Supervised("event announcements")
 
     def schedule(self, event_id: int) -> None:
         """Redraw the announcement now, or once ``EDIT_SECONDS`` have passed since its last edit; a change
@@ -166,9 +195,12 @@ class Announcements:
         if task is not None and not task.done():
             return  # the edit waiting (or the one after the edit under way) reads the newest figures
         wait = max(0.0, self.last_edit.get(event_id, 0.0) + EDIT_SECONDS - time.monotonic())
-        task = asyncio.get_running_loop().create_task(self._edit(event_id, wait))
-        task.add_done_callback(_logged)
-        self.pending[event_id] = task
+        task = self.pending[event_id] = self._tasks.spawn(self._edit(event_id, wait), f"event {event_id}")
+        task.add_done_callback(functools.partial(self._edited, event_id))
+
+    def _edited(self, event_id: int, task: asyncio.Task[None]) -> None:
+        if self.pending.get(event_id) is task:
+            del self.pending[event_id]
 
     async def _edit(self, event_id: int, wait: float) -> None:
         await asyncio.sleep(wait)
@@ -183,38 +215,52 @@ class Announcements:
         if event_id in self.gone:
             return
         shown = await redraw(self.bot, event_id)
-        if shown is None:
+        if shown == GONE:
             self.gone.add(event_id)  # deleted: no more edits of it from this process
-        else:
+        elif isinstance(shown, int):  # (a failed edit is not shown: the loop's next check edits it again)
             self.shown[event_id] = shown
+
+    def drop(self, event_id: int) -> None:
+        """The event is over (its results announced, or cancelled): nothing of it is kept, no edit waits."""
+        task = self.pending.pop(event_id, None)
+        if task is not None:
+            task.cancel()
+        self.dirty.discard(event_id)
+        self.gone.discard(event_id)
+        self.shown.pop(event_id, None)
+        self.last_edit.pop(event_id, None)
+
+    def prune(self, running: set[int]) -> None:
+        """Drop what is kept of every event no longer running (a change that arrived after its end)."""
+        for event_id in {*self.shown, *self.last_edit, *self.pending, *self.dirty, *self.gone} - running:
+            self.drop(event_id)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, shut-down)."""
-        await asyncio.gather(*(task for task in self.pending.values() if not task.done()), return_exceptions=True)
+        await self._tasks.wait()
 
-    def close(self) -> None:
-        for task in self.pending.values():
-            task.cancel()
+    async def close(self) -> None:
+        await self._tasks.close()
 
 
-async def redraw(bot: Host, event_id: int) -> int | None:
-    """Edit an event's announcement to show its newest state; the version of the standings it shows, or
-    ``None`` when the announcement is gone (deleted, or its channel), and the event goes on without it."""
+GONE: Final = "gone"  # what ``redraw`` answers when the announcement was deleted
+
+
+async def redraw(bot: Host, event_id: int) -> int | Literal["gone"] | None:
+    """Edit an event's announcement to show its newest state: the version of the standings it shows,
+    ``GONE`` when the announcement is gone (deleted, or its channel: the event goes on without it), or
+    ``None`` when the edit failed otherwise (lost on the way, refused): tried again by the next check."""
     event = await bot.storage.event(event_id)
     if event is None or event.message_id is None:
-        return event.version if event is not None else None
+        return event.version if event is not None else GONE
     standings = await bot.storage.event_standings(event_id)
     channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
     try:
         await channel.get_partial_message(event.message_id).edit(**announcement(event, standings, event.locale or "en"))
     except discord.NotFound:
         log.info("event %d: its announcement is gone; the event goes on without it", event_id)
-        return None
-    except DISCORD_ERRORS as error:  # no longer allowed: tried again at the next change
+        return GONE
+    except DISCORD_ERRORS as error:  # not shown: the next check (or change) edits it again
         log_refusal(f"event {event_id}: announcement edit", error)
+        return None
     return event.version
-
-
-def _logged(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("announcement edit failed", exc_info=task.exception())

@@ -94,6 +94,8 @@ FREEZE_ENTRIES = (
     " seconds = ? - opened_at, finished_at = ? WHERE event_id = ? AND status IS NULL"
 )
 CLAIM_ANNOUNCEMENT = "UPDATE events SET announced_at = ? WHERE id = ? AND ended_at IS NOT NULL AND announced_at IS NULL"
+# A claim given back when the results' post was lost on the way (a 5xx, a timeout): the next check claims again.
+RELEASE_ANNOUNCEMENT = "UPDATE events SET announced_at = NULL WHERE id = ? AND results_id IS NULL"
 # Events whose results wait to be decided (the deadline passed) or posted (decided, not announced yet).
 DUE = "SELECT id, guild_id FROM events WHERE announced_at IS NULL AND (ended_at IS NOT NULL OR ends_at <= ?)"
 PLAYER_STATS = (
@@ -316,6 +318,10 @@ class EventQueries:
     async def claim_announcement(self, event_id: int, at: float) -> bool:
         """Whether this caller posts the ended event's results (``True`` once, for one caller)."""
         return bool(await self._write(changed(CLAIM_ANNOUNCEMENT, at, event_id)))
+
+    async def release_announcement(self, event_id: int) -> None:
+        """Give back a claim whose results' post was lost (not refused): a later check claims and posts."""
+        await self._write(changed(RELEASE_ANNOUNCEMENT, event_id))
 
     async def due_events(self, now: float) -> list[tuple[int, int]]:
         """(event, server) of the events past their deadline or ended, whose results were not posted."""
