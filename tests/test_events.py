@@ -397,6 +397,10 @@ async def test_a_results_post_lost_to_a_server_error_is_posted_by_the_next_check
     assert len(results_posts(harness)) == 1
     event = await harness.storage.event(event_id)
     assert event.announced_at is not None and event.results_id is not None
+    # Sent with the event's own nonce, enforced: had the lost post landed after all, Discord would return it
+    # to the second post instead of making another message.
+    posted = results_posts(harness)[0].body
+    assert posted["nonce"] == f"pyr-results-{event_id}" and posted["enforce_nonce"] is True
 
 
 async def test_the_loop_coming_by_after_the_deadline_ends_it_at_the_deadline(harness, fixed_deals):

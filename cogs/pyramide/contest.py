@@ -284,7 +284,15 @@ async def announce_results(bot: Host, event_id: int) -> None:
     file = discord.File(io.BytesIO(png), filename="podium.png", description=alt)
     channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
     try:
-        sent = await channel.send(embed=embed, view=view, file=file, allowed_mentions=discord.AllowedMentions.none())
+        # The nonce is the event's: should a post whose answer was lost have landed after all, Discord returns
+        # that message to the next check's post instead of making a second (enforce_nonce, a few minutes).
+        sent = await channel.send(
+            embed=embed,
+            view=view,
+            file=file,
+            allowed_mentions=discord.AllowedMentions.none(),
+            nonce=f"pyr-results-{event_id}"[:25],
+        )
     except DISCORD_ERRORS as error:
         log_refusal(f"event {event_id}: results", error)
         if lost(error):  # lost on the way (a 5xx, a timeout): the claim is given back, the next check posts
