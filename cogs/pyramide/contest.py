@@ -284,15 +284,9 @@ async def announce_results(bot: Host, event_id: int) -> None:
     file = discord.File(io.BytesIO(png), filename="podium.png", description=alt)
     channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
     try:
-        # The nonce is the event's: should a post whose answer was lost have landed after all, Discord returns
-        # that message to the next check's post instead of making a second (enforce_nonce, a few minutes).
-        sent = await channel.send(
-            embed=embed,
-            view=view,
-            file=file,
-            allowed_mentions=discord.AllowedMentions.none(),
-            nonce=f"pyr-results-{event_id}"[:25],
-        )
+        # The event's own nonce (enforced): a lost post that landed after all is returned, not made twice.
+        none, nonce = discord.AllowedMentions.none(), f"pyr-results-{event_id}"[:25]
+        sent = await channel.send(embed=embed, view=view, file=file, allowed_mentions=none, nonce=nonce)
     except DISCORD_ERRORS as error:
         log_refusal(f"event {event_id}: results", error)
         if lost(error):  # lost on the way (a 5xx, a timeout): the claim is given back, the next check posts
