@@ -11,6 +11,7 @@ import discord
 from discord.ext import commands, tasks
 
 from .common import Host
+from .tasks import stop_loop
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ class Admin(commands.Cog):
         self.evict.start()
 
     async def cog_unload(self) -> None:
-        self.evict.cancel()
+        await stop_loop(self.evict)
 
     @tasks.loop(minutes=5)
     async def evict(self) -> None:

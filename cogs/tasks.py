@@ -10,9 +10,20 @@ import logging
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from discord.ext import tasks
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+
+async def stop_loop(loop: tasks.Loop[Any]) -> None:
+    """Cancel a ``discord.ext.tasks`` loop and wait until its task has ended, so that a storage call it was
+    making has given its connection back before the owner closes the storage (else the close waits for it)."""
+    task = loop.get_task()
+    loop.cancel()
+    if task is not None:
+        await asyncio.gather(task, return_exceptions=True)
 
 
 class Supervised:

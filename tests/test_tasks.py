@@ -59,3 +59,15 @@ async def test_a_daily_deal_that_fails_to_be_worked_out_ahead_is_logged_and_aske
     logged = [r for r in caplog.records if "2026-12-01" in r.getMessage() and r.levelno == logging.ERROR]
     assert len(logged) == 1 and logged[0].exc_info is not None  # the traceback, not only SolverBusy's warning
     assert solver.asked == 1 and date(2026, 12, 1) not in dailies.codes  # a player's ask tries again
+
+
+async def test_removing_a_cog_ends_its_loops_before_the_storage_closes(harness):
+    """A cog's loops (the 5-minute housekeeping, the events' minute check) have ended when the cog is
+    removed, not merely been asked to: a storage call they were making has given its connection back
+    before the owner closes the storage (on PostgreSQL a close otherwise waited 10 s for it)."""
+    loops = [harness.bot.get_cog("Admin").evict, harness.bot.get_cog("Events").due]
+    running = [loop.get_task() for loop in loops]
+    assert all(task is not None and not task.done() for task in running)
+    for name in ("Admin", "Events"):
+        await harness.bot.remove_cog(name)
+    assert all(task.done() for task in running)

@@ -20,6 +20,7 @@ from pyramide.tournament import DEFAULT_DEALS, DEFAULT_HOURS, MAX_DEALS, MIN_DEA
 
 from ..answer import answering
 from ..common import Host, text
+from ..tasks import stop_loop
 from . import contest, dealing
 from . import standings as shown
 
@@ -195,7 +196,7 @@ class Events(commands.Cog):
         self.due.start()
 
     async def cog_unload(self) -> None:
-        self.due.cancel()
+        await stop_loop(self.due)
         await self.announcements.close()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
 
