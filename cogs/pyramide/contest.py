@@ -25,7 +25,7 @@ from ..common import Host, bot_of, missing_permission
 from . import standings as shown
 from .animation import post_animation
 from .board import board_message, post_board_to, take_back
-from .daily import IN_PLACE, missing_thread_permission
+from .daily import IN_PLACE, refuses_a_thread
 from .dealing import Finder, winnable_game
 from .places import Reach
 from .podium import podium_picture, standings_picture
@@ -194,11 +194,8 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     assert place is not None
     channel = interaction.channel
     in_place = isinstance(channel, IN_PLACE)
-    if not in_place:
-        missing = missing_thread_permission(interaction)
-        if missing is not None:
-            await answer.say(t(lang, "error.daily_permission", permission=missing))
-            return
+    if await refuses_a_thread(answer, in_place):
+        return
     await answer.defer()
     number, deals = position + 1, len(event.codes)
     title = [t(lang, "contest.deal_title", name=event.name, number=number, deals=deals)]

@@ -81,6 +81,15 @@ def missing_thread_permission(interaction: discord.Interaction, needs: tuple[str
     return missing_permission(interaction, *needs)
 
 
+async def refuses_a_thread(answer: Answer, in_place: bool) -> bool:
+    """Whether a counted deal cannot be given a private thread here for want of a permission of the bot
+    (the player is told which); a deal played in place (already in a thread) needs none."""
+    missing = None if in_place else missing_thread_permission(answer.interaction)
+    if missing is not None:
+        await answer.say(t(answer.lang, "error.daily_permission", permission=missing))
+    return missing is not None
+
+
 async def play_daily(interaction: discord.Interaction) -> None:
     """Today's deal: the player's one counted attempt, in a private thread of their own."""
     async with answering(interaction) as answer:
@@ -101,11 +110,8 @@ async def play_daily(interaction: discord.Interaction) -> None:
             await play_daily_here(answer, lang, now)
             return
         in_place = isinstance(channel, IN_PLACE)
-        if not in_place:
-            missing = missing_thread_permission(interaction)
-            if missing is not None:
-                await answer.say(t(lang, "error.daily_permission", permission=missing))
-                return
+        if await refuses_a_thread(answer, in_place):
+            return
         await answer.defer()
         game = await todays_game(answer, day)
         thread: discord.Thread | None = None
