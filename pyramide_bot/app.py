@@ -24,7 +24,6 @@ from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
 from cogs.server_settings import ServerSettings
 from pyramide.i18n import LANGUAGES, rank_letters
-from pyramide.manager import GameManager
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
@@ -32,8 +31,9 @@ from pyramide.solving import SolverService
 from pyramide.storage import Storage
 from pyramide.workers import Workers
 
+from .activity import Activity, ChangeFeed, FollowedManager, page_built
 from .health import Health
-from .settings import DEFAULT_GRACE_DAYS, Deployment
+from .settings import DEFAULT_GRACE_DAYS, ActivitySettings, Deployment
 from .translator import CatalogueTranslator
 
 log = logging.getLogger("pyramide.bot")
@@ -71,6 +71,8 @@ class PyramideBot(commands.Bot):
         data_grace_days: int = DEFAULT_GRACE_DAYS,
         daily_secret: str | None = None,
         workers: Workers | None = None,
+        activity: ActivitySettings | None = None,
+        api_base: str | None = None,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -90,7 +92,7 @@ class PyramideBot(commands.Bot):
         self.workers = workers or Workers(setup=None if has_compiled_core() else switch_off)
         self._own_workers = workers is None
         self.solver = SolverService(self.workers)
-        self.manager = GameManager(storage, clock=clock, solver=self.solver)
+        self.manager = FollowedManager(storage, clock=clock, solver=self.solver)
         self.dev_guild_id = dev_guild_id
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
@@ -105,6 +107,16 @@ class PyramideBot(commands.Bot):
         self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
         self.scoreboards: RaceWatch = NO_RACES
+        # Every process tells the Activity of its changes (across processes through PostgreSQL); the one
+        # serving the Activity (``activity`` set) listens.
+        self.changes = ChangeFeed(storage, self.manager)
+        self.activity_settings, self.api_base = activity, api_base
+        self.activity_app: Activity | None = None
+        self.bot_token: str | None = None  # known at login: the Activity's instance look-up sends it
+
+    async def login(self, token: str) -> None:
+        self.bot_token = token
+        await super().login(token)
 
     async def setup_hook(self) -> None:
         # Card faces of every language are drawn once, and the solver's worker processes started, before
@@ -134,6 +146,26 @@ class PyramideBot(commands.Bot):
         self.card_emojis.start(force=self.sync_on_start)
         if self.metrics_port is not None:
             await self.health.serve(self.metrics_port, self.metrics_host)
+        await self.start_activity()
+
+    async def start_activity(self) -> None:
+        """Serve the Activity when ``ACTIVITY_PORT`` is set and set-up built its page (Node.js was there)."""
+        settings = self.activity_settings
+        if settings is None:
+            return
+        if not page_built():
+            log.warning("the Activity is off: its page was not built (Node.js and npm missing at set-up?)")
+            return
+        self.activity_app = Activity(
+            as_host(self),
+            settings,
+            self.changes,
+            application_id=self.application_id or 0,
+            bot_token=self.bot_token or "",
+            api_base=self.api_base,
+            clock=self.clock,
+        )
+        await self.activity_app.start()
 
     async def command_payload(self) -> list[dict[str, Any]]:
         """The global commands exactly as a sync sends them to Discord (translations included)."""
@@ -188,6 +220,10 @@ class PyramideBot(commands.Bot):
         answered, then the gateway and the HTTP session close; storage is closed by the caller."""
         if not self.is_closed():
             await self.drain()
+        if self.activity_app is not None:
+            await self.activity_app.close()
+            self.activity_app = None
+        await self.changes.close()
         await self.unload_cogs()
         await self.card_emojis.close()
         await self.dailies.close()
@@ -246,6 +282,7 @@ def make_bot(deployment: Deployment, storage: Storage, **options: Any) -> Pyrami
     (interaction answers and webhooks included) goes there."""
     if deployment.api_base is not None:
         point_rest_at(deployment.api_base)
+    options["api_base"] = deployment.api_base
     if deployment.shard_count is None:
         return PyramideBot(storage, **options)
     shard_ids = list(deployment.shard_ids or range(deployment.shard_count))

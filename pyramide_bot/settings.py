@@ -62,6 +62,29 @@ class Deployment:
 
 
 @dataclass(frozen=True)
+class ActivitySettings:
+    """The Activity's server (``pyramide_bot.activity``): where it listens and the application's client
+    secret, which the code exchange needs and which signs the Activity's own session tokens."""
+
+    port: int  # ACTIVITY_PORT
+    client_secret: str = field(repr=False)  # DISCORD_CLIENT_SECRET: never printed, never logged
+    host: str = "127.0.0.1"  # ACTIVITY_HOST: the reverse proxy or tunnel in front connects here
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> ActivitySettings | None:
+        port = _port(environ, "ACTIVITY_PORT")
+        if port is None:
+            return None
+        secret = _get(environ, "DISCORD_CLIENT_SECRET")
+        if not secret:
+            raise SettingsError(
+                "ACTIVITY_PORT needs DISCORD_CLIENT_SECRET (the application's OAuth2 client secret, from the "
+                "developer portal's OAuth2 page)"
+            )
+        return cls(port, secret, _host(environ, "ACTIVITY_HOST", "127.0.0.1"))
+
+
+@dataclass(frozen=True)
 class Settings:
     token: str
     database_url: str
@@ -74,6 +97,7 @@ class Settings:
     guild_data_grace_days: int = DEFAULT_GRACE_DAYS
     pure_solver: bool = False
     deployment: Deployment = field(default_factory=Deployment)
+    activity: ActivitySettings | None = None  # ACTIVITY_PORT unset: no Activity
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], *, default_database: Path) -> Settings:
@@ -95,6 +119,7 @@ class Settings:
             guild_data_grace_days=_whole(environ, "GUILD_DATA_GRACE_DAYS", DEFAULT_GRACE_DAYS, 0, 3650, "days"),
             pure_solver=_flag(environ, "PYRAMIDE_PURE_SOLVER", "use the pure Python solver"),
             deployment=Deployment.from_environment(environ),
+            activity=ActivitySettings.from_environment(environ),
         )
 
 

@@ -27,3 +27,13 @@ if [ ! -f "$stamp" ] || [ requirements/bot.lock -nt "$stamp" ] || [ requirements
     "${pip[@]}" --no-deps --no-build-isolation -e .
     touch "$stamp"
 fi
+# The Activity's page: the Embedded App SDK (MIT) from the npm registry, pinned with its integrity in
+# web/package-lock.json (npm ci checks every package against it), bundled by esbuild into web/build/sdk.js;
+# no package runs an install script. Without Node.js the bot runs without the Activity (it says so once).
+if command -v npm >/dev/null 2>&1; then
+    if [ ! -f web/build/sdk.js ] || [ web/package-lock.json -nt web/build/sdk.js ] || [ web/sdk-entry.js -nt web/build/sdk.js ]; then
+        (cd web && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && npm run --silent build)
+    fi
+else
+    echo "Node.js (npm) is missing: the bot will run without its Discord Activity" >&2
+fi

@@ -29,6 +29,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from tests.app_emojis import AppEmojis, Refused
+from tests.fake_activity import ActivityDiscord
 from tests.harness import (
     APP_ID,
     BOT_PERMISSIONS,
@@ -114,6 +115,7 @@ class FakeDiscord:
         self.followups: dict[str, int] = {}
         self.without_external_apps: set[int] = set()  # members of servers without the bot lacking the permission
         self.forced_ephemeral: set[str] = set()  # tokens whose answers Discord makes ephemeral
+        self.activity = ActivityDiscord()  # an Activity's sign-in: OAuth2 and its instances
         self.port = 0
         self._runner: web.AppRunner | None = None
 
@@ -353,6 +355,11 @@ class FakeDiscord:
         answer.arrived.set()
 
     async def _rest(self, request: web.Request) -> web.Response:
+        path = "/" + request.match_info["path"]
+        if path == "/oauth2/token" or "/activity-instances/" in path or path == "/users/@me":
+            answered = self.activity.answer(request.method, path, dict(request.headers), await request.read())
+            if answered is not None:
+                return reply(answered[1], answered[0])
         try:
             return await self._serve(request)
         except Refused as refused:

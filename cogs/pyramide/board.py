@@ -18,7 +18,7 @@ from pyramide.solver import Verdict
 from pyramide.storage import ENDED, PLAYING, WON, GameRecord
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal, refused
-from ..common import board_labels, mention
+from ..common import Host, board_labels, mention
 from ..emojis import CardEmojis
 from . import controls
 from .words import tier_words
@@ -32,6 +32,15 @@ def daily_name(record: GameRecord, lang: str) -> str:
 def finished(game: Game, record: GameRecord) -> bool:
     """Whether a board shows a finished game (it offers new games and animations, not moves)."""
     return game.is_over or record.status != PLAYING
+
+
+def shown_code(record: GameRecord, game: Game, lang: str) -> str:
+    """The deal's code as every view of the game shows it."""
+    if record.event_id is not None:  # an event's deal: its code is revealed with the event's results
+        return t(lang, "contest.deal_code", number=(record.event_deal or 0) + 1)
+    # No peeking: a counted daily in play never shows its code (it would deal the day's cards elsewhere).
+    hidden = record.counted and record.status == PLAYING and not game.is_over
+    return daily_name(record, lang) if hidden else record.code
 
 
 def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
@@ -158,14 +167,24 @@ def alt_text(game: Game, lang: str, code: str) -> str:
 
 def deal_winnable(answer: Answer, record: GameRecord) -> bool:
     """Whether the deal is known to be winnable from its start: won, or proved by the solver."""
+    return _winnable(answer.bot, record)
+
+
+def _winnable(bot: Host, record: GameRecord) -> bool:
     if record.status == WON:
         return True
-    known = answer.bot.solver.known_verdict(record.code)
+    known = bot.solver.known_verdict(record.code)
     return known is not None and known[0] is Verdict.WON
 
 
-async def board_message(
-    answer: Answer,
+async def board_message(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> dict[str, Any]:
+    """content, file and view of a game message, drawn from ``game`` (a snapshot) or ``live.game``
+    (``options``: ``highlight``, ``game``, ``dead``)."""
+    return drawn_board(answer.bot, live, lang, status, **options)
+
+
+def drawn_board(
+    bot: Host,
     live: Live,
     lang: str,
     status: list[str],
@@ -174,21 +193,18 @@ async def board_message(
     game: Game | None = None,
     dead: bool = False,
 ) -> dict[str, Any]:
-    """content, file and view of a game message, drawn from ``game`` (a snapshot) or ``live.game``."""
+    """``board_message`` for a change no interaction made (the Activity's moves edit the board with the
+    bot token)."""
     snapshot = game or live.game
     record = live.record
     banner = t(lang, "board.ended") if record.status == ENDED else None
-    # No peeking: a counted daily in play never shows its code (it would deal the day's cards elsewhere).
-    hidden = record.counted and record.status == PLAYING and not snapshot.is_over
-    code = daily_name(record, lang) if hidden else record.code
-    if record.event_id is not None:  # an event's deal: its code is revealed with the event's results
-        code = t(lang, "contest.deal_code", number=(record.event_deal or 0) + 1)
+    code = shown_code(record, snapshot, lang)
     # Drawn on the event loop: a board of a game played press by press costs a median 0.64 ms (bench/render.py,
     # from cached layers and words, ISA-L's deflate), less than handing it to a thread to wait for the GIL.
     # The processes of a cluster (one per core) are how a bot uses more than one core.
     png = render_board(snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code)
     title = t(lang, "board.title", player=mention(record.owner_id), code=code)
-    lines = [" · ".join(filter(None, (title, tier_words(record, lang, answer.bot.solver))))]
+    lines = [" · ".join(filter(None, (title, tier_words(record, lang, bot.solver))))]
     lines.extend(line for line in status if line)
     return {
         "content": "\n".join(lines)[:2000],
@@ -199,15 +215,19 @@ async def board_message(
             snapshot,
             highlight=highlight,
             dead=dead,
-            emojis=answer.bot.card_emojis.current,
-            winnable=finished(snapshot, record) and deal_winnable(answer, record),  # asked of finished boards only
+            emojis=bot.card_emojis.current,
+            winnable=finished(snapshot, record) and _winnable(bot, record),  # asked of finished boards only
         ),
     }
 
 
 async def take_back(answer: Answer, live: Live) -> None:
     """Remove a new game nobody saw (its board could not be posted): stored game, daily attempt and engine."""
-    bot = answer.bot
+    await take_back_of(answer.bot, live)
+
+
+async def take_back_of(bot: Host, live: Live) -> None:
+    """``take_back`` for a game dealt without an interaction (the Activity's)."""
     await bot.storage.discard_game(live.record.id)
     bot.manager.forget(live.record.channel_id)
 

@@ -4,6 +4,7 @@ Events are put into words by ``pyramide.i18n.describe``."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import date
 
 from pyramide import InvalidCode, Rules
@@ -18,6 +19,7 @@ from pyramide.solving import SolverService
 from pyramide.storage import STUCK, WON, GameRecord
 
 from ..answer import Answer
+from ..common import Host
 
 
 def rules_words(rules: Rules, lang: str) -> str:
@@ -58,6 +60,12 @@ def code_problem(error: InvalidCode, lang: str) -> str:
 async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
     """The end line of a finished game, and whether its deal could have been won (the solver is asked,
     after deferring the answer, only when the verdict is not known yet)."""
+    return await ending_lines(answer.bot, live, lang, answer.defer)
+
+
+async def ending_lines(bot: Host, live: Live, lang: str, before_waiting: Callable[[], Awaitable[object]]) -> list[str]:
+    """``ending_words`` for any view of the game (the Activity's too): ``before_waiting`` is awaited before
+    the solver is asked for a verdict it does not know yet."""
     record = live.record
     lines: list[str] = []
     unlocked = list(record.unlocked or ())
@@ -70,16 +78,16 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
             if record.status == STUCK
             else t(lang, "end.ended", score=record.score, moves=record.moves)
         )
-        solver = answer.bot.solver
+        solver = bot.solver
         known = solver.known_verdict(record.code)
         if known is None:
-            await answer.defer()
+            await before_waiting()
             known = await solver.verdict(record.code)  # a bounded wait (solving.VERDICT_WAIT)
         verdict, most = known
         if perfect_loss(record.status, verdict is Verdict.IMPOSSIBLE, most, record.removed):
             # Decided once the verdict is known (after the finish): its insert decides who announces it.
             at = record.finished_at or 0.0
-            if await answer.bot.storage.award(record.owner_id, PERFECT_LOSS, at, record.id):
+            if await bot.storage.award(record.owner_id, PERFECT_LOSS, at, record.id):
                 unlocked.append(PERFECT_LOSS)
         if verdict is Verdict.WON:
             lines.append(t(lang, "end.was_winnable"))
@@ -90,7 +98,7 @@ async def ending_words(answer: Answer, live: Live, lang: str) -> list[str]:
     if record.hints:
         lines.append(t(lang, "end.hints", count=record.hints))
     if record.daily is not None and record.counted:
-        lines.append(share_text(record, record.picture, lang, answer.bot.solver))
+        lines.append(share_text(record, record.picture, lang, bot.solver))
     lines.extend(unlocked_line(key, lang) for key in unlocked)
     return lines
 

@@ -1,0 +1,66 @@
+"""Pyramide as a Discord Activity: the channel's game played in Discord's own frame, in step with the
+board message (docs/activity.md).
+
+sessions.py   the Activity's own session tokens (HMAC)      signin.py   the code exchange, the instance
+table.py      the one adapter onto the game (turn, rules)    position.py a game as the page draws it
+board_edits.py the board message follows, coalesced          viewers.py  the pages open on each channel
+feed.py       changes of any process reach the pages         server.py   HTTP, the page, the socket
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from cogs.common import Host
+
+from ..settings import ActivitySettings
+from .feed import ChangeFeed, FollowedManager
+from .server import ActivityServer
+from .sessions import SessionKeys
+from .signin import DiscordSignIn
+from .table import Table
+
+__all__ = ["WEB_ROOT", "Activity", "ChangeFeed", "FollowedManager", "page_built"]
+log = logging.getLogger(__name__)
+WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
+
+
+def page_built(root: Path = WEB_ROOT) -> bool:
+    """Whether set-up built the page's SDK bundle (it needs Node.js: ``scripts/setup.sh``)."""
+    return (root / "build" / "sdk.js").is_file()
+
+
+class Activity:
+    """The Activity of one bot: its adapter onto the game, its sign-in and its server."""
+
+    def __init__(
+        self,
+        bot: Host,
+        settings: ActivitySettings,
+        feed: ChangeFeed,
+        *,
+        application_id: int,
+        bot_token: str,
+        api_base: str | None,
+        clock: Any,
+        web_root: Path = WEB_ROOT,
+    ) -> None:
+        self.settings = settings
+        self.feed = feed
+        self.table = Table(bot)
+        self.signin = DiscordSignIn(application_id, settings.client_secret, bot_token, api_base)
+        self.server = ActivityServer(self.table, self.signin, SessionKeys(settings.client_secret), web_root, clock)
+        feed.listeners.append(self.server.viewers.changed)
+
+    async def start(self) -> int:
+        self.feed.listen()
+        return await self.server.serve(self.settings.port, self.settings.host)
+
+    async def close(self) -> None:
+        if self.server.viewers.changed in self.feed.listeners:
+            self.feed.listeners.remove(self.server.viewers.changed)
+        await self.server.stop()
+        await self.table.close()
+        await self.signin.close()

@@ -1,0 +1,121 @@
+"""Every change of a channel's game reaches this process's Activity pages within a second, whichever
+process made it: within the process the manager tells the feed directly after each commit; across the
+processes of a deployment on PostgreSQL each change is also announced with ``NOTIFY`` (after its commit),
+and the process serving the Activity ``LISTEN``s on its own connection. SQLite is one process's database,
+so the direct way is the only one there."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+
+from pyramide.manager import GameManager, Live, Turn
+from pyramide.storage import Storage
+from pyramide.storage.postgres import PostgresStorage
+
+log = logging.getLogger(__name__)
+CHANNEL = "pyramide_games"  # PostgreSQL's notification channel
+RECONNECT = 1.0  # seconds before the listening connection is made again after it was lost
+
+
+class FollowedManager(GameManager):
+    """The game manager whose turns, once over, tell ``followers`` the channel when its stored game changed
+    (a move, a deal, an end, whichever view made it): every way into a game is a turn."""
+
+    def __init__(self, storage: Storage, **options: Any) -> None:
+        super().__init__(storage, **options)
+        self.followers: list[Callable[[int], None]] = []
+
+    @asynccontextmanager
+    async def turn(self, channel_id: int) -> AsyncIterator[Turn]:
+        async with super().turn(channel_id) as turn:
+            before = _mark(turn.live)
+            try:
+                yield turn
+            finally:
+                if _mark(turn.live) != before:
+                    for follower in self.followers:
+                        follower(channel_id)
+
+
+def _mark(live: Live | None) -> tuple[int, int, str] | None:
+    """What a change of the stored game changes: the game, its stored moves, its status."""
+    return None if live is None else (live.record.id, len(live.record.actions), live.record.status)
+
+
+class ChangeFeed:
+    def __init__(self, storage: Storage, manager: FollowedManager) -> None:
+        self.storage = storage
+        self.origin = secrets.token_hex(6)  # this process: its own announcements come back and are skipped
+        self.listeners: list[Callable[[int], None]] = []  # this process's Activity
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._listening: asyncio.Task[None] | None = None
+        manager.followers.append(self._changed)
+
+    @property
+    def shared(self) -> bool:
+        return isinstance(self.storage, PostgresStorage)
+
+    def _tell(self, channel_id: int) -> None:
+        for listener in self.listeners:
+            listener(channel_id)
+
+    def _changed(self, channel_id: int) -> None:
+        self._tell(channel_id)
+        if isinstance(self.storage, PostgresStorage):
+            task = asyncio.get_running_loop().create_task(self._announce(self.storage, channel_id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _announce(self, storage: PostgresStorage, channel_id: int) -> None:
+        try:
+            await storage.pool.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.origin}:{channel_id}")
+        except Exception as error:  # the pages of other processes miss one change; the next one carries it
+            log.warning("could not announce a change of channel %s (%s)", channel_id, type(error).__name__)
+
+    # ------------------------------------------------------------------ listening (the Activity's process)
+    def listen(self) -> None:
+        if isinstance(self.storage, PostgresStorage) and self._listening is None:
+            self._listening = asyncio.get_running_loop().create_task(self._listen(self.storage.url))
+
+    def _heard(self, connection: object, pid: int, channel: str, payload: str) -> None:
+        origin, _, channel_text = payload.partition(":")
+        if origin != self.origin and channel_text.isdigit():
+            self._tell(int(channel_text))
+
+    async def _listen(self, url: str) -> None:
+        while True:
+            connection: asyncpg.Connection | None = None
+            try:
+                connection = await asyncpg.connect(url)
+                lost = asyncio.Event()
+                connection.add_termination_listener(_setter(lost))
+                await connection.add_listener(CHANNEL, self._heard)
+                await lost.wait()
+                log.warning("the Activity's change feed lost its database connection; connecting again")
+            except asyncio.CancelledError:
+                if connection is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(connection.close(), 2)
+                raise
+            except Exception as error:
+                log.warning("the Activity's change feed cannot listen (%s); trying again", type(error).__name__)
+            await asyncio.sleep(RECONNECT)
+
+    async def close(self) -> None:
+        if self._listening is not None:
+            self._listening.cancel()
+            await asyncio.gather(self._listening, return_exceptions=True)
+            self._listening = None
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _setter(event: asyncio.Event) -> Callable[[object], None]:
+    return lambda _connection: event.set()

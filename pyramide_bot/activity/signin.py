@@ -1,0 +1,107 @@
+"""Sign-in as Discord's Activity examples do it: the page's ``authorize`` code exchanged here for an access
+token (with the client secret, which never leaves this process), the user read with that token, and the
+instance looked up with the bot token. The channel is the instance's, never one the page names, and the
+user must be among the instance's users.
+
+Every call goes to the REST base the rest of the bot uses (``DISCORD_API_BASE``: a proxy, or the test
+server), with aiohttp: discord.py has no public call for these routes.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+log = logging.getLogger(__name__)
+DISCORD_API = "https://discord.com/api/v10"
+TIMEOUT = aiohttp.ClientTimeout(total=8)
+
+
+class SignInRefused(Exception):
+    """Discord did not vouch for the code, the user or the instance: ``SignInRefused(reason, detail)``, where
+    ``reason`` is a catalogue key's tail (``activity.refused.<reason>``) the page shows in the player's
+    language and ``detail`` what the log says."""
+
+    @property
+    def reason(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    access_token: str
+    user_id: int
+    name: str
+    guild_id: int | None  # None: a DM or group DM
+    channel_id: int
+
+
+class DiscordSignIn:
+    def __init__(self, application_id: int, client_secret: str, bot_token: str, api_base: str | None) -> None:
+        self.application_id = application_id
+        self._secret = client_secret
+        self._bot_token = bot_token
+        self.base = (api_base or DISCORD_API).rstrip("/")
+        self._http: aiohttp.ClientSession | None = None
+
+    def _session(self) -> aiohttp.ClientSession:
+        if self._http is None or self._http.closed:
+            self._http = aiohttp.ClientSession(timeout=TIMEOUT)
+        return self._http
+
+    async def close(self) -> None:
+        if self._http is not None:
+            await self._http.close()
+
+    async def _call(self, method: str, path: str, what: str, **options: Any) -> dict[str, Any]:
+        try:
+            async with self._session().request(method, self.base + path, **options) as response:
+                body = await response.json(content_type=None) if response.content_length != 0 else None
+                if response.status >= 500:
+                    raise SignInRefused("discord_down", f"{what}: {response.status}")
+                if response.status >= 400 or not isinstance(body, dict):
+                    # Discord's own error words only (an OAuth2 error names no secret and no token).
+                    detail = f"{what}: {response.status} {str(body)[:200]}"
+                    log.info("activity sign-in refused: %s", detail)
+                    raise SignInRefused("not_signed_in", detail)
+                return body
+        except (TimeoutError, aiohttp.ClientError, ValueError) as error:
+            raise SignInRefused("discord_down", f"{what}: {type(error).__name__}") from None
+
+    async def sign_in(self, code: str, instance_id: str) -> SignedIn:
+        token = await self._call(
+            "POST",
+            "/oauth2/token",
+            "code exchange",
+            data={
+                "client_id": str(self.application_id),
+                "client_secret": self._secret,
+                "grant_type": "authorization_code",
+                "code": code,
+            },
+        )
+        access_token = token.get("access_token")
+        if not isinstance(access_token, str) or "identify" not in str(token.get("scope", "")).split():
+            raise SignInRefused("not_signed_in", "the exchange gave no token with the identify scope")
+        me = await self._call("GET", "/users/@me", "user", headers={"Authorization": f"Bearer {access_token}"})
+        instance = await self._call(
+            "GET",
+            f"/applications/{self.application_id}/activity-instances/{instance_id}",
+            "instance",
+            headers={"Authorization": f"Bot {self._bot_token}"},
+        )
+        try:
+            user_id = int(me["id"])
+            name = str(me.get("global_name") or me["username"])[:64]
+            location = instance["location"]
+            channel_id = int(location["channel_id"])
+            guild_id = int(location["guild_id"]) if location.get("guild_id") else None
+            users = {int(u) for u in instance["users"]}
+        except (KeyError, TypeError, ValueError):
+            raise SignInRefused("not_signed_in", "an answer of an unexpected shape") from None
+        if user_id not in users:
+            raise SignInRefused("not_in_instance", f"user {user_id} is not in instance {instance_id[:40]}")
+        return SignedIn(access_token, user_id, name, guild_id, channel_id)

@@ -1,0 +1,111 @@
+"""The browser side of the Activity's tests: Debian's Chromium driven by Playwright (one browser per test
+module), and a player's page opened through the test's Discord client (``tests/activity_parent``), with
+every console message, page error and CSP violation kept for the test to check."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+try:
+    from playwright.async_api import Browser, ConsoleMessage, FrameLocator, Page, async_playwright
+except ImportError:  # the bot's own install has no test tools
+    async_playwright = None  # type: ignore[assignment]
+
+from tests.activity_edge import ActivityEdge
+from tests.harness import APP_ID
+
+CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+PHONE = {"width": 360, "height": 640}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def chromium_path() -> str:
+    """Debian's Chromium, or the test is skipped with a notice (failed under CI, where it is required)."""
+    found = next((path for path in CHROMIUM if os.path.exists(path)), None) or shutil.which("chromium")
+    if found is None or async_playwright is None:
+        reason = "Chromium (apt-get install chromium) or Playwright is missing: the Activity's browser tests"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} are required in CI", pytrace=False)
+        pytest.skip(f"{reason} are skipped")
+    return found
+
+
+async def launch() -> tuple[Any, Browser]:
+    path = chromium_path()
+    playwright = await async_playwright().start()
+    browser = await playwright.chromium.launch(executable_path=path, args=["--no-sandbox", "--disable-gpu"])
+    return playwright, browser
+
+
+@dataclass
+class Player:
+    """One person's Discord client with the Activity open in it."""
+
+    page: Page
+    user_id: int
+    problems: list[str] = field(default_factory=list)  # console errors and warnings, page errors, violations
+
+    @property
+    def frame(self) -> FrameLocator:
+        return self.page.frame_locator("iframe")
+
+    def card(self, spot: str | int) -> Any:
+        return self.frame.locator(f'#table [data-spot="{spot}"]')
+
+    async def state(self, name: str) -> str | None:
+        return await self.frame.locator("#table").get_attribute(f"data-{name}")
+
+    async def words(self) -> str:
+        return await self.frame.locator("#words").inner_text()
+
+    async def clean(self) -> list[str]:
+        """Every problem the page had: console errors and warnings, uncaught errors, CSP violations."""
+        violations = await self.page.evaluate("window.violations")
+        return self.problems + [f"csp: {v}" for v in violations]
+
+    async def close(self) -> None:
+        await self.page.context.close()
+
+
+async def open_activity(
+    browser: Browser,
+    edge: ActivityEdge,
+    user_id: int,
+    instance_id: str,
+    *,
+    guild_id: int,
+    channel_id: int,
+    locale: str = "en-US",
+    viewport: dict[str, int] = PHONE,
+    motion: bool = False,
+    name: str = "",
+) -> Player:
+    """A player's client with the Activity framed in it, signed in (or refused: the page says why)."""
+    context = await browser.new_context(viewport=viewport, reduced_motion="no-preference" if motion else "reduce")
+    page = await context.new_page()
+    player = Player(page, user_id)
+
+    def console(message: ConsoleMessage) -> None:
+        if message.type in ("error", "warning"):
+            player.problems.append(f"console {message.type}: {message.text}")
+
+    page.on("console", console)
+    page.on("pageerror", lambda error: player.problems.append(f"page error: {error}"))
+    await page.goto(
+        edge.parent_url(
+            user=user_id,
+            name=name or f"player{user_id % 1000}",
+            instance=instance_id,
+            guild=guild_id,
+            channel=channel_id,
+            locale=locale,
+            client=APP_ID,
+            code=edge.discord.code_for(user_id),
+        )
+    )
+    return player

@@ -1,0 +1,121 @@
+"""Discord's side of an Activity's sign-in, as strict as Discord: the OAuth2 code exchange
+(``POST /oauth2/token``: form-encoded, the application's client id and secret, a code made for this
+application, used once and within 10 minutes), the user an access token belongs to (``GET /users/@me``
+with ``Bearer``), and an Activity instance looked up with the bot token (``GET
+/applications/{app}/activity-instances/{instance}``: Unknown for another application's or an ended one).
+
+``FakeDiscord`` (whole-process tests) and ``tests/activity_edge.py`` (the browser tests against the
+harness) both answer these routes through ``ActivityDiscord.answer``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.harness import APP_ID, user_payload
+
+CLIENT_SECRET = "test-client-secret-" + "x" * 13
+BOT_TOKEN = "test-bot-token"
+CODE_LIFETIME = 600.0  # Discord's authorization codes last 10 minutes
+TOKEN_LIFETIME = 604800  # and access tokens a week
+
+
+@dataclass
+class Instance:
+    instance_id: str
+    guild_id: int | None
+    channel_id: int
+    users: set[int] = field(default_factory=set)
+
+    def payload(self) -> dict[str, Any]:
+        location: dict[str, Any] = {
+            "id": f"gc-{self.guild_id}-{self.channel_id}" if self.guild_id else f"pc-{self.channel_id}",
+            "kind": "gc" if self.guild_id else "pc",
+            "channel_id": str(self.channel_id),
+        }
+        if self.guild_id:
+            location["guild_id"] = str(self.guild_id)
+        return {
+            "application_id": str(APP_ID),
+            "instance_id": self.instance_id,
+            "launch_id": str(abs(hash(self.instance_id)) % 10**18),
+            "location": location,
+            "users": sorted(str(u) for u in self.users),
+        }
+
+
+def _error(status: int, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    return status, body
+
+
+class ActivityDiscord:
+    def __init__(self, bot_token: str = BOT_TOKEN, client_secret: str = CLIENT_SECRET) -> None:
+        self.bot_token = bot_token
+        self.client_secret = client_secret
+        self.instances: dict[str, Instance] = {}
+        self._codes: dict[str, tuple[int, float, tuple[str, ...]]] = {}
+        self._tokens: dict[str, int] = {}
+        self.names: dict[int, str] = {}
+        self.seen: list[str] = []  # every request, "METHOD path", for the tests
+        self.secrets_seen: list[str] = []  # the client secrets the exchanges carried
+
+    def instance(self, guild_id: int | None, channel_id: int, *users: int) -> Instance:
+        made = Instance("i-" + secrets.token_hex(8), guild_id, channel_id, set(users))
+        self.instances[made.instance_id] = made
+        return made
+
+    def code_for(self, user_id: int, scopes: tuple[str, ...] = ("identify",)) -> str:
+        """What Discord's client gets from AUTHORIZE: a code for this user (the parent page hands it on)."""
+        code = secrets.token_hex(15)
+        self._codes[code] = (user_id, time.monotonic(), scopes)
+        return code
+
+    def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, Any] | None:
+        """Discord's answer to a request of these routes, or ``None`` for another route."""
+        if path == "/oauth2/token" and method == "POST":
+            self.seen.append(f"{method} {path}")
+            return self._exchange(headers, body)
+        if path == "/users/@me" and headers.get("Authorization", "").startswith("Bearer "):
+            self.seen.append(f"{method} {path}")
+            user_id = self._tokens.get(headers["Authorization"][len("Bearer ") :])
+            if method != "GET" or user_id is None:
+                return _error(401, {"message": "401: Unauthorized", "code": 0})
+            payload = user_payload(user_id)
+            return 200, {**payload, "global_name": self.names.get(user_id, payload["global_name"])}
+        prefix = f"/applications/{APP_ID}/activity-instances/"
+        if path.startswith("/applications/") and "/activity-instances/" in path:
+            self.seen.append(f"{method} {path}")
+            if headers.get("Authorization") != f"Bot {self.bot_token}":
+                return _error(401, {"message": "401: Unauthorized", "code": 0})
+            instance = self.instances.get(path[len(prefix) :]) if path.startswith(prefix) else None
+            if method != "GET" or instance is None:
+                return _error(404, {"message": "Unknown Activity Instance", "code": 10085})
+            return 200, instance.payload()
+        return None
+
+    def _exchange(self, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
+        if not headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded"):
+            return _error(400, {"error": "unsupported_grant_type"})
+        form = dict(urllib.parse.parse_qsl(body.decode()))
+        self.secrets_seen.append(form.get("client_secret", ""))
+        if form.get("client_id") != str(APP_ID) or form.get("client_secret") != self.client_secret:
+            return _error(401, {"error": "invalid_client"})
+        if form.get("grant_type") != "authorization_code":
+            return _error(400, {"error": "unsupported_grant_type"})
+        issued = self._codes.pop(form.get("code", ""), None)  # a code is used once
+        if issued is None or time.monotonic() - issued[1] > CODE_LIFETIME:
+            return _error(400, {"error": "invalid_grant", "error_description": 'Invalid "code" in request.'})
+        user_id, _at, scopes = issued
+        access_token = secrets.token_hex(15)
+        self._tokens[access_token] = user_id
+        return 200, {
+            "access_token": access_token,
+            "token_type": "Bearer",
+            "expires_in": TOKEN_LIFETIME,
+            "refresh_token": secrets.token_hex(15),
+            "scope": " ".join(scopes),
+        }

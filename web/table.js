@@ -1,0 +1,192 @@
+// Draws the channel's game from the states the bot sends: the pyramid, the stock and the waste as card
+// buttons (each with data-spot, data-card and its name in the player's language), the figures, the
+// players, and a finished game's result and choices. Taps go to the bot; the engine decides everything.
+const LEAVE_MS = 180;
+
+function duration(seconds) {
+  const whole = Math.max(0, Math.floor(seconds));
+  const hours = Math.floor(whole / 3600);
+  const minutes = Math.floor((whole % 3600) / 60);
+  const secs = String(whole % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${secs}` : `${minutes}:${secs}`;
+}
+
+export class Table {
+  constructor(root) {
+    this.root = root;
+    this.texts = {};
+    this.state = null;
+    this.onAsk = () => {};
+    this.lang = document.documentElement.lang || "en";
+    this.pyramid = root.querySelector("#pyramid");
+    this.spots = [];
+    for (let spot = 0; spot < 28; spot += 1) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "card";
+      button.dataset.spot = String(spot);
+      button.hidden = true;
+      button.append(document.createElement("img"));
+      button.querySelector("img").alt = "";
+      this.pyramid.append(button);
+      this.spots.push(button);
+    }
+    this.stock = root.querySelector("#stock");
+    this.waste = root.querySelector("#waste");
+    this.under = root.querySelector("#under");
+    root.addEventListener("click", (event) => this.clicked(event));
+    const motion = root.querySelector("#motion");
+    motion.checked = localStorage.getItem("pyramide-motion") !== "off";
+    document.documentElement.classList.toggle("still", !motion.checked);
+    motion.addEventListener("change", () => {
+      localStorage.setItem("pyramide-motion", motion.checked ? "on" : "off");
+      document.documentElement.classList.toggle("still", !motion.checked);
+    });
+    setInterval(() => this.tick(), 1000);
+  }
+
+  clicked(event) {
+    const button = event.target.closest("button");
+    if (!button || !this.root.contains(button)) return;
+    const game = this.state && this.state.game;
+    if (button.dataset.spot && game) {
+      if (button.dataset.spot !== "stock" && !button.classList.contains("covered")) {
+        button.classList.add("lifted");
+      }
+      this.onAsk({ t: "tap", spot: button.dataset.spot, version: game.version });
+    } else if (button.dataset.action === "undo" && game) {
+      this.onAsk({ t: "undo", version: game.version });
+    } else if (button.dataset.action === "hint" && game) {
+      this.onAsk({ t: "hint", version: game.version });
+    } else if ((button.dataset.action === "new" || button.dataset.action === "again") && game) {
+      this.onAsk({ t: "deal", options: { again: game.id, same: button.dataset.action === "again" } });
+    }
+  }
+
+  face(index) {
+    return `cards/${this.lang}/${index}.png`;
+  }
+
+  card(button, card, covered) {
+    const image = button.querySelector("img");
+    button.hidden = false;
+    button.dataset.card = card.card;
+    button.setAttribute("aria-label", card.name);
+    button.classList.toggle("covered", covered);
+    const source = this.face(card.index);
+    if (image.getAttribute("src") !== source) image.setAttribute("src", source);
+  }
+
+  leave(button) {
+    if (button.hidden || button.classList.contains("leaving")) return;
+    button.classList.add("leaving");
+    const done = () => {
+      button.classList.remove("leaving", "lifted");
+      if (!button.dataset.card) button.hidden = true;
+    };
+    if (document.documentElement.classList.contains("still") || matchMedia("(prefers-reduced-motion: reduce)").matches) {
+      done();
+    } else {
+      setTimeout(done, LEAVE_MS);
+    }
+  }
+
+  show(state) {
+    const previous = this.state && this.state.game;
+    this.state = state;
+    this.received = performance.now();
+    const game = state.game;
+    this.root.setAttribute("aria-busy", "false");
+    this.root.dataset.role = state.you.plays ? "play" : "watch";
+    this.root.dataset.state = game ? (game.finished ? "finished" : "playing") : "empty";
+    this.root.querySelector("#players").textContent = state.players
+      .map((p) => `${p.name} (${p.plays ? this.texts["activity.plays"] : this.texts["activity.watches"]})`)
+      .join(", ");
+    if (state.words) this.root.querySelector("#words").textContent = state.words.join(" ");
+    const highlight = new Set(state.highlight || []);
+    for (const button of this.root.querySelectorAll(".card")) button.classList.toggle("hinted", highlight.has(button.dataset.spot));
+    const ending = this.root.querySelector("#ending");
+    ending.hidden = !(game && game.finished);
+    if (!game) {
+      for (const button of this.spots) button.hidden = true;
+      this.root.dataset.version = "";
+      return;
+    }
+    this.root.dataset.version = String(game.version);
+    this.root.dataset.game = String(game.id);
+    game.pyramid.forEach((card, spot) => {
+      const button = this.spots[spot];
+      if (card) {
+        this.card(button, card, !card.free);
+        button.classList.remove("leaving");
+      } else {
+        delete button.dataset.card;
+        button.removeAttribute("aria-label");
+        this.leave(button);
+      }
+      button.classList.toggle("lifted", game.selected === String(spot));
+      button.setAttribute("aria-pressed", game.selected === String(spot) ? "true" : "false");
+    });
+    this.drawPiles(game, previous);
+    this.root.querySelector("#score").textContent = String(game.score);
+    this.root.querySelector("#moves").textContent = String(game.moves);
+    this.root.querySelector("#passes").textContent = game.passes;
+    this.root.querySelector('[data-action="undo"]').disabled = !game.can_undo;
+    this.tick();
+    if (game.finished) {
+      const lines = this.root.querySelector("#ending-lines");
+      lines.replaceChildren(...state.ending.map((line) => Object.assign(document.createElement("li"), { textContent: line.replaceAll("**", "") })));
+      this.root.querySelector('[data-action="again"]').hidden = game.event;
+    }
+  }
+
+  drawPiles(game, previous) {
+    const stock = this.stock;
+    const stockImage = stock.querySelector("img");
+    if (game.stock > 0) {
+      stockImage.setAttribute("src", this.face("back"));
+      stock.setAttribute("aria-label", (this.texts["button.draw"] || "Draw ({n})").replace("{n}", game.stock));
+      stock.disabled = false;
+    } else if (game.can_turn) {
+      stockImage.setAttribute("src", this.face("turn"));
+      stock.setAttribute("aria-label", this.texts["button.turn"] || "Turn back");
+      stock.disabled = false;
+    } else {
+      stockImage.setAttribute("src", this.face("empty"));
+      stock.setAttribute("aria-label", this.texts["button.no_stock"] || "—");
+      stock.disabled = true;
+    }
+    const waste = this.waste;
+    if (game.waste) {
+      this.card(waste, game.waste, false);
+      waste.disabled = false;
+      const drew = previous && previous.id === game.id && previous.stock === game.stock + 1;
+      if (drew) {
+        waste.classList.remove("slide");
+        void waste.offsetWidth; // restart the animation
+        waste.classList.add("slide");
+      }
+    } else {
+      delete waste.dataset.card;
+      waste.querySelector("img").setAttribute("src", this.face("empty"));
+      waste.setAttribute("aria-label", this.texts["activity.empty_waste"] || "—");
+      waste.disabled = true;
+    }
+    waste.classList.toggle("lifted", game.selected === "waste");
+    waste.setAttribute("aria-pressed", game.selected === "waste" ? "true" : "false");
+    if (game.under) {
+      this.card(this.under, game.under, false);
+      this.under.classList.toggle("lifted", game.selected === "under");
+    } else {
+      this.under.hidden = true;
+      delete this.under.dataset.card;
+    }
+  }
+
+  tick() {
+    const game = this.state && this.state.game;
+    if (!game) return;
+    const seconds = game.seconds + (game.running ? (performance.now() - this.received) / 1000 : 0);
+    this.root.querySelector("#time").textContent = duration(seconds);
+  }
+}
