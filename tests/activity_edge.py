@@ -111,9 +111,15 @@ class ActivityEdge:
     async def _pass_socket(self, request: web.Request, url: str) -> web.StreamResponse:
         """The WebSocket, frame by frame both ways; a close on either side closes the other with its code."""
         assert self._client is not None
-        try:
-            upstream = await self._client.ws_connect(url, max_msg_size=0)
-        except aiohttp.ClientError:
+        upstream = None
+        for _ in range(100):  # a bot restarting behind the edge: held for up to 10 s, as a proxy retrying
+            try:
+                upstream = await self._client.ws_connect(url, max_msg_size=0)
+                break
+            except aiohttp.ClientError:
+                await asyncio.sleep(0.1)
+                url = f"ws://127.0.0.1:{self.target}{request.rel_url}"
+        if upstream is None:
             return web.Response(status=502, text="the Activity's server is not answering")
         page = web.WebSocketResponse(max_msg_size=0)
         await page.prepare(request)

@@ -92,3 +92,114 @@ async def test_a_deal_shows_in_the_page(table: Table) -> None:
     player = await table.open(OWNER)
     await player.card(21).wait_for(timeout=WAIT)
     assert await player.card(21).get_attribute("data-card") == "K♠"
+
+
+# kings_and_pairs: the bottom row K♠ A♠ Q♠ 2♠ J♠ 3♠ 10♠ (spots 21-27), then 4♠ 9♠ 5♠ 8♠ 6♠ 7♠ (15-20)...
+def winning_taps() -> list[tuple[int, ...]]:
+    """The deal cleared row by row, bottom up: a king alone, neighbours in pairs."""
+    game = kings_and_pairs()
+    moves: list[tuple[int, ...]] = []
+    for row in range(6, -1, -1):
+        spots = list(range(row * (row + 1) // 2, row * (row + 1) // 2 + row + 1))
+        while spots:
+            first = spots.pop(0)
+            card = game.pyramid[first]
+            assert card is not None
+            moves.append((first,) if card.is_king else (first, spots.pop(0)))
+    return moves
+
+
+def board_edits(h: Harness) -> list[Any]:
+    """The bot-token edits of the channel's board message (a press's answer edits through the interaction)."""
+    board = h.board()["id"]
+    return [s for s in h.hub.sent if s.method == "PATCH" and s.path.startswith("/channels/") and s.url.endswith(board)]
+
+
+async def tap(player: Player, spot: str | int) -> None:
+    await player.card(spot).click()
+
+
+async def gone(player: Player, spot: str | int, timeout: float = WAIT) -> None:
+    await player.card(spot).wait_for(state="hidden", timeout=timeout)
+
+
+async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(table: Table) -> None:
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    player = await table.open(OWNER)
+    await player.card(21).wait_for(timeout=WAIT)
+    for move in winning_taps():
+        if len(move) == 2:
+            await tap(player, move[0])
+            await player.frame.locator(f'[data-spot="{move[0]}"][aria-pressed="true"]').wait_for(timeout=WAIT)
+        await tap(player, move[-1])
+        for spot in move:
+            await gone(player, spot)
+    ending = player.frame.locator("#ending")
+    await ending.wait_for(timeout=WAIT)
+    lines = await player.frame.locator("#ending-lines").inner_text()
+    assert "280" in lines and "Achievement unlocked" in lines, lines
+    assert await player.frame.locator('[data-action="new"]').is_visible()
+    assert await player.frame.locator('[data-action="again"]').is_visible()
+    assert await player.state("state") == "finished"
+    # The same game, stored as a button press stores it: won, with every move.
+    record = await h.storage.game(int(await player.state("game") or 0))
+    assert record is not None and record.status == "won" and record.score == 280
+    # The channel's board message follows (edited with the bot token): it shows the finished game.
+    await table.activity.table.edits.settle()
+    edits = board_edits(h)
+    assert edits, "the board was never edited"
+    assert len(edits) < len(winning_taps()) + 7, "every move edited the board: the edits are not coalesced"
+    assert "New game" in [c.get("label") for row in h.board()["components"] for c in row["components"]]
+
+
+async def test_each_kind_of_move_and_the_seed_messages(table: Table) -> None:
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    player = await table.open(OWNER)
+    await player.card(21).wait_for(timeout=WAIT)
+    words = player.frame.locator("#words")
+    await tap(player, 0)  # covered at the start
+    await words.filter(has_text="This card is blocked by another card").wait_for(timeout=WAIT)
+    await tap(player, 22)  # A♠
+    await tap(player, 24)  # 2♠: 1 + 2 is no 13; the 2 stays selected
+    await words.filter(has_text="The sum must be 13").wait_for(timeout=WAIT)
+    await player.frame.locator('[data-spot="24"][aria-pressed="true"]').wait_for(timeout=WAIT)
+    await tap(player, 25)  # J♠: 2 + J
+    await gone(player, 24)
+    await gone(player, 25)
+    assert await player.frame.locator("#score").inner_text() == "20"
+    await tap(player, 21)  # K♠ alone
+    await gone(player, 21)
+    waste_before = await player.card("waste").get_attribute("data-card")
+    await tap(player, "stock")
+    await player.frame.locator(f'[data-spot="waste"]:not([data-card="{waste_before}"])').wait_for(timeout=WAIT)
+    drawn = await player.card("waste").get_attribute("data-card")
+    await player.frame.locator('[data-action="undo"]').click()
+    await player.frame.locator(f'[data-spot="waste"][data-card="{waste_before}"]').wait_for(timeout=WAIT)
+    await player.frame.locator('[data-action="hint"]').click()
+    await words.filter(has_text="Hint").wait_for(timeout=WAIT)
+    assert await player.frame.locator(".card.hinted").count() >= 1
+    # Draw the whole stock, then turn the waste back.
+    stock = player.card("stock")
+    while "Draw" in (await stock.get_attribute("aria-label") or ""):
+        version = await player.state("version")
+        await stock.click()
+        await player.frame.locator(f'#table:not([data-version="{version}"])').wait_for(timeout=WAIT)
+    assert await stock.get_attribute("aria-label") == "Turn back"
+    await stock.click()
+    await player.frame.locator('[data-spot="stock"][aria-label^="Draw"]').wait_for(timeout=WAIT)
+    assert drawn is not None
+    live = await h.bot.manager.snapshot(CHANNEL_ID) if h.bot else None
+    assert live is not None and live.game.passes == 1 and live.game.score == 30
+
+
+async def test_a_board_press_reaches_the_page(table: Table) -> None:
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    player = await table.open(OWNER)
+    await player.card(21).wait_for(timeout=WAIT)
+    await h.press(h.board_button("K♠"))
+    await gone(player, 21, timeout=1000)  # within a second
+    await h.command("draw")  # a typed command too
+    await player.frame.locator('[data-spot="stock"][aria-label="Draw (22)"]').wait_for(timeout=1000)

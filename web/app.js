@@ -27,8 +27,8 @@ async function signIn(sdk, clientId) {
     body: JSON.stringify({ code, instance_id: sdk.instanceId, locale: navigator.language }),
   });
   const body = await answer.json();
-  if (!answer.ok) {
-    throw new Error(body.message || "sign-in refused");
+  if (body.refused) {
+    throw new Error(body.message || body.refused);
   }
   await sdk.commands.authenticate({ access_token: body.access_token });
   const { locale } = await sdk.commands.userSettingsGetLocale();

@@ -153,20 +153,17 @@ class ActivityServer:
                 raise ValueError
         except (ValueError, KeyError, TypeError):
             self.refused.append("token:malformed")
-            return _json({"error": "malformed"}, status=400)
+            return _json({"refused": "malformed"}, status=400)
         lang = language_for(str(asked.get("locale") or ""))
         try:
             signed = await self.signin.sign_in(code, instance_id)
+            if signed.guild_id is None or self.table.bot.get_guild(signed.guild_id) is None:
+                # Only where the bot may edit the channel's board (a server it is in): see docs/activity.md.
+                raise SignInRefused("not_here")
         except SignInRefused as refusal:
+            # Answered 200: a refusal is an answer the page shows in words, not a failed request.
             self.refused.append(f"token:{refusal.reason}")
-            status = 503 if refusal.reason == "discord_down" else 403
-            body = {"error": refusal.reason, "message": t(lang, f"activity.refused.{refusal.reason}")}
-            return _json(body, status=status)
-        if signed.guild_id is None or self.table.bot.get_guild(signed.guild_id) is None:
-            # Only where the bot may edit the channel's board (a server it is in): see docs/activity.md.
-            self.refused.append("token:not_here")
-            body = {"error": "not_here", "message": t(lang, "activity.refused.not_here")}
-            return _json(body, status=403)
+            return _json({"refused": refusal.reason, "message": t(lang, f"activity.refused.{refusal.reason}")})
         session = Session(
             signed.user_id, signed.name, signed.guild_id, signed.channel_id, instance_id, self.clock() + LIFETIME
         )
