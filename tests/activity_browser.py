@@ -89,6 +89,8 @@ async def open_activity(
     context = await browser.new_context(viewport=viewport, reduced_motion="no-preference" if motion else "reduce")
     page = await context.new_page()
     player = Player(page, user_id)
+    if name:
+        edge.discord.names[user_id] = name
 
     def console(message: ConsoleMessage) -> None:
         if message.type in ("error", "warning"):

@@ -6,6 +6,7 @@ with no console error and no CSP violation."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -14,12 +15,13 @@ import pytest
 import pytest_asyncio
 
 from pyramide_bot.activity import Activity, page_built
+from pyramide_bot.activity.sessions import Session, SessionKeys
 from pyramide_bot.settings import ActivitySettings
 from tests.activity_browser import Player, launch, open_activity
 from tests.activity_edge import ActivityEdge
 from tests.deals import kings_and_pairs
 from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET
-from tests.harness import APP_ID, CHANNEL_ID, GUILD_ID, OWNER, STRANGER, Harness, start
+from tests.harness import APP_ID, CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, start
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 WAIT = 5000  # ms a page is given to show what it was sent (the tests wait on what it shows, never sleep)
@@ -85,13 +87,6 @@ async def table(database_url: str, workers: Any, browser: Any) -> AsyncIterator[
         await edge.stop()
         await h.stop()
     assert h.hub.invalid == [], h.hub.invalid
-
-
-async def test_a_deal_shows_in_the_page(table: Table) -> None:
-    await start(table.h, kings_and_pairs().code)
-    player = await table.open(OWNER)
-    await player.card(21).wait_for(timeout=WAIT)
-    assert await player.card(21).get_attribute("data-card") == "K♠"
 
 
 # kings_and_pairs: the bottom row K♠ A♠ Q♠ 2♠ J♠ 3♠ 10♠ (spots 21-27), then 4♠ 9♠ 5♠ 8♠ 6♠ 7♠ (15-20)...
@@ -203,3 +198,83 @@ async def test_a_board_press_reaches_the_page(table: Table) -> None:
     await gone(player, 21, timeout=1000)  # within a second
     await h.command("draw")  # a typed command too
     await player.frame.locator('[data-spot="stock"][aria-label="Draw (22)"]').wait_for(timeout=1000)
+
+
+async def test_two_pages_one_plays_and_one_watches_by_the_servers_setting(table: Table) -> None:
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    owner = await table.open(OWNER, name="Ana")
+    stranger = await table.open(STRANGER, name="Bo")
+    await stranger.card(21).wait_for(timeout=WAIT)
+    players = stranger.frame.locator("#players")
+    await players.filter(has_text="Ana (plays)").wait_for(timeout=WAIT)
+    await players.filter(has_text="Bo (watches)").wait_for(timeout=WAIT)
+    assert await stranger.state("role") == "watch" and await owner.state("role") == "play"
+    stored = await stored_moves(h)
+    await tap(stranger, 21)
+    await stranger.frame.locator("#words").filter(has_text="You are watching").wait_for(timeout=WAIT)
+    assert await stored_moves(h) == stored  # the watcher's tap stored nothing
+    await tap(owner, 21)
+    await gone(stranger, 21)  # the watcher sees the player's move live
+    # The server lets anyone play: the watcher becomes a player.
+    settings = await h.bot.settings.get(GUILD_ID) if h.bot else None
+    assert settings is not None
+    await h.bot.settings.save(GUILD_ID, dataclasses.replace(settings, anyone_can_play=True))  # type: ignore[union-attr]
+    await tap(stranger, 22)
+    await tap(stranger, 23)
+    await gone(owner, 22)
+    await gone(owner, 23)
+
+
+async def stored_moves(h: Harness) -> int:
+    live = await h.storage.live_game(CHANNEL_ID)
+    return len(live.actions) if live is not None else -1
+
+
+SOCKET = """([session, instance, extra]) => new Promise((resolve) => {
+  const socket = new WebSocket(`ws://${location.host}/api/ws`);
+  socket.onopen = () => {
+    socket.send(JSON.stringify({ t: "hello", session, instance, locale: "en-US" }));
+    if (extra) socket.send(extra);
+  };
+  socket.onclose = (event) => resolve([event.code, event.reason]);
+})"""
+
+
+async def test_refusals_store_nothing(table: Table) -> None:
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    stranger = 600_000_000_000_000_099  # not in the instance
+    outsider = await table.open(stranger)
+    await outsider.frame.locator("#notice").filter(has_text="You are not in this Activity").wait_for(timeout=WAIT)
+    player = await table.open(OWNER)
+    await player.card(21).wait_for(timeout=WAIT)
+    frame = player.page.frames[1]
+    instance = table.instance
+    keys = SessionKeys(CLIENT_SECRET)
+    genuine = Session(OWNER, "Ana", GUILD_ID, CHANNEL_ID, instance.instance_id, h.now[0] + 3600)
+    other = table.edge.discord.instance(GUILD_ID, OTHER_CHANNEL_ID, OWNER).instance_id
+    refusals = {
+        "missing": ("", instance.instance_id, ""),
+        "forged": (SessionKeys("another secret").mint(genuine), instance.instance_id, ""),
+        "expired": (keys.mint(dataclasses.replace(genuine, expires=h.now[0] - 1)), instance.instance_id, ""),
+        "another channel's": (
+            keys.mint(dataclasses.replace(genuine, channel_id=OTHER_CHANNEL_ID, instance_id=other)),
+            instance.instance_id,
+            "",
+        ),
+    }
+    stored = await stored_moves(h)
+    for why, (token, instance_id, extra) in refusals.items():
+        code, _reason = await frame.evaluate(SOCKET, [token, instance_id, extra])
+        assert code == 4001, why
+    tap_21 = '{"t": "tap", "spot": "21", "version": 0, "pad": "' + "x" * 2000 + '"}'
+    code, _reason = await frame.evaluate(SOCKET, [keys.mint(genuine), instance.instance_id, tap_21])
+    assert code == 1009  # too big: closed, not read
+    code, _reason = await frame.evaluate(SOCKET, [keys.mint(genuine), instance.instance_id, "{not json"])
+    assert code == 4003
+    assert await stored_moves(h) == stored
+    assert await h.storage.game(int(await player.state("game") or 0)) is not None
+    # The bot is unharmed: the page plays on.
+    await tap(player, 21)
+    await gone(player, 21)
