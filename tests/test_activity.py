@@ -60,11 +60,9 @@ class Table:
         return next(iter(self.edge.discord.instances.values()))
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def table(database_url: str, workers: Any, browser: Any) -> AsyncIterator[Table]:
-    h = await Harness(database_url, workers=workers).start()
+async def serve(h: Harness, edge: ActivityEdge) -> Activity:
+    """The harness's bot serves the Activity behind ``edge`` (Discord's proxy), signing in against it."""
     assert h.bot is not None
-    edge = await ActivityEdge().start()
     activity = Activity(
         h.bot,
         ActivitySettings(0, CLIENT_SECRET),
@@ -75,6 +73,15 @@ async def table(database_url: str, workers: Any, browser: Any) -> AsyncIterator[
         clock=lambda: h.now[0],
     )
     edge.target = await activity.start()
+    return activity
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def table(database_url: str, workers: Any, browser: Any) -> AsyncIterator[Table]:
+    h = await Harness(database_url, workers=workers).start()
+    assert h.bot is not None
+    edge = await ActivityEdge().start()
+    activity = await serve(h, edge)
     setup = Table(h, edge, activity, browser, [])
     try:
         yield setup
@@ -83,7 +90,7 @@ async def table(database_url: str, workers: Any, browser: Any) -> AsyncIterator[
     finally:
         for player in setup.players:
             await player.close()
-        await activity.close()
+        await setup.activity.close()
         await edge.stop()
         await h.stop()
     assert h.hub.invalid == [], h.hub.invalid
@@ -278,3 +285,22 @@ async def test_refusals_store_nothing(table: Table) -> None:
     # The bot is unharmed: the page plays on.
     await tap(player, 21)
     await gone(player, 21)
+
+
+async def test_a_restart_while_the_page_is_open_loses_nothing(table: Table) -> None:
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    player = await table.open(OWNER)
+    await player.card(21).wait_for(timeout=WAIT)
+    await tap(player, 21)
+    await gone(player, 21)
+    await table.activity.close()  # the bot stops: the page's socket closes
+    await h.restart()
+    table.activity = await serve(h, table.edge)
+    # The page reconnects by itself with its session (signed with the same secret) and plays on.
+    await tap(player, 22)
+    await player.frame.locator('[data-spot="22"][aria-pressed="true"]').wait_for(timeout=WAIT)
+    await tap(player, 23)
+    await gone(player, 23)
+    live = await h.storage.live_game(CHANNEL_ID)
+    assert live is not None and live.score == 30 and live.removed == 3

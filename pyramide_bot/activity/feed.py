@@ -53,6 +53,7 @@ def _mark(live: Live | None) -> tuple[int, int, str] | None:
 class ChangeFeed:
     def __init__(self, storage: Storage, manager: FollowedManager) -> None:
         self.storage = storage
+        self.manager = manager
         self.origin = secrets.token_hex(6)  # this process: its own announcements come back and are skipped
         self.listeners: list[Callable[[int], None]] = []  # this process's Activity
         self._tasks: set[asyncio.Task[None]] = set()
@@ -80,15 +81,23 @@ class ChangeFeed:
         except Exception as error:  # the pages of other processes miss one change; the next one carries it
             log.warning("could not announce a change of channel %s (%s)", channel_id, type(error).__name__)
 
-    # ------------------------------------------------------------------ listening (the Activity's process)
+    # ------------------------------------------------------------------ listening
     def listen(self) -> None:
+        """Hear the other processes' changes (PostgreSQL; one connection of its own): the process serving the
+        Activity tells its pages, and its engines follow a game another process moved. (Another process
+        finds a move the Activity made by its write's conflict and reloads, as after a rolling restart.)"""
         if isinstance(self.storage, PostgresStorage) and self._listening is None:
             self._listening = asyncio.get_running_loop().create_task(self._listen(self.storage.url))
 
     def _heard(self, connection: object, pid: int, channel: str, payload: str) -> None:
         origin, _, channel_text = payload.partition(":")
         if origin != self.origin and channel_text.isdigit():
-            self._tell(int(channel_text))
+            channel_id = int(channel_text)
+            if not self.manager.busy(channel_id):
+                # Another process stored a change: this one's engine of that game is behind; the next turn
+                # loads it from storage (a turn under way finds out by its write's conflict, as always).
+                self.manager.forget(channel_id)
+            self._tell(channel_id)
 
     async def _listen(self, url: str) -> None:
         while True:
