@@ -112,7 +112,7 @@ class ActivityEdge:
         """The WebSocket, frame by frame both ways; a close on either side closes the other with its code."""
         assert self._client is not None
         upstream = None
-        for _ in range(100):  # a bot restarting behind the edge: held for up to 10 s, as a proxy retrying
+        for _ in range(300):  # a bot restarting behind the edge: held for up to 30 s, as a proxy retrying
             try:
                 upstream = await self._client.ws_connect(url, max_msg_size=0)
                 break

@@ -31,6 +31,7 @@ BOTH_BACKENDS = {
     "test_event_storage",
     "test_process_events",
     "test_activity_feed",
+    "test_activity_process",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,
