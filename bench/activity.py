@@ -1,0 +1,125 @@
+"""The Activity's two latencies, in a real headless Chromium against the real bot (tests/harness.py) through
+Discord's edge (tests/activity_edge.py), on a SQLite file:
+
+- tap -> drawn: from a tap in the page to the new position drawn there (the DOM changed and a frame
+  painted), over the socket, the channel's turn, the store and the answer;
+- board press -> page: from a press on the board message (the bot's interaction flow) to the page showing
+  the new position.
+
+Each is measured ``ROUNDS`` times (draws and undos alternately) and printed as median and p99, in ms.
+Run: ``.venv/bin/python bench/activity.py [rounds]`` (needs Chromium and the built page)."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pyramide_bot.activity import Activity
+from pyramide_bot.settings import ActivitySettings
+from tests.activity_browser import launch, open_activity
+from tests.activity_edge import ActivityEdge
+from tests.deals import kings_and_pairs
+from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET
+from tests.harness import APP_ID, CHANNEL_ID, GUILD_ID, OWNER, Harness, start
+
+ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+
+# In the page: click, then resolve with the ms until the table's version changed and a frame was painted.
+TAP = """(selector) => new Promise((resolve) => {
+  const table = document.getElementById("table");
+  const version = table.dataset.version;
+  const started = performance.now();
+  const watch = new MutationObserver(() => {
+    if (table.dataset.version !== version) {
+      watch.disconnect();
+      requestAnimationFrame(() => resolve(performance.now() - started));
+    }
+  });
+  watch.observe(table, { attributes: true });
+  document.querySelector(selector).click();
+})"""
+# In the page: resolve with the wall-clock ms at which the next position was painted.
+NEXT = """() => new Promise((resolve) => {
+  const table = document.getElementById("table");
+  const version = table.dataset.version;
+  const watch = new MutationObserver(() => {
+    if (table.dataset.version !== version) {
+      watch.disconnect();
+      requestAnimationFrame(() => resolve(Date.now()));
+    }
+  });
+  watch.observe(table, { attributes: true });
+})"""
+
+
+def figures(name: str, samples: list[float]) -> None:  # printed as soon as known
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    print(
+        f"{name:<22} median {statistics.median(ordered):6.1f} ms   p99 {p99:6.1f} ms   ({len(ordered)} rounds)",
+        flush=True,
+    )
+
+
+async def main() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="pyramide-bench-activity-"))
+    h = await Harness(str(folder / "bench.db")).start()
+    assert h.bot is not None
+    edge = await ActivityEdge().start()
+    activity = Activity(
+        h.bot,
+        ActivitySettings(0, CLIENT_SECRET),
+        h.bot.changes,
+        application_id=APP_ID,
+        bot_token=BOT_TOKEN,
+        api_base=edge.api_base,
+        clock=lambda: h.now[0],
+    )
+    edge.target = await activity.start()
+    playwright, browser = await launch()
+    try:
+        await start(h, kings_and_pairs().code)
+        instance = edge.discord.instance(GUILD_ID, CHANNEL_ID, OWNER)
+        player = await open_activity(
+            browser, edge, OWNER, instance.instance_id, guild_id=GUILD_ID, channel_id=CHANNEL_ID
+        )
+        await player.card(21).wait_for(timeout=10000)
+        frame = player.page.frames[1]
+        taps = []
+        for round_ in range(ROUNDS):
+            selector = '#table [data-spot="stock"]' if round_ % 2 == 0 else '#table [data-action="undo"]'
+            taps.append(await frame.evaluate(TAP, selector))
+        figures("tap -> drawn", taps)
+        presses = []
+        for round_ in range(ROUNDS):
+            board = h.board()
+            labels = {b.get("label", ""): b["custom_id"] for row in board["components"] for b in row["components"]}
+            wanted = next(i for label, i in labels.items() if label.startswith("Draw" if round_ % 2 == 0 else "Undo"))
+            shown = asyncio.ensure_future(frame.evaluate(NEXT))
+            await asyncio.sleep(0.05)  # the page is watching before the press
+            pressed = time.time() * 1000
+            h.fire(h.press_payload(wanted, board), int(board["id"]))  # as the gateway hands it over
+            try:
+                presses.append(await asyncio.wait_for(shown, 5) - pressed)
+            except TimeoutError:
+                print("a press did not reach the page within 5 s", flush=True)
+            await asyncio.sleep(0.05)  # the press's answer edits the board before the next round reads it
+        if presses:
+            figures("board press -> page", presses)
+        await player.close()
+    finally:
+        await browser.close()
+        await playwright.stop()
+        await activity.close()
+        await edge.stop()
+        await h.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
