@@ -12,10 +12,12 @@ Run: ``.venv/bin/python bench/activity.py [rounds]`` (needs Chromium and the bui
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -67,8 +69,9 @@ def figures(name: str, samples: list[float]) -> None:  # printed as soon as know
     )
 
 
-async def main() -> None:
-    folder = Path(tempfile.mkdtemp(prefix="pyramide-bench-activity-"))
+@contextlib.asynccontextmanager
+async def serve_for_bench(folder: Path) -> AsyncIterator[tuple[Harness, ActivityEdge]]:
+    """The real bot on a SQLite file in ``folder``, serving the Activity behind Discord's edge."""
     h = await Harness(str(folder / "bench.db")).start()
     assert h.bot is not None
     edge = await ActivityEdge().start()
@@ -82,6 +85,20 @@ async def main() -> None:
         clock=lambda: h.now[0],
     )
     edge.target = await activity.start()
+    try:
+        yield h, edge
+    finally:
+        await activity.close()
+        await edge.stop()
+        await h.stop()
+
+
+async def main() -> None:
+    async with serve_for_bench(Path(tempfile.mkdtemp(prefix="pyramide-bench-activity-"))) as (h, edge):
+        await measure(h, edge)
+
+
+async def measure(h: Harness, edge: ActivityEdge) -> None:
     playwright, browser = await launch()
     try:
         await start(h, kings_and_pairs().code)
@@ -116,9 +133,6 @@ async def main() -> None:
     finally:
         await browser.close()
         await playwright.stop()
-        await activity.close()
-        await edge.stop()
-        await h.stop()
 
 
 if __name__ == "__main__":
