@@ -111,7 +111,10 @@ async def measure(h: Harness, edge: ActivityEdge) -> None:
         taps = []
         for round_ in range(ROUNDS):
             selector = '#table [data-spot="stock"]' if round_ % 2 == 0 else '#table [data-action="undo"]'
-            taps.append(await frame.evaluate(TAP, selector))
+            try:
+                taps.append(await asyncio.wait_for(frame.evaluate(TAP, selector), 5))
+            except TimeoutError:
+                print(f"tap {round_} was not drawn within 5 s", flush=True)
         figures("tap -> drawn", taps)
         presses = []
         for round_ in range(ROUNDS):
