@@ -106,7 +106,8 @@ class AppCommands:
         return next((c for c in old.values() if c["type"] == kind and c["name"] == command.get("name")), None)
 
     def _stored(self, command: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
-        """The command as Discord answers it: its id (kept from ``previous``), the application's, a version."""
+        """The command as Discord answers it: its id (kept from ``previous``), the application's, and a version
+        that changes with its definition."""
         kind = command.get("type") or 1
         stored = {
             "description": "",
@@ -116,8 +117,9 @@ class AppCommands:
             "id": previous["id"] if previous is not None else str(next(self.ids)),
             "application_id": str(self.app_id),
             "type": kind,
-            "version": str(next(self.ids)),
         }
         if stored["default_member_permissions"] is not None:
             stored["default_member_permissions"] = str(stored["default_member_permissions"])
+        same = previous is not None and {k: v for k, v in previous.items() if k != "version"} == stored
+        stored["version"] = previous["version"] if same and previous is not None else str(next(self.ids))
         return stored
