@@ -94,6 +94,16 @@ async def test_a_board_in_a_server_channel_offers_the_activity_and_its_press_lau
     assert launch_id(h) == f"pyr:{record.id}:1:launch"
 
 
+async def test_a_launch_discord_refuses_is_told_privately_and_logged(served, caplog):
+    """As when Activities are not enabled in the developer portal: the player reads Discord's refusal."""
+    h = served
+    await deal(h)
+    h.hub.fail("callback", "invalid")  # (the refused launch is not recorded; the private answer is)
+    sent = await h.press(launch_id(h))
+    assert [s.data["type"] for s in sent] == [4] and sent[0].ephemeral and "50035" in sent[0].content
+    assert "refused by Discord: 400 50035" in caplog.text and h.hub.activity_instances == {}
+
+
 async def test_a_finished_board_offers_it_after_its_other_choices(served):
     h = served
     await deal(h)
