@@ -13,6 +13,10 @@ from discord.http import Route
 from tests import discord_api
 from tests.harness import CHANNEL_ID, Hub
 
+pytestmark = pytest.mark.skipif(
+    not discord_api.found(), reason=f"no Discord API description ({discord_api.VARIABLE}, {discord_api.PUBLISHED})"
+)
+
 CALLBACK = "/interactions/{interaction_id}/{interaction_token}/callback"
 CALLBACK_URL = "https://discord.com/api/v10/interactions/1234567890/a-token/callback"
 
