@@ -8,8 +8,8 @@ import pytest
 
 from pyramide import Card, Game, Rules
 from pyramide.cards import full_deck
-from pyramide.storage import Storage, from_url
-from pyramide.workers import Workers
+from pyramide_service.storage import Storage, from_url
+from pyramide_service.workers import Workers
 from tests import outside
 from tests.postgres import PostgresMissing, ThrowawayPostgres, create_database, drop_database, run_to_end
 

@@ -22,10 +22,10 @@ from typing import Any
 import aiohttp
 import discord
 
-from pyramide.storage.postgres import PostgresStorage
-from pyramide.storage.sqlite import SQLiteStorage
-from pyramide.workers import Workers
 from pyramide_bot.app import PyramideBot
+from pyramide_service.storage.postgres import PostgresStorage
+from pyramide_service.storage.sqlite import SQLiteStorage
+from pyramide_service.workers import Workers
 from tests import discord_api
 from tests import discord_internals as internals
 from tests.app_emojis import AppEmojis, Refused
