@@ -14,7 +14,7 @@ from tests import discord_api
 from tests.harness import CHANNEL_ID, Hub
 
 pytestmark = pytest.mark.skipif(
-    not discord_api.found(), reason=f"no Discord API description ({discord_api.VARIABLE}, {discord_api.PUBLISHED})"
+    not discord_api.found(), reason=f"the body check's own tests: no Discord API description at {discord_api.sought()}"
 )
 
 CALLBACK = "/interactions/{interaction_id}/{interaction_token}/callback"
