@@ -31,8 +31,8 @@ import asyncpg
 import discord
 
 from pyramide.i18n import t
-from pyramide.manager import GameError
-from pyramide.storage import GuildSettings, StorageUnavailable
+from pyramide_service.manager import GameError
+from pyramide_service.storage import GuildSettings, StorageUnavailable
 
 from .common import Host, bot_of, language
 from .places import Place, place_of

@@ -12,13 +12,13 @@ from discord.ext import commands
 
 from pyramide.i18n import DEFAULT, language_for, rank_letters, t
 from pyramide.labels import Labels
-from pyramide.manager import GameManager
-from pyramide.solving import SolverService
-from pyramide.storage import GameRecord, Storage
+from pyramide_service.dailies import DailyDeals
+from pyramide_service.manager import GameManager
+from pyramide_service.server_settings import ServerSettings
+from pyramide_service.solving import SolverService
+from pyramide_service.storage import GameRecord, Storage
 
-from .dailies import DailyDeals
 from .emojis import CardEmojiSync
-from .server_settings import ServerSettings
 
 
 class RaceWatch(Protocol):

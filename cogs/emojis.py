@@ -31,9 +31,8 @@ import discord
 from pyramide.cards import Card, full_deck
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import back_emoji, card_emoji, empty_waste_emoji
-from pyramide.storage import Storage
-
-from .tasks import Supervised
+from pyramide_service.storage import Storage
+from pyramide_service.tasks import Supervised
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .events import Spot
+from .effects import Spot
 from .game import Game, Move
 from .labels import Labels
 from .render import animate

@@ -19,18 +19,18 @@ import discord
 from discord.ext import commands
 
 from cogs.common import NO_RACES, Host, RaceWatch
-from cogs.dailies import DailyDeals
 from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
-from cogs.server_settings import ServerSettings
 from pyramide.i18n import LANGUAGES, rank_letters
-from pyramide.manager import GameManager
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
-from pyramide.solving import SolverService
-from pyramide.storage import Storage
-from pyramide.workers import Workers
+from pyramide_service.dailies import DailyDeals
+from pyramide_service.manager import GameManager
+from pyramide_service.server_settings import ServerSettings
+from pyramide_service.solving import SolverService
+from pyramide_service.storage import Storage
+from pyramide_service.workers import Workers
 
 from .command_sync import push_global_commands
 from .health import Health

@@ -14,7 +14,7 @@ import discord
 
 from cogs.internals import point_gateway_at
 from pyramide.solver import native
-from pyramide.storage import StorageError, from_url
+from pyramide_service.storage import StorageError, from_url
 
 from .app import PyramideBot, make_bot
 from .logs import configure

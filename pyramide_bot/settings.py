@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyramide.storage import from_url
+from pyramide_service.storage import from_url
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL")  # the names logging knows
 DEFAULT_GRACE_DAYS = 30
@@ -140,7 +140,7 @@ def _get(environ: Mapping[str, str], name: str) -> str:
 
 
 def database_url(environ: Mapping[str, str], default: Path) -> str:
-    """The database, as ``pyramide.storage.from_url`` takes it: ``DATABASE_URL`` (``sqlite:///ABSOLUTE/PATH``
+    """The database, as ``pyramide_service.storage.from_url`` takes it: ``DATABASE_URL`` (``sqlite:///ABSOLUTE/PATH``
     or ``postgresql://…``), else the SQLite file ``PYRAMIDE_DB``, else ``default``. Raises
     ``SettingsError`` for a URL that names neither (without repeating a password)."""
     url = _get(environ, "DATABASE_URL")

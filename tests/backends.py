@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from pyramide.storage import Storage, from_url
-from pyramide.storage.postgres import PostgresStorage
-from pyramide.storage.queries import postgres_sql
-from pyramide.storage.sqlite import SQLiteStorage
+from pyramide_service.storage import Storage, from_url
+from pyramide_service.storage.postgres import PostgresStorage
+from pyramide_service.storage.queries import postgres_sql
+from pyramide_service.storage.sqlite import SQLiteStorage
 
 
 def twin(storage: Storage) -> Storage:

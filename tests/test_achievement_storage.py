@@ -8,10 +8,10 @@ import asyncio
 import sqlite3
 from dataclasses import replace
 
-from pyramide.credits import Credits, daily_tier_of
-from pyramide.storage import WON, GameRecord, Storage, from_url, schema
-from pyramide.storage.codec import pack_log
-from pyramide.storage.schema import ACHIEVEMENTS_VERSION
+from pyramide_service.credits import Credits, daily_tier_of
+from pyramide_service.storage import WON, GameRecord, Storage, from_url, schema
+from pyramide_service.storage.codec import pack_log
+from pyramide_service.storage.schema import ACHIEVEMENTS_VERSION
 from tests.backends import raw, twin
 
 GUILD, OTHER_GUILD, PLAYER, FRIEND = 111, 222, 7001, 7002

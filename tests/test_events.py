@@ -9,8 +9,8 @@ import pytest
 from cogs.pyramide import contest, standings
 from pyramide import Game
 from pyramide.solver import Verdict
-from pyramide.storage import EventTaken, GameRecord
-from pyramide.tournament import parse_duration
+from pyramide_service.events import parse_duration
+from pyramide_service.storage import EventTaken, GameRecord
 from tests.deals import clear_kings_and_pairs, kings_and_pairs, stuck_game, two_pass
 from tests.harness import (
     ADMIN,

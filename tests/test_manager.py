@@ -5,8 +5,8 @@ import asyncio
 import pytest
 
 from pyramide import STOCK, Game
-from pyramide.manager import BrokenGame, GameManager, NoGame
-from pyramide.storage import ENDED
+from pyramide_service.manager import BrokenGame, GameManager, NoGame
+from pyramide_service.storage import ENDED
 from tests.backends import raw, twin
 from tests.play import deal, play
 

@@ -14,7 +14,7 @@ import pytest
 from pyramide import Rules
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
-from pyramide.workers import Workers, die_with_parent
+from pyramide_service.workers import Workers, die_with_parent
 from tests.deals import stuck_game
 from tests.harness import OTHER_CHANNEL_ID, start
 from tests.holding import hold_until

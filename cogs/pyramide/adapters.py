@@ -9,7 +9,7 @@ from collections.abc import Callable
 import discord
 
 from pyramide import UNDER, WASTE, Card, Game, InvalidCard
-from pyramide import events as ev
+from pyramide import effects as ev
 from pyramide.i18n import card_name, parse_card, t
 
 from ..answer import Answer, answering

@@ -12,10 +12,10 @@ import discord
 from pyramide import UNDER, WASTE, Game
 from pyramide.daily import daily_number
 from pyramide.i18n import card_name, t
-from pyramide.manager import Live
 from pyramide.render import render_board
 from pyramide.solver import Verdict
-from pyramide.storage import ENDED, PLAYING, WON, GameRecord
+from pyramide_service.manager import Live
+from pyramide_service.storage import ENDED, PLAYING, WON, GameRecord
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal, refused
 from ..common import board_labels, mention

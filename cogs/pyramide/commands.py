@@ -14,7 +14,7 @@ from discord.ext import commands
 from pyramide import STOCK, Rules
 from pyramide.difficulty import TIERS, Tier
 from pyramide.i18n import t
-from pyramide.storage import GuildSettings
+from pyramide_service.storage import GuildSettings
 
 from ..answer import Answer, answering
 from ..common import NO_RACES, Host, text

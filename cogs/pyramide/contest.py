@@ -14,11 +14,11 @@ import discord
 
 from pyramide import Game, Rules
 from pyramide.i18n import t
-from pyramide.manager import Live
 from pyramide.render import render_podium, render_standings
-from pyramide.solving import SolverService
-from pyramide.storage import EventOver, EventRecord, EventTaken
-from pyramide.tournament import MAX_NAME, MAX_RUNNING, deal_key, places
+from pyramide_service.events import MAX_NAME, MAX_RUNNING, deal_key, places
+from pyramide_service.manager import Live
+from pyramide_service.solving import SolverService
+from pyramide_service.storage import EventOver, EventRecord, EventTaken
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, lost, refused
 from ..common import Host, bot_of, missing_permission

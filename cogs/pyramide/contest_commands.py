@@ -16,7 +16,7 @@ from discord.ext import commands, tasks
 from pyramide import Rules
 from pyramide.difficulty import TIERS, Tier
 from pyramide.i18n import t
-from pyramide.tournament import DEFAULT_DEALS, DEFAULT_HOURS, MAX_DEALS, MIN_DEALS, parse_duration
+from pyramide_service.events import DEFAULT_DEALS, DEFAULT_HOURS, MAX_DEALS, MIN_DEALS, parse_duration
 
 from ..answer import answering
 from ..common import Host, text

@@ -23,10 +23,10 @@ from pyramide.daily import (
     today,
 )
 from pyramide.i18n import month_name, t, weekday_names
-from pyramide.manager import Live
 from pyramide.render import MonthPicture, render_month
-from pyramide.stats import day_streaks
-from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
+from pyramide_service.manager import Live
+from pyramide_service.stats import day_streaks
+from pyramide_service.storage import PLAYING, DailyAttempt, DailyTaken
 
 from ..answer import Answer, answering, refused
 from ..common import mention, missing_permission

@@ -16,9 +16,9 @@ from pyramide import Game, InvalidCode, Rules
 from pyramide.codes import MAX_DEAL_NUMBER
 from pyramide.difficulty import Tier
 from pyramide.i18n import t
-from pyramide.manager import Live
-from pyramide.solving import SolverBusy, SolverService
-from pyramide.storage import ABANDONED, ENDED, PLAYING
+from pyramide_service.manager import Live
+from pyramide_service.solving import SolverBusy, SolverService
+from pyramide_service.storage import ABANDONED, ENDED, PLAYING
 
 from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
 from ..common import mention, missing_permission

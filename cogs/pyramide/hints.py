@@ -7,7 +7,7 @@ from typing import Any
 
 from pyramide import STOCK, Game
 from pyramide.i18n import card_name, t
-from pyramide.solving import SolverBusy
+from pyramide_service.solving import SolverBusy
 
 from ..answer import Answer
 from .board import show

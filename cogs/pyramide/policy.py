@@ -6,8 +6,8 @@ from __future__ import annotations
 import discord
 
 from pyramide.i18n import t
-from pyramide.manager import Live
-from pyramide.storage import ABANDONED, ENDED, GameStatus
+from pyramide_service.manager import Live
+from pyramide_service.storage import ABANDONED, ENDED, GameStatus
 
 from ..answer import Answer
 from ..common import mention

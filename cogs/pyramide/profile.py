@@ -17,9 +17,9 @@ from pyramide.i18n import day_text, month_name, short_day, t
 from pyramide.labels import format_duration
 from pyramide.render.badges import BadgeCell, BadgeGrid, render_badges
 from pyramide.render.card import CardBadge, PlayerCard, render_card
-from pyramide.stats import PlayerStats, day_streaks, recent_days
-from pyramide.storage import RaceStats, ResultRow
-from pyramide.storage.achievements import Rarity, Unlocked
+from pyramide_service.stats import PlayerStats, day_streaks, recent_days
+from pyramide_service.storage import RaceStats, ResultRow
+from pyramide_service.storage.achievements import Rarity, Unlocked
 
 from ..answer import Answer, answering
 from ..places import Place

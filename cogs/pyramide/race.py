@@ -20,11 +20,11 @@ from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
-from pyramide.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_service.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_service.tasks import Supervised
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
 from ..common import Host, mention
-from ..tasks import Supervised
 from . import controls, dealing
 from .board import board_message, post_board_to
 from .daily import missing_thread_permission, peeks_at_the_daily

@@ -10,8 +10,8 @@ from pyramide import Rules
 from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide.labels import format_duration
-from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow
+from pyramide_service.stats import day_streaks, player_stats
+from pyramide_service.storage import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow
 
 from ..answer import Answer, answering
 from ..common import mention

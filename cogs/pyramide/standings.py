@@ -16,12 +16,12 @@ import discord
 from pyramide import Game, Rules
 from pyramide.i18n import t
 from pyramide.labels import format_duration
-from pyramide.storage import EventRecord, EventStanding, Storage
-from pyramide.tournament import deal_key, places
+from pyramide_service.events import deal_key, places
+from pyramide_service.storage import EventRecord, EventStanding, Storage
+from pyramide_service.tasks import Supervised
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal
 from ..common import Host, mention
-from ..tasks import Supervised
 from . import controls
 from .words import rules_words
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyramide import Game
-from pyramide import events as ev
+from pyramide import effects as ev
 from pyramide.i18n import describe, t
-from pyramide.manager import Live, Turn
-from pyramide.storage import PLAYING
+from pyramide_service.manager import Live, Turn
+from pyramide_service.storage import PLAYING
 
 from ..answer import Answer
 from ..common import mention

@@ -12,10 +12,10 @@ from pyramide.daily import daily_number, daily_tier
 from pyramide.difficulty import Tier
 from pyramide.i18n import t
 from pyramide.labels import format_duration
-from pyramide.manager import Live
 from pyramide.solver import Verdict
-from pyramide.solving import SolverService
-from pyramide.storage import STUCK, WON, GameRecord
+from pyramide_service.manager import Live
+from pyramide_service.solving import SolverService
+from pyramide_service.storage import STUCK, WON, GameRecord
 
 from ..answer import Answer
 

@@ -16,7 +16,7 @@ from typing import TypedDict, Unpack
 from PIL import Image, ImageDraw
 
 from ..bounded import LRU
-from ..events import Outcome, Spot
+from ..effects import Outcome, Spot
 from ..game import PYRAMID_SIZE, STOCK, UNDER, WASTE, Game
 from ..labels import Labels, format_duration
 from .geometry import (

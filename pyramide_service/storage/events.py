@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..achievements import EVENT_PODIUM, EVENT_WON
+from pyramide.achievements import EVENT_PODIUM, EVENT_WON
+
 from . import EventEntry, EventOver, EventRecord, EventStanding, EventStats, EventTaken, GameRecord
 from .achievements import award
 from .units import Program, Unit, changed, many, row, rows, scalar

@@ -13,7 +13,8 @@ import asyncio
 import logging
 from datetime import date
 
-from .daily import daily_tier
+from pyramide.daily import daily_tier
+
 from .storage import Storage
 from .storage.achievements import CHUNK
 

@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..achievements import GameFacts, Progress, credit
+from pyramide.achievements import GameFacts, Progress, credit
+
 from . import GameRecord
 from .codec import unpack_log
 from .units import Mode, Program, Step, Unit

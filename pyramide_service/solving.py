@@ -1,6 +1,6 @@
 """The solver service: the questions the bot asks the solver (hints, end-of-game verdicts, winnable
 deals, the daily's deal) and the animations it draws, each answered in a worker process of its kind
-(``pyramide.workers``), admitted under a cap on waiting work, and kept once answered.
+(``pyramide_service.workers``), admitted under a cap on waiting work, and kept once answered.
 
 One service per bot, made and released by whoever owns it: the bot makes it with its ``Workers`` and
 hands it to the game manager and the cogs. A test gets a fresh one with a new bot.
@@ -23,13 +23,14 @@ from contextlib import asynccontextmanager
 from datetime import date
 from typing import Any, Protocol, TypeVar
 
-from .bounded import LRU
-from .daily import daily_rating
-from .difficulty import Rating, Tier, find_rated
-from .errors import GameError
-from .game import Game
-from .rules import Rules
-from .solver import Hint, Verdict, WinnablePick, compiled_for, first_winnable, hint, max_removable, solve
+from pyramide.bounded import LRU
+from pyramide.daily import daily_rating
+from pyramide.difficulty import Rating, Tier, find_rated
+from pyramide.errors import GameError
+from pyramide.game import Game
+from pyramide.rules import Rules
+from pyramide.solver import Hint, Verdict, WinnablePick, compiled_for, first_winnable, hint, max_removable, solve
+
 from .workers import PoolClosed, WorkerPool, Workers
 
 R = TypeVar("R")

@@ -4,7 +4,8 @@ this bot, by ``save``). Outside servers a channel's own settings are kept under 
 from __future__ import annotations
 
 from pyramide.bounded import LRU
-from pyramide.storage import GuildSettings, Storage
+
+from .storage import GuildSettings, Storage
 
 KEPT = 10_000  # servers whose settings are kept in memory; the least recently read goes first
 

@@ -3,7 +3,7 @@
 ``GameManager.turn(channel_id)`` is the one way into a channel's game: it takes the channel's lock,
 loads the game (from memory or storage), and hands out a ``Turn`` to check, apply, store and answer
 inside that lock, so answers leave in the order the moves were made. The solver's questions go to the
-solver service (``pyramide.solving``) the manager is given; only the hints' count is kept here.
+solver service (``pyramide_service.solving``) the manager is given; only the hints' count is kept here.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
+from pyramide.daily import clearing_picture
+from pyramide.effects import Event, Outcome
+from pyramide.errors import GameError as GameError
+from pyramide.game import Game, InvalidAction
+from pyramide.solver import Hint
+
 from .credits import Credits, daily_tier_of
-from .daily import clearing_picture
-from .errors import GameError as GameError
-from .events import Event, Outcome
-from .game import Game, InvalidAction
-from .solver import Hint
 from .solving import SolverBusy, SolverService
 from .storage import (
     BROKEN,

@@ -9,9 +9,8 @@ import secrets
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
-from pyramide.solving import SolverBusy, SolverService
-from pyramide.storage import Storage
-
+from .solving import SolverBusy, SolverService
+from .storage import Storage
 from .tasks import Supervised
 
 log = logging.getLogger(__name__)

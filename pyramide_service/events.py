@@ -11,14 +11,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from .codes import deal_code
-from .game import Game
-from .rules import Rules
+from pyramide.codes import deal_code
+from pyramide.game import Game
+from pyramide.rules import Rules
+
 from .storage import EventStanding
 
 MIN_DEALS, MAX_DEALS, DEFAULT_DEALS = 1, 10, 5
 MIN_HOURS, MAX_HOURS, DEFAULT_HOURS = 1, 14 * 24, 7 * 24
-MAX_RUNNING = 3  # running events a server (the database's slots, pyramide/storage/schema.py)
+MAX_RUNNING = 3  # running events a server (the database's slots, pyramide_service/storage/schema.py)
 MAX_NAME = 60  # characters of an event's name (it goes into titles, thread names and a picture)
 PODIUM = 3
 
