@@ -12,8 +12,8 @@ import pytest
 
 from cogs.pyramide.board import board_view
 from pyramide import Game, Rules
-from pyramide.manager import Live
-from pyramide.storage import GameRecord
+from pyramide_service.manager import Live
+from pyramide_service.storage import GameRecord
 from tests.deals import ALL_RULES, kings_and_pairs
 from tests.harness import (
     CHANNEL_ID,
