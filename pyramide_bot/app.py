@@ -162,8 +162,8 @@ class PyramideBot(commands.Bot):
             return None
         synced = await push_global_commands(self, commands_)
         await self.storage.set_meta("commands_hash", digest)
-        kept = len(synced) - len(commands_)
-        log.info("synced %d commands globally (their definition changed), %d entry point kept", len(commands_), kept)
+        kept = ", the Activity's entry point command kept" if len(synced) > len(commands_) else ""
+        log.info("synced %d commands globally (their definition changed)%s", len(commands_), kept)
         return len(synced)
 
     def flow_started(self) -> None:

@@ -70,4 +70,4 @@ async def test_the_process_keeps_the_entry_point_and_its_boards_launch_the_activ
     finally:
         log = await stop(bot)
     assert SECRET not in log and "Traceback" not in log
-    assert "1 entry point kept" in log
+    assert "synced 2 commands globally (their definition changed), the Activity's entry point command kept" in log
