@@ -107,8 +107,9 @@ class PyramideBot(commands.Bot):
         self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
         self.scoreboards: RaceWatch = NO_RACES
-        # Whether the Activity is served (ACTIVITY_PORT): the boards then offer its launch button where Discord
-        # lets an Activity start (cogs.places.Place.activities).
+        # Whether the deployment has the Activity (ACTIVITY_PORT set, its page built): the boards then offer its
+        # launch button where Discord lets an Activity start (cogs.places.Place.activities), in whichever
+        # process draws them, the one serving the page or not.
         self.offers_activity = offers_activity
 
     async def setup_hook(self) -> None:
