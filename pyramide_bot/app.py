@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from discord.ext import commands
 from cogs.common import NO_RACES, Host, RaceWatch
 from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
+from cogs.stale import PyramideTree, answer_unclaimed
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
@@ -79,6 +81,7 @@ class PyramideBot(commands.Bot):
             command_prefix=commands.when_mentioned,  # "@Pyramide sync" works without the message-content intent
             intents=intents,
             help_command=None,
+            tree_cls=PyramideTree,
             allowed_mentions=discord.AllowedMentions(users=False, roles=False, everyone=False),
             **client_options,
         )
@@ -105,6 +108,7 @@ class PyramideBot(commands.Bot):
         self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
         self.scoreboards: RaceWatch = NO_RACES
+        self._button_templates: dict[type[discord.ui.DynamicItem[Any]], re.Pattern[str]] = {}
 
     async def setup_hook(self) -> None:
         # Card faces of every language are drawn once, and the solver's worker processes started, before
@@ -222,6 +226,19 @@ class PyramideBot(commands.Bot):
         if isinstance(error, commands.CommandNotFound | commands.CheckFailure | commands.UserInputError):
             return
         log.error("mention command %s failed", context.command, exc_info=error)
+
+    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        super().add_dynamic_items(*items)
+        self._button_templates.update((item, item.__discord_ui_compiled_template__) for item in items)
+
+    def remove_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        super().remove_dynamic_items(*items)
+        for item in items:
+            self._button_templates.pop(item, None)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """A press no dynamic item or view of the bot reads is answered as out of date (discord.py drops it)."""
+        await answer_unclaimed(interaction, self._button_templates.values(), self.persistent_views)
 
     async def on_ready(self) -> None:
         log.info("logged in as %s (%s) on %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))
