@@ -236,6 +236,10 @@ class PyramideBot(commands.Bot):
         for item in items:
             self._button_templates.pop(item, None)
 
+    def reads_button(self, custom_id: str) -> bool:
+        """Whether one of the bot's dynamic items reads ``custom_id`` (whatever message carries it)."""
+        return any(template.fullmatch(custom_id) for template in self._button_templates.values())
+
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """A press no dynamic item or view of the bot reads is answered as out of date (discord.py drops it)."""
         await answer_unclaimed(interaction, self._button_templates.values(), self.persistent_views)
