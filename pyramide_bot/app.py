@@ -236,6 +236,12 @@ class PyramideBot(commands.Bot):
         for item in items:
             self._button_templates.pop(item, None)
 
+    @property
+    def button_templates(self) -> tuple[re.Pattern[str], ...]:
+        """The ids the bot's dynamic items read (a press carrying one reaches the item while its message
+        still carries the button)."""
+        return tuple(self._button_templates.values())
+
     def reads_button(self, custom_id: str) -> bool:
         """Whether one of the bot's dynamic items reads ``custom_id`` (whatever message carries it)."""
         return any(template.fullmatch(custom_id) for template in self._button_templates.values())

@@ -28,7 +28,7 @@ from tests.harness import MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, Recordi
 from tests.tables import changed, dump
 from tests.test_inputs import errors, forged_message, leaves, words
 
-EXAMPLES = 120
+EXAMPLES = 100
 
 HOSTILE_TEXT = [
     "",
@@ -134,17 +134,21 @@ class Sent:
 
 @st.composite
 def interactions(draw: st.DrawFn, h: Harness, commands: list[app_commands.Command[Any, ..., Any]]) -> Sent:
-    kind = draw(st.sampled_from(["command", "command", "command", "unknown", "press"]))
+    kind = draw(st.sampled_from(["command", "command", "command", "unknown", "press", "press"]))
     permissions = draw(st.sampled_from([PLAIN, PLAIN | MANAGE_GUILD]))
     if kind == "unknown":  # no command of the bot's has "-gone" in its name
         group = draw(st.sampled_from(["", "daily ", "event ", "/", "/pyramide-admin ", "/pyramide-admin event "]))
         name = draw(st.text(string.ascii_lowercase + "-_", min_size=1, max_size=27))
         return Sent(h.command_payload(f"{group}{name}-gone", permissions=permissions), [], "unknown")
     if kind == "press":
-        custom_id = draw(st.sampled_from(PREFIXES)) + draw(st.text(max_size=60))
+        assert h.bot is not None
+        if draw(st.booleans()):  # under a prefix of ours, or any
+            custom_id = draw(st.sampled_from(PREFIXES)) + draw(st.text(max_size=60))
+        else:  # one a button of ours reads, with forged values
+            template = draw(st.sampled_from(h.bot.button_templates))
+            custom_id = draw(st.from_regex(template, fullmatch=True))
         custom_id = custom_id[:100] or "x"
         payload = h.press_payload(custom_id, forged_message(custom_id))
-        assert h.bot is not None
         return Sent(payload, [], "press", reads=h.bot.reads_button(custom_id))
     command = draw(st.sampled_from(commands))
     given: dict[str, Any] = {}
