@@ -15,7 +15,7 @@ from discord import app_commands
 
 from pyramide.i18n import t
 
-from .answer import answering
+from .answer import DISCORD_ERRORS, answering, log_refusal
 from .refused import limit_words, log_refused, refused_value
 
 log = logging.getLogger(__name__)
@@ -56,8 +56,12 @@ async def answer_stale_command(interaction: discord.Interaction, error: app_comm
     name = stale_name(error)
     moved = MOVED.get(name)
     log.info("stale command /%s from an out-of-date client: %s", name[:100], "moved" if moved else "unknown")
-    if interaction.type is not discord.InteractionType.application_command:
-        return  # an autocomplete of a stale command: nothing to show
+    if interaction.type is discord.InteractionType.autocomplete:
+        try:  # a stale command's suggestions: none
+            await interaction.response.autocomplete([])
+        except DISCORD_ERRORS as error:
+            log_refusal(f"suggestions of interaction {interaction.id}", error)
+        return
     async with answering(interaction) as answer:
         if moved is not None:
             await answer.say(t(answer.lang, "command.moved", command=moved))

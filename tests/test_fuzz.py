@@ -24,7 +24,7 @@ from pyramide.limits import LIMITS, Length, OneOf, Span
 from pyramide_service.inputs import within
 from pyramide_service.workers import Workers
 from tests import discord_internals as internals
-from tests.harness import MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, RecordingAdapter
+from tests.harness import CHANNEL_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, RecordingAdapter
 from tests.tables import changed, dump
 from tests.test_inputs import errors, forged_message, leaves, words
 
@@ -123,23 +123,30 @@ def value(option: Option) -> st.SearchStrategy[Any]:
 
 
 @dataclass
-class Sent:
+class Example:
     """What one example sent: its payload, and the options outside the limits (a refusal expected)."""
 
     payload: dict[str, Any]
     refused: list[str]
-    kind: str  # "command", "unknown", "press"
+    kind: str  # "command", "unknown", "press", "suggest"
     reads: bool = False  # a press whose id one of the bot's buttons reads
 
 
 @st.composite
-def interactions(draw: st.DrawFn, h: Harness, commands: list[app_commands.Command[Any, ..., Any]]) -> Sent:
-    kind = draw(st.sampled_from(["command", "command", "command", "unknown", "press", "press"]))
+def interactions(draw: st.DrawFn, h: Harness, commands: list[app_commands.Command[Any, ..., Any]]) -> Example:
+    kind = draw(st.sampled_from(["command", "command", "command", "unknown", "press", "press", "suggest"]))
     permissions = draw(st.sampled_from([PLAIN, PLAIN | MANAGE_GUILD]))
     if kind == "unknown":  # no command of the bot's has "-gone" in its name
         group = draw(st.sampled_from(["", "daily ", "event ", "/", "/pyramide-admin ", "/pyramide-admin event "]))
         name = draw(st.text(string.ascii_lowercase + "-_", min_size=1, max_size=27))
-        return Sent(h.command_payload(f"{group}{name}-gone", permissions=permissions), [], "unknown")
+        return Example(h.command_payload(f"{group}{name}-gone", permissions=permissions), [], "unknown")
+    if kind == "suggest":  # autocomplete of an option, typed anything, of a command the bot has or had
+        command = draw(st.sampled_from([c for c in commands if any(p.autocomplete for p in c.parameters)]))
+        option = draw(st.sampled_from([p for p in command.parameters if p.autocomplete]))
+        path = path_of(command) + draw(st.sampled_from(["", "-gone"]))
+        payload = h._base(4, OWNER, CHANNEL_ID, PLAIN)
+        payload["data"] = h._command_data(path, {option.display_name: draw(texts(option.name))}, option.display_name)
+        return Example(payload, [], "suggest")
     if kind == "press":
         assert h.bot is not None
         if draw(st.booleans()):  # under a prefix of ours, or any
@@ -149,7 +156,7 @@ def interactions(draw: st.DrawFn, h: Harness, commands: list[app_commands.Comman
             custom_id = draw(st.from_regex(template, fullmatch=True))
         custom_id = custom_id[:100] or "x"
         payload = h.press_payload(custom_id, forged_message(custom_id))
-        return Sent(payload, [], "press", reads=h.bot.reads_button(custom_id))
+        return Example(payload, [], "press", reads=h.bot.reads_button(custom_id))
     command = draw(st.sampled_from(commands))
     given: dict[str, Any] = {}
     refused = []
@@ -163,10 +170,10 @@ def interactions(draw: st.DrawFn, h: Harness, commands: list[app_commands.Comman
     if "deals" in {o.key for o in options_of(command)} and "deals" not in given:  # an event would start
         given["deals"] = draw(numbers("deals"))
         refused.append("deals")
-    return Sent(h.command_payload(path_of(command), permissions=permissions, **given), refused, "command")
+    return Example(h.command_payload(path_of(command), permissions=permissions, **given), refused, "command")
 
 
-async def one(h: Harness, sent: Sent, caplog: pytest.LogCaptureFixture) -> None:
+async def one(h: Harness, sent: Example, caplog: pytest.LogCaptureFixture) -> None:
     caplog.clear()
     before = await dump(h.db_path)
     answers = await asyncio.wait_for(h._dispatch(sent.payload), 30)
@@ -175,7 +182,9 @@ async def one(h: Harness, sent: Sent, caplog: pytest.LogCaptureFixture) -> None:
     assert token in h.hub.acknowledged, f"never answered in time: {what}"  # the hub refuses a late first answer
     assert errors(caplog) == [], what
     first = answers[0]
-    if sent.refused:
+    if sent.kind == "suggest":
+        assert (first.data or {}).get("type") == 8, what  # suggestions, an empty list at worst
+    elif sent.refused:
         assert first.ephemeral, what
         assert first.content in {words(option) for option in sent.refused}, (what, first.content)
     elif sent.kind == "unknown":
