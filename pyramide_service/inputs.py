@@ -9,7 +9,6 @@ from typing import Any
 
 from pyramide.difficulty import Tier
 from pyramide.limits import HOURS, LIMITS, Length, Limit, Span
-from pyramide.rules import Rules
 
 from .events import parse_duration
 from .storage import GuildSettings
@@ -62,11 +61,6 @@ def rule_options(
 
 def tier(difficulty: str | None) -> Tier | None:
     return Tier(check("difficulty", difficulty)) if difficulty is not None else None
-
-
-def rules_token(token: str | None) -> Rules | None:
-    """A leaderboard's rules, from one of its choices."""
-    return Rules.from_token(check("rules", token)) if token is not None else None
 
 
 def settings_update(
