@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 # Commands that moved in an earlier release -> where they are now (as a player types it).
 MOVED = {
     "pyramide settings": "/pyramide-admin settings",
+    "pyramide stats show": "/pyramide stats",
+    "pyramide stats reset": "/pyramide-admin reset-stats",
 }
 
 

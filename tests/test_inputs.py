@@ -76,6 +76,11 @@ async def test_the_moved_settings_command_says_where_it_went_in_four_languages(h
         assert "/pyramide-admin settings" in sent[0].content
         texts.add(sent[0].content)
     assert len(texts) == len(LOCALES)  # each language its own words
+    harness.locale = "en-US"
+    for old, new in [("stats show", "/pyramide stats"), ("stats reset", "/pyramide-admin reset-stats")]:
+        sent = await harness.command(old, permissions=ADMIN)
+        assert len(sent) == 1 and sent[0].ephemeral, old
+        assert sent[0].content == t("en", "command.moved", command=new), old
     assert changed(before, await dump(harness.db_path)) == {}
     assert errors(caplog) == []
     assert any(r.levelno == logging.INFO and "/pyramide settings" in r.getMessage() for r in caplog.records)
