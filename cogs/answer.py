@@ -31,11 +31,13 @@ import asyncpg
 import discord
 
 from pyramide.i18n import t
+from pyramide_service.inputs import OutOfLimits
 from pyramide_service.manager import GameError
 from pyramide_service.storage import GuildSettings, StorageUnavailable
 
 from .common import Host, bot_of, language
 from .places import Place, place_of
+from .refused import limit_words, log_refused
 
 log = logging.getLogger(__name__)
 
@@ -294,6 +296,9 @@ async def answering(
     database_error = False
     try:
         yield answer
+    except OutOfLimits as error:  # a value the command's limits refuse, found inside a flow
+        log_refused(interaction, error)
+        await answer.rescue(limit_words(answer.lang, error))
     except (GameError, StorageUnavailable) as error:
         database_error = isinstance(error, StorageUnavailable)
         await answer.rescue(t(answer.lang, f"error.{error.key}"))

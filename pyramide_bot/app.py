@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from discord.ext import commands
 from cogs.common import NO_RACES, Host, RaceWatch
 from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
+from cogs.stale import PyramideTree, answer_unclaimed
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
@@ -81,6 +83,7 @@ class PyramideBot(commands.Bot):
             command_prefix=commands.when_mentioned,  # "@Pyramide sync" works without the message-content intent
             intents=intents,
             help_command=None,
+            tree_cls=PyramideTree,
             allowed_mentions=discord.AllowedMentions(users=False, roles=False, everyone=False),
             **client_options,
         )
@@ -111,6 +114,7 @@ class PyramideBot(commands.Bot):
         # launch button where Discord lets an Activity start (cogs.places.Place.activities), in whichever
         # process draws them, the one serving the page or not.
         self.offers_activity = offers_activity
+        self._button_templates: dict[type[discord.ui.DynamicItem[Any]], re.Pattern[str]] = {}
 
     async def setup_hook(self) -> None:
         # Card faces of every language are drawn once, and the solver's worker processes started, before
@@ -232,6 +236,29 @@ class PyramideBot(commands.Bot):
         if isinstance(error, commands.CommandNotFound | commands.CheckFailure | commands.UserInputError):
             return
         log.error("mention command %s failed", context.command, exc_info=error)
+
+    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        super().add_dynamic_items(*items)
+        self._button_templates.update((item, item.__discord_ui_compiled_template__) for item in items)
+
+    def remove_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        super().remove_dynamic_items(*items)
+        for item in items:
+            self._button_templates.pop(item, None)
+
+    @property
+    def button_templates(self) -> tuple[re.Pattern[str], ...]:
+        """The ids the bot's dynamic items read (a press carrying one reaches the item while its message
+        still carries the button)."""
+        return tuple(self._button_templates.values())
+
+    def reads_button(self, custom_id: str) -> bool:
+        """Whether one of the bot's dynamic items reads ``custom_id`` (whatever message carries it)."""
+        return any(template.fullmatch(custom_id) for template in self._button_templates.values())
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """A press no dynamic item or view of the bot reads is answered as out of date (discord.py drops it)."""
+        await answer_unclaimed(interaction, self._button_templates.values(), self.persistent_views)
 
     async def on_ready(self) -> None:
         log.info("logged in as %s (%s) on %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))

@@ -13,14 +13,15 @@ from collections.abc import Sequence
 
 from pyramide.codes import deal_code
 from pyramide.game import Game
+from pyramide.limits import DEALS, EVENT_NAME, HOURS
 from pyramide.rules import Rules
 
 from .storage import EventStanding
 
-MIN_DEALS, MAX_DEALS, DEFAULT_DEALS = 1, 10, 5
-MIN_HOURS, MAX_HOURS, DEFAULT_HOURS = 1, 14 * 24, 7 * 24
+MIN_DEALS, MAX_DEALS, DEFAULT_DEALS = DEALS.low, DEALS.high, 5
+MIN_HOURS, MAX_HOURS, DEFAULT_HOURS = HOURS.low, HOURS.high, 7 * 24
 MAX_RUNNING = 3  # running events a server (the database's slots, pyramide_service/storage/schema.py)
-MAX_NAME = 60  # characters of an event's name (it goes into titles, thread names and a picture)
+MAX_NAME = EVENT_NAME.high  # characters of an event's name (it goes into titles, thread names and a picture)
 PODIUM = 3
 
 

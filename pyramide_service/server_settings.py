@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pyramide.bounded import LRU
 
+from .inputs import valid_settings
 from .storage import GuildSettings, Storage
 
 KEPT = 10_000  # servers whose settings are kept in memory; the least recently read goes first
@@ -26,6 +27,7 @@ class ServerSettings:
         return self._kept.get(guild_id)
 
     async def save(self, guild_id: int, settings: GuildSettings) -> None:
+        valid_settings(settings)  # never stored outside the commands' limits, whoever made them
         self._kept.pop(guild_id)
         await self.storage.save_settings(guild_id, settings)
         self._kept.put(guild_id, settings)

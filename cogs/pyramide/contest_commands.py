@@ -14,26 +14,23 @@ from discord.app_commands import Choice
 from discord.ext import commands, tasks
 
 from pyramide import Rules
-from pyramide.difficulty import TIERS, Tier
 from pyramide.i18n import t
-from pyramide_service.events import DEFAULT_DEALS, DEFAULT_HOURS, MAX_DEALS, MIN_DEALS, parse_duration
+from pyramide_service import inputs
+from pyramide_service.events import DEFAULT_DEALS
+from pyramide_service.inputs import check
 
 from ..answer import answering
 from ..common import Host, text
 from ..tasks import stop_loop
 from . import contest, dealing
 from . import standings as shown
+from .declared import DEALS, DURATION, EVENT, NAME, choices_of
 
 log = logging.getLogger(__name__)
 
 MAX_ID = 2**63 - 1
-PASS_CHOICES = [
-    Choice(name=text("choice.passes.unlimited"), value=-1),
-    Choice(name=text("choice.passes.one"), value=0),
-    Choice(name=text("choice.passes.two"), value=1),
-    Choice(name=text("choice.passes.three"), value=2),
-]
-TIER_CHOICES = [Choice(name=text(f"choice.tier.{tier}"), value=str(tier)) for tier in TIERS]
+PASS_CHOICES = choices_of("passes")
+TIER_CHOICES = choices_of("difficulty")
 
 
 class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=r"pye:play:(?P<event>[0-9]{1,19})"):
@@ -89,7 +86,10 @@ class EventCommands(app_commands.Group):
     @app_commands.command(name="standings", description=text("cmd.event.standings"))
     @app_commands.rename(event=text("opt.event"))
     @app_commands.describe(event=text("cmd.event.event"))
-    async def standings(self, interaction: discord.Interaction, event: str | None = None) -> None:
+    async def standings(
+        self, interaction: discord.Interaction, event: app_commands.Range[str, EVENT.low, EVENT.high] | None = None
+    ) -> None:
+        check("event", event)
         await contest.show_standings(interaction, event)
 
     @standings.autocomplete("event")
@@ -133,55 +133,49 @@ class EventAdminCommands(app_commands.Group):
     async def start(
         self,
         interaction: discord.Interaction,
-        name: app_commands.Range[str, 1, 60],
-        deals: app_commands.Range[int, MIN_DEALS, MAX_DEALS] = DEFAULT_DEALS,
-        duration: app_commands.Range[str, 1, 20] = "7d",
+        name: app_commands.Range[str, NAME.low, NAME.high],
+        deals: app_commands.Range[int, DEALS.low, DEALS.high] = DEFAULT_DEALS,
+        duration: app_commands.Range[str, DURATION.low, DURATION.high] = "7d",
         strict: bool | None = None,
         passes: int | None = None,
         draw_with_waste: bool | None = None,
         card_with_cover: bool | None = None,
         difficulty: str | None = None,
     ) -> None:
-        given = {
-            "strict_win": strict,
-            "pass_limit": passes,
-            "draw_with_waste": draw_with_waste,
-            "pair_with_cover": card_with_cover,
-        }
+        # Every value checked before any permission, lookup or search (the deal count sizes the search).
+        hours = inputs.event_terms(name, deals, duration)
+        given = inputs.rule_options(strict, passes, draw_with_waste, card_with_cover)
+        tier = inputs.tier(difficulty)
         rules = Rules().with_options(**dealing.options(given))
-        hours = parse_duration(duration) if duration != "7d" else float(DEFAULT_HOURS)
-        refusal = None
-        if hours is None:
-            refusal = "contest.error.duration"
-        elif difficulty is not None and not rules.is_default:
-            refusal = "error.difficulty_rules"
-        if refusal is not None or hours is None:
+        if tier is not None and not rules.is_default:
             async with answering(interaction) as answer:
-                await answer.say(t(answer.lang, refusal or "contest.error.duration"))
+                await answer.say(t(answer.lang, "error.difficulty_rules"))
             return
-        finder = dealing_finder(difficulty)
+        finder = dealing.rated_finder(tier) if tier is not None else None
         await contest.start_event(interaction, name, deals, hours, rules, difficulty, finder)
 
     @app_commands.command(name="end", description=text("cmd.event.end"))
     @app_commands.rename(event=text("opt.event"))
     @app_commands.describe(event=text("cmd.event.event"))
-    async def end(self, interaction: discord.Interaction, event: str | None = None) -> None:
+    async def end(
+        self, interaction: discord.Interaction, event: app_commands.Range[str, EVENT.low, EVENT.high] | None = None
+    ) -> None:
+        check("event", event)
         await contest.end_command(interaction, event, cancelled=False)
 
     @app_commands.command(name="cancel", description=text("cmd.event.cancel"))
     @app_commands.rename(event=text("opt.event"))
     @app_commands.describe(event=text("cmd.event.event"))
-    async def cancel(self, interaction: discord.Interaction, event: str | None = None) -> None:
+    async def cancel(
+        self, interaction: discord.Interaction, event: app_commands.Range[str, EVENT.low, EVENT.high] | None = None
+    ) -> None:
+        check("event", event)
         await contest.end_command(interaction, event, cancelled=True)
 
     @end.autocomplete("event")
     @cancel.autocomplete("event")
     async def running_choices(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
         return [Choice(name=n, value=v) for n, v in await contest.event_choices(interaction, current, running=True)]
-
-
-def dealing_finder(difficulty: str | None) -> dealing.Finder | None:
-    return dealing.rated_finder(Tier(difficulty)) if difficulty is not None else None
 
 
 class Events(commands.Cog):

@@ -10,6 +10,7 @@ from pyramide import Rules
 from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide.labels import format_duration
+from pyramide_service import inputs
 from pyramide_service.stats import day_streaks, player_stats
 from pyramide_service.storage import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow
 
@@ -112,6 +113,7 @@ async def leaderboard_page(
     answer: Answer, period: str, page: int, rules: str | None = None
 ) -> tuple[discord.Embed, discord.ui.View]:
     """A page of this server's leaderboard (``rules``: one rule set only), with the asking player's rank."""
+    inputs.checked(period=period, rules=rules)  # a page's button carries them too
     interaction, lang, storage = answer.interaction, answer.lang, answer.bot.storage
     guild_id = interaction.guild_id or 0
     since = period_start(period, _now(answer))
