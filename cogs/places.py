@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import discord
 
-OUTSIDE_SERVERS = 0  # the guild id of the games played in DMs and group DMs
+from pyramide_service.server_settings import OUTSIDE_SERVERS
 
 
 class Reach(enum.Enum):
