@@ -3,7 +3,8 @@
 A game that was not won stores, as it is closed, that it owes a verdict (``storage.owed``). The press that
 closed it pays it when the verdict comes within its bounded wait; otherwise (a slow verdict, a busy
 solver) a follow-up here waits for it in the background, and one started after a restart pays what a
-stopped process left (``resume``), as the crediting of old games is (``credits``). Paying is one
+stopped process left, or a busy solver could not take (``resume``: at start, and in the housekeeping
+loop), as the crediting of old games is (``credits``). Paying is one
 transaction that deletes the row and awards the achievement: whoever deletes it awards, once."""
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from .storage import STUCK, Storage
 from .storage.owed import OwedVerdict
 
 log = logging.getLogger(__name__)
-BUSY_PAUSE = 5.0  # seconds between asks while the solver has no room for another verdict
 
 
 def is_perfect(verdict: Outcome, removed: int) -> bool:
@@ -30,10 +30,9 @@ def is_perfect(verdict: Outcome, removed: int) -> bool:
 class OwedVerdicts:
     """The follow-ups of this process, one per game at most; whoever makes one closes it."""
 
-    def __init__(self, storage: Storage, solver: SolverService | None, busy_pause: float = BUSY_PAUSE) -> None:
+    def __init__(self, storage: Storage, solver: SolverService | None) -> None:
         self.storage = storage
         self.solver = solver
-        self.busy_pause = busy_pause
         self._tasks: dict[int, asyncio.Task[bool]] = {}
 
     async def pay(self, owed: OwedVerdict, verdict: Outcome) -> bool:
@@ -54,7 +53,7 @@ class OwedVerdicts:
         return task
 
     async def resume(self) -> int:
-        """After a start: follow every verdict still owed (left by a stopped process); how many."""
+        """Follow every verdict still owed (left by a stopped process, or by a busy solver); how many."""
         owed = await self.storage.owed_verdicts()
         for one in owed:
             self.follow(one)
@@ -63,12 +62,10 @@ class OwedVerdicts:
     async def _settle(self, owed: OwedVerdict) -> bool:
         if self.solver is None:
             return False
-        while True:
-            try:
-                verdict = await self.solver.settled_verdict(owed.code)
-                break
-            except SolverBusy:
-                await asyncio.sleep(self.busy_pause)
+        try:
+            verdict = await self.solver.settled_verdict(owed.code)
+        except SolverBusy:  # too many verdicts wait: the row stays, followed again by the next ``resume``
+            return False
         # Undecided within the solver's own deadline: no verdict will ever say it was a perfect loss.
         return await self.storage.pay_verdict(owed.game_id, is_perfect(verdict, owed.removed))
 
