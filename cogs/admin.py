@@ -41,6 +41,7 @@ class Admin(commands.Cog):
             expired = await self.bot.manager.expire_dailies(day)
             if expired:
                 log.info("ended %d dailies of past days", expired)
+            await self.bot.manager.owed.resume()  # perfect losses a busy solver could not decide yet
             purged = await self.bot.storage.purge_departed(now - self.bot.data_grace_days * 86_400)
             if purged:
                 log.info(

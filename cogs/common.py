@@ -14,6 +14,7 @@ from pyramide.i18n import DEFAULT, language_for, rank_letters, t
 from pyramide.labels import Labels
 from pyramide_service.dailies import DailyDeals
 from pyramide_service.manager import GameManager
+from pyramide_service.play import Table
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.solving import SolverService
 from pyramide_service.storage import GameRecord, Storage
@@ -47,6 +48,8 @@ class Host(Protocol):
     def storage(self) -> Storage: ...
     @property
     def manager(self) -> GameManager: ...
+    @property
+    def table(self) -> Table: ...
     @property
     def solver(self) -> SolverService: ...
     @property

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import discord
 
-OUTSIDE_SERVERS = 0  # the guild id of the games played in DMs and group DMs
+from pyramide_service.server_settings import OUTSIDE_SERVERS
+
 # The channels Discord's docs let an Activity be launched in (a group DM, where the bot is never a member,
 # is left out by the place's reach).
 ACTIVITY_CHANNELS = frozenset({discord.ChannelType.text, discord.ChannelType.voice, discord.ChannelType.private})

@@ -29,6 +29,7 @@ from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
 from pyramide_service.dailies import DailyDeals
 from pyramide_service.manager import GameManager
+from pyramide_service.play import Table
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.solving import SolverService
 from pyramide_service.storage import Storage
@@ -106,6 +107,7 @@ class PyramideBot(commands.Bot):
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
+        self.table = Table(self.manager, self.settings, self.solver)  # every press is played through it
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
         self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
@@ -125,6 +127,9 @@ class PyramideBot(commands.Bot):
             log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
         await self.tree.set_translator(CatalogueTranslator())
         await self.dailies.choose_secret(self.storage)
+        # Perfect losses a stopped process left owed are paid in the background, once their verdicts come.
+        if owed := await self.manager.owed.resume():
+            log.info("following %d owed verdicts", owed)
         try:  # today's daily is known before the first interaction arrives
             await asyncio.wait_for(self.dailies.prepare(datetime.fromtimestamp(self.clock(), UTC).date()), 15)
         except TimeoutError:

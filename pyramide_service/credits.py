@@ -11,20 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import date
 
-from pyramide.daily import daily_tier
-
+from .ending import daily_tier_of
 from .storage import Storage
 from .storage.achievements import CHUNK
 
 log = logging.getLogger(__name__)
 
-
-def daily_tier_of(day: str) -> str | None:
-    """The scheduled difficulty of the daily of ``day`` (``None`` before the schedule began)."""
-    tier = daily_tier(date.fromisoformat(day))
-    return str(tier) if tier is not None else None
+__all__ = ["Credits", "daily_tier_of"]  # (the daily's tier is ``ending``'s rule, passed to storage from here)
 
 
 class Credits:

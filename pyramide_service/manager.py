@@ -22,7 +22,9 @@ from pyramide.errors import GameError as GameError
 from pyramide.game import Game, InvalidAction
 from pyramide.solver import Hint
 
-from .credits import Credits, daily_tier_of
+from .credits import Credits
+from .ending import record_tier
+from .owed import OwedVerdicts
 from .solving import SolverBusy, SolverService
 from .storage import (
     BROKEN,
@@ -37,11 +39,17 @@ from .storage import (
     StorageUnavailable,
 )
 from .storage.codec import encode_action
+from .storage.owed import OwedVerdict
 
 log = logging.getLogger(__name__)
 # How long a move whose write had an unknown outcome is looked up for, once the database answers again,
 # before the player is told "not sure it was saved" (the press was deferred meanwhile: Discord waits).
 RESOLVE_SECONDS = 8.0
+
+
+def owed_by(record: GameRecord) -> OwedVerdict:
+    """The verdict a game's finish stored as owed (``record.owes_verdict``)."""
+    return OwedVerdict(record.id, record.owner_id, record.code, record.removed, record.finished_at or 0.0)
 
 
 class NoGame(GameError):
@@ -118,6 +126,9 @@ class Turn:
     channel_id: int
     live: Live | None = None
     broken: BrokenGame | None = None
+    # Whether the caller shows the ending of a game it closes, and so pays the perfect loss the game owes
+    # once the verdict is known (``play`` does); a game closed otherwise (replaced, given up) owes none.
+    pays_verdicts: bool = False
 
     def holds(self, game_id: int) -> bool:
         """Whether the game in play is ``game_id``."""
@@ -128,7 +139,7 @@ class Turn:
         interaction id) is stored with it, once: the same press delivered to two processes is applied once."""
         if self.live is None:
             raise NoGame()
-        result = await self.manager._apply(self.live, action, request)
+        result = await self.manager._apply(self.live, action, request, owe=self.pays_verdicts)
         if result.finished:
             self.live = None
         return result
@@ -138,7 +149,7 @@ class Turn:
         if self.live is None:
             raise NoGame()
         live = self.live
-        await self.manager._finish(live, status)
+        await self.manager._finish(live, status, owe=self.pays_verdicts)
         self.live = None
         return live
 
@@ -216,9 +227,12 @@ class GameManager:
         self._unsettled: dict[int, StorageOutcomeUnknown] = {}
         # Histories being credited to their achievements (closed by the manager's owner: close()).
         self.credits = Credits(storage)
+        # Perfect losses owed by finished games, paid once their deal's verdict is known (closed likewise).
+        self.owed = OwedVerdicts(storage, solver)
 
     async def close(self) -> None:
         await self.credits.close()
+        await self.owed.close()
 
     # ---------------------------------------------------------------- the way in
     @asynccontextmanager
@@ -314,8 +328,11 @@ class GameManager:
         game.finished_at = record.finished_at
         live = Live(record, game)
         if game.outcome is not None:
-            # The last move was stored but the process stopped before the game was closed.
-            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK)
+            # The last move was stored but the process stopped before the game was closed (or answered): the
+            # perfect loss it may be is paid in the background.
+            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=True)
+            if record.owes_verdict:
+                self.owed.follow(owed_by(record))
             return None
         return self._keep(live)
 
@@ -343,7 +360,9 @@ class GameManager:
         return ended
 
     # ---------------------------------------------------------------- applying
-    async def _apply(self, live: Live, action: Callable[[Game], Event], request: int | None = None) -> ActResult:
+    async def _apply(
+        self, live: Live, action: Callable[[Game], Event], request: int | None = None, *, owe: bool = False
+    ) -> ActResult:
         game = live.game
         event = action(game)
         try:
@@ -359,7 +378,7 @@ class GameManager:
             raise
         finished = False
         if game.outcome is not None:
-            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK)
+            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=owe)
             finished = True
         return ActResult(event, live, finished, game.copy())
 
@@ -417,16 +436,9 @@ class GameManager:
         log.info("game %s: move %s of unknown outcome was stored (looked up)", game_id, seq)
         return True
 
-    def _tier(self, record: GameRecord) -> str | None:
-        """The deal's difficulty, for the achievements: a daily's from its day, another's when this
-        process rated it (a deal chosen by difficulty)."""
-        if record.daily is not None and (scheduled := daily_tier_of(record.daily)) is not None:
-            return scheduled
-        rating = self.solver.known_rating(record.code) if self.solver is not None else None
-        return str(rating.tier) if rating is not None and rating.tier is not None else None
-
-    async def _finish(self, live: Live, status: GameStatus) -> None:
-        """Close a game: stored first, then memory follows (a failed write changes nothing in memory)."""
+    async def _finish(self, live: Live, status: GameStatus, *, owe: bool = False) -> None:
+        """Close a game: stored first, then memory follows (a failed write changes nothing in memory). With
+        ``owe``, a game that was not won owes its perfect loss until the verdict on its deal is known."""
         record, game = live.record, live.game
         now = self.clock()
         closed = replace(
@@ -439,7 +451,8 @@ class GameManager:
             seconds=now - record.started_at if record.started_at is not None else 0.0,
             actions=record.actions,
             picture=clearing_picture(record.code, record.actions) if record.counted else None,
-            tier=self._tier(record),
+            tier=record_tier(record, self.solver),  # for the achievements, and the ending's words
+            owes_verdict=owe,  # (asked of the storage, which says whether it stored it)
         )
         try:
             await self.storage.finish_game(closed)
@@ -449,7 +462,7 @@ class GameManager:
         record.status, record.score, record.moves, record.removed = status, closed.score, closed.moves, closed.removed
         record.finished_at = game.finished_at = closed.finished_at
         record.seconds, record.counted, record.picture = closed.seconds, closed.counted, closed.picture
-        record.unlocked = closed.unlocked
+        record.unlocked, record.tier, record.owes_verdict = closed.unlocked, closed.tier, closed.owes_verdict
         if closed.unlocked is None and status != BROKEN:
             self.credits.ensure(record.owner_id)  # a history from before the achievements: in the background
         self.forget(record.channel_id)

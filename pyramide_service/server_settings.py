@@ -6,9 +6,16 @@ from __future__ import annotations
 from pyramide.bounded import LRU
 
 from .inputs import valid_settings
-from .storage import GuildSettings, Storage
+from .storage import GameRecord, GuildSettings, Storage
 
 KEPT = 10_000  # servers whose settings are kept in memory; the least recently read goes first
+OUTSIDE_SERVERS = 0  # the guild id of the games played in DMs and group DMs
+
+
+def settings_key(record: GameRecord) -> int:
+    """Whose settings rule a game: its server's, or outside servers its channel's own (a group DM has no
+    server setting; ``/pyramide new anyone:`` sets who may play in it)."""
+    return record.guild_id if record.guild_id != OUTSIDE_SERVERS else record.channel_id
 
 
 class ServerSettings:

@@ -178,15 +178,31 @@ class SolverService:
         known = self._verdicts.get(code)
         if known is not None:
             return known
-        asked = self._verdicts_asked.get(code)
+        asked = self._verdict_asked(code)
         if asked is None:
-            if not self.has_room("verdict"):
-                return UNDECIDED
-            asked = self._verdicts_asked[code] = asyncio.ensure_future(self._solve_verdict(code))
+            return UNDECIDED
         try:
             return await asyncio.wait_for(asyncio.shield(asked), VERDICT_WAIT)
         except TimeoutError:
             return UNDECIDED  # still worked out: kept when it arrives
+
+    async def settled_verdict(self, code: str) -> Outcome:
+        """The verdict however long the solver takes (up to its own deadline, then undecided): for a
+        follow-up outside any lock, never for a press. Raises ``SolverBusy`` when too many verdicts wait."""
+        known = self._verdicts.get(code)
+        if known is not None:
+            return known
+        asked = self._verdict_asked(code)
+        if asked is None:
+            raise SolverBusy()
+        return await asyncio.shield(asked)
+
+    def _verdict_asked(self, code: str) -> asyncio.Task[Outcome] | None:
+        """The verdict being worked out for ``code``, asked now if it is not (``None``: no room)."""
+        asked = self._verdicts_asked.get(code)
+        if asked is None and self.has_room("verdict"):
+            asked = self._verdicts_asked[code] = asyncio.ensure_future(self._solve_verdict(code))
+        return asked
 
     async def _solve_verdict(self, code: str) -> Outcome:
         try:

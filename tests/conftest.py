@@ -19,6 +19,7 @@ BOTH_BACKENDS = {
     "test_answers",
     "test_storage",
     "test_manager",
+    "test_play",
     "test_stats",
     "test_daily",
     "test_bot",

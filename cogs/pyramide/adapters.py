@@ -18,8 +18,7 @@ from .controls import LAUNCH
 from .dealing import deal_again
 from .hints import show_hint
 from .places import Place, settings_key
-from .policy import allowed
-from .turns import QUIET_EVENTS, current_or_redraw, finish, live_or_say, play, tap_action
+from .turns import QUIET_EVENTS, finish, play, press_of, tap_action
 
 log = logging.getLogger(__name__)
 
@@ -40,14 +39,11 @@ async def press(answer: Answer, game_id: int, version: int, action: str) -> None
     if action == "hint":
         await show_hint(answer, lang, game_id=game_id, version=version)
         return
-    async with answer.bot.manager.turn(place.channel_id) as turn:
-        live = await current_or_redraw(answer, turn, game_id, version, lang)
-        if live is None or not await allowed(answer, live, lang):
-            return
-        if action == "end":
-            await finish(answer, turn, lang, edit=True)
-            return
-        await play(answer, turn, lang, tap_action(action), edit=True)
+    pressed = press_of(answer, game_id, version)
+    if action == "end":
+        await finish(answer, pressed, edit=True)
+        return
+    await play(answer, pressed, tap_action(action), edit=True)
 
 
 async def launch(answer: Answer, place: Place) -> None:
@@ -88,11 +84,7 @@ async def command_move(
         if place is None:
             await answer.say(t(lang, "error.guild_only"))
             return
-        async with answer.bot.manager.turn(place.channel_id) as turn:
-            live = await live_or_say(answer, turn, lang)
-            if live is None or not await allowed(answer, live, lang):
-                return
-            await play(answer, turn, lang, action_in(lang), edit=False)
+        await play(answer, press_of(answer), action_in(lang), edit=False)
 
 
 def card_action(text: str, lang: str) -> Callable[[Game], ev.Event]:
@@ -112,9 +104,7 @@ async def command_end(interaction: discord.Interaction) -> None:
         if place is None:
             await answer.say(t(lang, "error.guild_only"))
             return
-        async with answer.bot.manager.turn(place.channel_id) as turn:
-            if await live_or_say(answer, turn, lang) is not None:
-                await finish(answer, turn, lang, edit=False)
+        await finish(answer, press_of(answer), edit=False)
 
 
 async def command_hint(interaction: discord.Interaction) -> None:

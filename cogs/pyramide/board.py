@@ -14,6 +14,7 @@ from pyramide.daily import daily_number
 from pyramide.i18n import card_name, t
 from pyramide.render import render_board
 from pyramide.solver import Verdict
+from pyramide_service.ending import Ending
 from pyramide_service.manager import Live
 from pyramide_service.storage import ENDED, PLAYING, WON, GameRecord
 
@@ -21,7 +22,7 @@ from ..answer import DISCORD_ERRORS, Answer, log_refusal, refused
 from ..common import board_labels, mention
 from ..emojis import CardEmojis
 from . import controls
-from .words import tier_words
+from .words import tier_line, tier_words
 
 
 def daily_name(record: GameRecord, lang: str) -> str:
@@ -198,8 +199,10 @@ async def board_message(
     highlight: tuple = (),
     game: Game | None = None,
     dead: bool = False,
+    ending: Ending | None = None,
 ) -> dict[str, Any]:
-    """content, file and view of a game message, drawn from ``game`` (a snapshot) or ``live.game``."""
+    """content, file and view of a game message, drawn from ``game`` (a snapshot) or ``live.game``; a
+    finished game's deal difficulty and whether it was winnable are its ``ending``'s, when given."""
     snapshot = game or live.game
     record = live.record
     banner = t(lang, "board.ended") if record.status == ENDED else None
@@ -213,7 +216,10 @@ async def board_message(
     # The processes of a cluster (one per core) are how a bot uses more than one core.
     png = render_board(snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code)
     title = t(lang, "board.title", player=mention(record.owner_id), code=code)
-    lines = [" · ".join(filter(None, (title, tier_words(record, lang, answer.bot.solver))))]
+    tier = tier_words(record, lang, answer.bot.solver) if ending is None else tier_line(ending.tier, lang)
+    # asked of finished boards only
+    winnable = finished(snapshot, record) and (deal_winnable(answer, record) if ending is None else ending.winnable)
+    lines = [" · ".join(filter(None, (title, tier)))]
     lines.extend(line for line in status if line)
     return {
         "content": "\n".join(lines)[:2000],
@@ -225,7 +231,7 @@ async def board_message(
             highlight=highlight,
             dead=dead,
             emojis=answer.bot.card_emojis.current,
-            winnable=finished(snapshot, record) and deal_winnable(answer, record),  # asked of finished boards only
+            winnable=winnable,
             launch=launch_offered(answer, record),
         ),
     }
@@ -303,12 +309,9 @@ async def update_board(answer: Answer, live: Live, lang: str, status: list[str],
 
 
 async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit: bool, **kwargs: Any) -> None:
-    try:
-        if edit:
-            await update_board(answer, live, lang, status, **kwargs)
-        else:
-            await post_board(answer, live, lang, status, **kwargs)
-    finally:  # a race's scoreboard follows its games' stored state, whatever became of the board's answer
-        await answer.bot.scoreboards.progress(live.record, lang)
-        if live.record.event_id is not None and live.record.status != PLAYING:  # stored: its standings changed
-            answer.bot.dispatch("pyramide_event_changed", live.record.event_id)
+    """Redraw the pressed message (``edit``) or post a new one (a typed command). Whoever follows the game
+    (a race's scoreboard, an event's announcement) is told by the application, not from here."""
+    if edit:
+        await update_board(answer, live, lang, status, **kwargs)
+    else:
+        await post_board(answer, live, lang, status, **kwargs)

@@ -18,6 +18,7 @@ from pyramide.i18n import t
 from pyramide_service import inputs
 from pyramide_service.events import DEFAULT_DEALS
 from pyramide_service.inputs import check
+from pyramide_service.listeners import Change
 
 from ..answer import answering
 from ..common import Host, text
@@ -187,9 +188,11 @@ class Events(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
+        self._unsubscribe = self.bot.table.listeners.subscribe(self.changed)
         self.due.start()
 
     async def cog_unload(self) -> None:
+        self._unsubscribe()
         await stop_loop(self.due)
         await self.announcements.close()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
@@ -227,6 +230,11 @@ class Events(commands.Cog):
                 and self.announcements.shown.get(event.id) != event.version
             ):
                 self.announcements.schedule(event.id)
+
+    async def changed(self, change: Change) -> None:
+        """A press's change (``pyramide_service.listeners``): a finished deal of an event changed its standings."""
+        if change.event_id is not None and change.finished:
+            self.announcements.schedule(change.event_id)
 
     @commands.Cog.listener()
     async def on_pyramide_event_changed(self, event_id: int) -> None:

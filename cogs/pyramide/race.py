@@ -20,6 +20,7 @@ from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
+from pyramide_service.listeners import Change
 from pyramide_service.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
 from pyramide_service.tasks import Supervised
 
@@ -109,13 +110,18 @@ class Scoreboards:
             self.forget([game_id for _, game_id in race.players])
 
     async def progress(self, record: GameRecord, lang: str) -> None:
-        """After a game's board changed (``board.show``, the move already stored): if it is a race game,
-        refresh the scoreboard. (Who won, or that nobody did, was decided by the database in the
-        transaction that closed the game.)"""
-        race_id = await self.race_of(record.id)
-        if race_id is None:
-            return
-        self.schedule(race_id, lang)
+        """After a game changed (the change already stored): if it is a race game, refresh the scoreboard.
+        (Who won, or that nobody did, was decided by the database in the transaction that closed the game.)"""
+        await self._follow(record.id, lang)
+
+    async def changed(self, change: Change) -> None:
+        """A listener of the application's changes (``pyramide_service.listeners``): a press's."""
+        await self._follow(change.game_id, change.lang)
+
+    async def _follow(self, game_id: int, lang: str) -> None:
+        race_id = await self.race_of(game_id)
+        if race_id is not None:
+            self.schedule(race_id, lang)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, and shutting down)."""

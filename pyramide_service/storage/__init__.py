@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
     from .achievements import Rarity, Unlocked
+    from .owed import OwedVerdict
 
 
 class GameStatus(StrEnum):
@@ -93,6 +94,9 @@ class GameRecord:
     # achievements the finish unlocked (None: the player's earlier history is still to be credited).
     tier: str | None = None
     unlocked: tuple[str, ...] | None = ()
+    # Asked of finish_game, and answered by it: the finish stored that a perfect loss waits for the verdict
+    # on the deal (storage.owed).
+    owes_verdict: bool = False
 
     def __post_init__(self) -> None:
         self.status = GameStatus(self.status)  # a row read from the database holds the value
@@ -339,6 +343,10 @@ class Races(Protocol):
     async def award(self, player_id: int, key: str, at: float, game_id: int | None = None) -> bool: ...
     async def unlocked(self, player_id: int) -> list[Unlocked]: ...
     async def rarity(self, guild_id: int | None) -> Rarity: ...
+    # the verdicts finished games still owe (pyramide_service.storage.owed)
+    async def owed_verdicts(self, limit: int = ...) -> list[OwedVerdict]: ...
+    async def owed_verdict(self, game_id: int) -> OwedVerdict | None: ...
+    async def pay_verdict(self, game_id: int, perfect: bool) -> bool: ...
 
 
 class Servers(Protocol):

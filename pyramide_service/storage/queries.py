@@ -27,6 +27,7 @@ from . import (
     StorageOutcomeUnknown,
     achievements,
     events,
+    owed,
 )
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
 from .rights import GUILD_JOINED, GUILD_LEFT, forget_player, purge_departed
@@ -241,6 +242,10 @@ def finish_game(record: GameRecord) -> Program[bool]:
     counted = bool((yield scalar(GAME_COUNTED, record.id)))
     if closed:  # the player's achievements, in this transaction (a retry finds the game closed: none twice)
         record.unlocked = yield from achievements.credit_finished(record, counted)
+    if closed and record.owes_verdict and record.status not in (WON, BROKEN):  # a perfect loss, once known
+        yield from owed.owe_verdict(record)
+    else:
+        record.owes_verdict = False
     return counted
 
 
@@ -285,7 +290,7 @@ def race_of_game(game_id: int) -> Program[RaceRecord | None]:
     return (yield from race(int(race_id)))
 
 
-class SQLStorage(StandingsQueries, achievements.AchievementStorage):
+class SQLStorage(StandingsQueries, achievements.AchievementStorage, owed.OwedStorage):
     """The ``Storage`` interface over the queries above and the standings' (``standings``). A backend
     runs units: ``_read`` (one consistent snapshot, never older than the last acknowledged write) and
     ``_write`` (one transaction: all of the unit or, on any error, none of it, and nothing of any other

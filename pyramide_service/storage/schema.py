@@ -104,6 +104,8 @@ def _literal(value: int | str | bool, dialect: Dialect) -> str:
 # The step that brought server events (their tables and the two columns of a game dealt for one); one
 # named number, so that it is renumbered in one place when steps are merged.
 EVENTS_VERSION = 14
+# The step that brought the verdicts a finished game still owes (its perfect loss): one named number too.
+OWED_VERSION = 15
 
 # In an order that satisfies the foreign keys (the copy command writes them in this order).
 TABLES: tuple[Table, ...] = (
@@ -293,6 +295,18 @@ TABLES: tuple[Table, ...] = (
         ),
         key=("event_id", "position", "player_id"),
         since=EVENTS_VERSION,
+    ),
+    Table(
+        "verdicts_owed",  # a finished game's perfect loss, decided once the verdict on its deal is known
+        (
+            Column("game_id", SNOWFLAKE, required=True, references="games(id) ON DELETE CASCADE"),
+            Column("player_id", SNOWFLAKE, required=True),
+            Column("code", TEXT, required=True),
+            Column("removed", INT, required=True),
+            Column("finished_at", REAL, required=True),
+        ),
+        key=("game_id",),
+        since=OWED_VERSION,
     ),
 )
 TABLE = {table.name: table for table in TABLES}
