@@ -32,7 +32,7 @@ from pyramide_service.solving import SolverService
 from pyramide_service.storage import Storage
 from pyramide_service.workers import Workers
 
-from .health import Health
+from .health import Figures, Health
 from .settings import DEFAULT_GRACE_DAYS, Deployment
 from .translator import CatalogueTranslator
 
@@ -95,7 +95,16 @@ class PyramideBot(commands.Bot):
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
         self.in_flight = 0  # interactions being answered (cogs.answer.answering counts them)
-        self.health = Health(self)
+        self.health = Health(
+            Figures(
+                connected=lambda: self.is_ready() and not self.is_closed(),
+                ping=lambda: self.storage.ping(),
+                latencies=self.shard_latencies,
+                live_games=lambda: self.manager.live_count,
+                solver_waiting=lambda: self.solver.waiting_hints,
+                in_flight=lambda: self.in_flight,
+            )
+        )
         self.data_grace_days = data_grace_days  # a server's data is kept this long after the bot leaves it
         self.metrics_port, self.metrics_host = metrics_port, metrics_host
         self._idle = asyncio.Event()
@@ -192,6 +201,7 @@ class PyramideBot(commands.Bot):
         await self.card_emojis.close()
         await self.dailies.close()
         await self.manager.close()
+        await self.solver.close()
         await super().close()
         await self.health.stop()
         self.release_workers()

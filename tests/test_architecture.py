@@ -422,6 +422,37 @@ def test_import_linter_with_the_projects_contract_refuses_an_engine_that_imports
         result.stdout + result.stderr
     )
 
+def test_import_linter_with_the_projects_contract_refuses_health_importing_the_bot_even_for_types(tmp_path):
+    """The app shell's health is handed the figures it reads: the contract fails if it imports the bot
+    again, even under TYPE_CHECKING (the circle app -> health -> app)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    shell = next(c for c in config["contracts"] if c.get("containers") == ["pyramide_bot"])
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.importlinter]\nroot_packages = ["pyramide_bot"]\n\n'
+        "[[tool.importlinter.contracts]]\n"
+        + "".join(f"{key} = {json.dumps(value)}\n" for key, value in shell.items())
+    )
+    (tmp_path / "pyramide_bot").mkdir()
+    modules = {
+        "__init__": "",
+        "process": "from . import app\n",
+        "app": "from .health import Health\n",
+        "health": "from typing import TYPE_CHECKING\n\nHealth = object\nif TYPE_CHECKING:\n    from .app import Bot\n",
+        "translator": "",
+        "logs": "",
+        "settings": "",
+    }
+    for name, source in modules.items():
+        (tmp_path / "pyramide_bot" / f"{name}.py").write_text(source)
+    lint = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run(
+        [str(lint), "--no-cache"], capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False
+    )
+    assert result.returncode == 1 and "pyramide_bot.health -> pyramide_bot.app" in result.stdout, (
+        result.stdout + result.stderr
+    )
+
+
 # --- discord.py internals stay in one module of the tests, under a version check --------------------------
 DISCORD_PRIVATE = ("_connection", "_async_setup_hook", "_add_guild_from_data", "_get_state", "_ready")
 DISCORD_PRIVATE_MODULES = ("discord.webhook.async_", "discord.state")
