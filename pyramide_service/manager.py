@@ -37,11 +37,9 @@ from .storage import (
     StorageUnavailable,
 )
 from .storage.codec import encode_action
+from .storage.settling import RESOLVE_SECONDS, look_up
 
 log = logging.getLogger(__name__)
-# How long a move whose write had an unknown outcome is looked up for, once the database answers again,
-# before the player is told "not sure it was saved" (the press was deferred meanwhile: Discord waits).
-RESOLVE_SECONDS = 8.0
 
 
 class NoGame(GameError):
@@ -394,21 +392,7 @@ class GameManager:
         Returns whether it is stored; raises ``MoveConflict`` if another move is there, or ``unknown``
         itself when the database did not answer within ``resolve_seconds`` (the next turn settles it
         before loading the game)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.resolve_seconds
-        pause = 0.1
-        while True:
-            try:
-                await self.storage.settle(unknown)
-                found = await self.storage.move_at(game_id, seq)
-                break
-            except StorageOutcomeUnknown:  # (reads and settling never are; a defensive stop)
-                raise unknown from None
-            except StorageUnavailable:
-                if loop.time() + pause >= deadline:
-                    raise unknown from None
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, 1.0)
+        found = await look_up(self.storage, unknown, lambda: self.storage.move_at(game_id, seq), self.resolve_seconds)
         if found is None:
             log.info("game %s: move %s of unknown outcome was not stored (looked up)", game_id, seq)
             return False

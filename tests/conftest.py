@@ -30,6 +30,7 @@ BOTH_BACKENDS = {
     "test_events",
     "test_event_rights",
     "test_event_storage",
+    "test_event_outages",
     "test_process_events",
 }
 
