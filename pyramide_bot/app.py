@@ -26,8 +26,13 @@ from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
 from pyramide_service.dailies import DailyDeals
+from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
+from pyramide_service.notes import Notes
+from pyramide_service.profiles import Profiles
+from pyramide_service.records import Records
 from pyramide_service.server_settings import ServerSettings
+from pyramide_service.servers import Servers
 from pyramide_service.solving import SolverService
 from pyramide_service.storage import Storage
 from pyramide_service.workers import Workers
@@ -110,8 +115,11 @@ class PyramideBot(commands.Bot):
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
+        # The application's services over storage that the cogs call, by ids and values.
+        self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage)
+        self.servers, self.notes = Servers(storage), Notes(storage)
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
-        self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
+        self.card_emojis = CardEmojiSync(self, self.notes)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
         self.scoreboards: RaceWatch = NO_RACES
 
@@ -158,11 +166,11 @@ class PyramideBot(commands.Bot):
         request. ``force`` pushes anyway (``bot.py --sync``). Returns whether it pushed."""
         payload = json.dumps(await self.command_payload(), sort_keys=True, ensure_ascii=False)
         digest = hashlib.sha256(payload.encode()).hexdigest()
-        if not force and await self.storage.meta("commands_hash") == digest:
+        if not force and await self.notes.read("commands_hash") == digest:
             log.info("slash commands unchanged since the last sync")
             return False
         synced = await self.tree.sync()
-        await self.storage.set_meta("commands_hash", digest)
+        await self.notes.write("commands_hash", digest)
         log.info("synced %d commands globally (their definition changed)", len(synced))
         return True
 

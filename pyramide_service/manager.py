@@ -328,6 +328,10 @@ class GameManager:
     async def record(self, game_id: int) -> GameRecord | None:
         return await self.storage.game(game_id)
 
+    async def last_action_at(self, game_id: int) -> float | None:
+        """When the game's last action was stored (``None``: no action yet)."""
+        return await self.storage.last_action_at(game_id)
+
     # ---------------------------------------------------------------- upkeep
     async def expire_dailies(self, day: str) -> int:
         """End the counted dailies of days before ``day`` still in play: at midnight UTC they count as

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyramide_service.storage import GameRecord
+from pyramide_service import GameRecord
 
 from ..places import OUTSIDE_SERVERS, Place, Reach, place_of
 
