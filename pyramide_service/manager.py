@@ -110,12 +110,15 @@ class Turn:
     """One request's exclusive use of a channel's game, inside the channel's lock.
 
     ``live`` is the game in play (``None`` when there is none); ``broken`` is a stored game that
-    could not be replayed and was closed on the way in."""
+    could not be replayed and was closed on the way in; ``closed`` a game finished by its last stored move
+    but closed only when loaded again (the process stopped in between): its ending, with what it unlocked,
+    was never shown, so the flow shows it (handed to one turn, once)."""
 
     manager: GameManager
     channel_id: int
     live: Live | None = None
     broken: BrokenGame | None = None
+    closed: Live | None = None
 
     def holds(self, game_id: int) -> bool:
         """Whether the game in play is ``game_id``."""
@@ -212,6 +215,9 @@ class GameManager:
         # Channels whose last write had an unknown outcome that is not settled yet: settled before the
         # channel's game is loaded again, so that what is loaded can no longer change under it.
         self._unsettled: dict[int, StorageOutcomeUnknown] = {}
+        # Games closed when loaded (finished by their last stored move before a stop), until a turn of their
+        # channel shows their ending: a load outside a turn (``live``) leaves it to the next turn.
+        self._closed_on_load: dict[int, Live] = {}
         # Histories being credited to their achievements (closed by the manager's owner: close()).
         self.credits = Credits(storage)
 
@@ -230,6 +236,7 @@ class GameManager:
                     turn.live = await self._load(channel_id)
                 except BrokenGame as broken:
                     turn.broken = broken
+                turn.closed = self._closed_on_load.pop(channel_id, None)
                 yield turn
             except StorageOutcomeUnknown as unknown:  # (a move, a deal, a game closed on the way in)
                 self._unsettled[channel_id] = unknown
@@ -314,6 +321,7 @@ class GameManager:
         if game.outcome is not None:
             # The last move was stored but the process stopped before the game was closed.
             await self._finish(live, WON if game.outcome is Outcome.WON else STUCK)
+            self._closed_on_load[channel_id] = live
             return None
         return self._keep(live)
 
