@@ -32,6 +32,7 @@ BOTH_BACKENDS = {
     "test_event_storage",
     "test_event_outages",
     "test_process_events",
+    "test_command_sync",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,

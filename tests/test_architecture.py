@@ -472,6 +472,7 @@ def test_import_linter_with_the_projects_contract_refuses_health_importing_the_b
         "process": "from . import app\n",
         "app": "from .health import Health\n",
         "health": "from typing import TYPE_CHECKING\n\nHealth = object\nif TYPE_CHECKING:\n    from .app import Bot\n",
+        "command_sync": "",
         "translator": "",
         "logs": "",
         "settings": "",

@@ -14,9 +14,9 @@ from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
 from . import adapters, animation, controls, daily, dealing, race, records
-from .controls import CODE_SPOTS
+from .controls import CODE_SPOTS, LAUNCH
 
-BOARD_ACTIONS = {str(i) for i in range(28)} | set(CODE_SPOTS) | {"undo", "hint", "end", "new", "again"}
+BOARD_ACTIONS = {str(i) for i in range(28)} | set(CODE_SPOTS) | {"undo", "hint", "end", "new", "again", LAUNCH}
 MAX_ID = (1 << 63) - 1  # Discord snowflakes and our row ids fit a signed 64-bit integer
 BOARD_ID = re.compile(r"(?P<game>[0-9]{1,19}):(?P<version>[0-9]{1,9}):(?P<action>[a-z0-9]{1,6})")
 

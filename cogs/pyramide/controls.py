@@ -15,6 +15,7 @@ from ..internals import PrebuiltView
 SPOT_CODES = {"waste": "w", "under": "u", "stock": "s"}
 CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
 SECONDARY = discord.ButtonStyle.secondary
+LAUNCH = "launch"  # a board's action that opens the Activity on the board's channel (LAUNCH_ACTIVITY)
 
 
 def board_id(game_id: int, version: int, action: str) -> str:
