@@ -42,23 +42,23 @@ class Admin(commands.Cog):
             if expired:
                 log.info("ended %d dailies of past days", expired)
             await self.bot.manager.owed.resume()  # perfect losses a busy solver could not decide yet
-            purged = await self.bot.storage.purge_departed(now - self.bot.data_grace_days * 86_400)
+            purged = await self.bot.servers.purge_departed(now - self.bot.data_grace_days * 86_400)
             if purged:
                 log.info(
                     "deleted the data of %d servers the bot left %d days ago", len(purged), self.bot.data_grace_days
                 )
-            await self.bot.storage.compact()
+            await self.bot.servers.compact()
         except Exception as error:  # a busy database is tried again next time
             log.warning("housekeeping failed, tried again in 5 minutes: %s", error)
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """Removed from a server: its data is deleted after the grace period, unless the bot comes back."""
-        await self.bot.storage.guild_left(guild.id, self.bot.clock())
+        await self.bot.servers.left(guild.id, self.bot.clock())
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
-        await self.bot.storage.guild_joined(guild.id)
+        await self.bot.servers.joined(guild.id)
 
     @commands.command(name="sync")
     @commands.is_owner()

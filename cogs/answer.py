@@ -21,19 +21,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
-import asyncpg
 import discord
 
 from pyramide.i18n import t
+from pyramide_service import DATABASE_ERRORS, GuildSettings, StorageUnavailable
 from pyramide_service.inputs import OutOfLimits
 from pyramide_service.manager import GameError
-from pyramide_service.storage import GuildSettings, StorageUnavailable
 
 from .common import Host, bot_of, language
 from .places import Place, place_of
@@ -312,7 +310,7 @@ async def answering(
             log.error("%s refused by Discord: %s", what, describe_failure(error))
             await answer.rescue(refusal_words(answer.lang, error))
     except Exception as error:
-        database_error = isinstance(error, sqlite3.Error | asyncpg.PostgresError)
+        database_error = isinstance(error, DATABASE_ERRORS)
         log.error("interaction failed", exc_info=error)
         await answer.rescue(t(answer.lang, "error.generic"))
     finally:

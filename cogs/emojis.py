@@ -31,7 +31,7 @@ import discord
 from pyramide.cards import Card, full_deck
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import back_emoji, card_emoji, empty_waste_emoji
-from pyramide_service.storage import Storage
+from pyramide_service.notes import Notes
 from pyramide_service.tasks import Supervised
 
 log = logging.getLogger(__name__)
@@ -147,14 +147,14 @@ def _kept(text: str | None) -> dict[str, tuple[str, int]]:
 
 
 async def sync_emojis(
-    client: EmojiClient, storage: Storage, *, force: bool = False, deadline: float = DEADLINE
+    client: EmojiClient, notes: Notes, *, force: bool = False, deadline: float = DEADLINE
 ) -> SyncResult:
     """List the application's emojis and upload the images of the set that are missing; with ``force``
     (an owner's sync) also delete the older versions' emojis. The set in use is never deleted: every
     process of the deployment shows it. Never raises for Discord's answers: a failure is logged once and
     the result is empty (text labels); what was uploaded before it stays recorded."""
     images = await asyncio.to_thread(emoji_images)
-    kept = _kept(await storage.meta(META_KEY))
+    kept = _kept(await notes.read(META_KEY))
     before = dict(kept)
     uploaded = deleted = 0
     current: dict[str, int] = {}
@@ -194,7 +194,7 @@ async def sync_emojis(
         return SyncResult(CardEmojis(), uploaded, deleted, reason)
     finally:
         if kept != before:
-            await storage.set_meta(META_KEY, json.dumps({n: list(v) for n, v in sorted(kept.items())}))
+            await notes.write(META_KEY, json.dumps({n: list(v) for n, v in sorted(kept.items())}))
     if uploaded or deleted:
         log.info("card emojis: uploaded %d, deleted %d, %d in use", uploaded, deleted, len(current))
     else:
@@ -207,9 +207,9 @@ class CardEmojiSync:
     the first in the background at start (``start``), an owner's on demand (``sync``). It owns its task,
     watched, and closes it (``close``)."""
 
-    def __init__(self, client: EmojiClient, storage: Storage) -> None:
+    def __init__(self, client: EmojiClient, notes: Notes) -> None:
         self.client = client
-        self.storage = storage
+        self.notes = notes
         self.current = CardEmojis()  # empty (text labels) until a sync has the whole set
         self._tasks = Supervised("card emoji sync")
 
@@ -220,7 +220,7 @@ class CardEmojiSync:
     async def sync(self, *, force: bool = False) -> SyncResult:
         """Sync now and show the result on the buttons from now on (text labels if Discord did not take
         them); ``force`` uploads them all again."""
-        result = await sync_emojis(self.client, self.storage, force=force)
+        result = await sync_emojis(self.client, self.notes, force=force)
         self.current = result.emojis
         return result
 

@@ -28,15 +28,20 @@ from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
 from pyramide_service.dailies import DailyDeals
+from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
+from pyramide_service.notes import Notes
 from pyramide_service.play import Table
+from pyramide_service.profiles import Profiles
+from pyramide_service.records import Records
 from pyramide_service.server_settings import ServerSettings
+from pyramide_service.servers import Servers
 from pyramide_service.solving import SolverService
 from pyramide_service.storage import Storage
 from pyramide_service.workers import Workers
 
 from .command_sync import push_global_commands
-from .health import Health
+from .health import Figures, Health
 from .settings import DEFAULT_GRACE_DAYS, Deployment
 from .translator import CatalogueTranslator
 
@@ -101,15 +106,27 @@ class PyramideBot(commands.Bot):
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
         self.in_flight = 0  # interactions being answered (cogs.answer.answering counts them)
-        self.health = Health(self)
+        self.health = Health(
+            Figures(
+                connected=lambda: self.is_ready() and not self.is_closed(),
+                ping=lambda: self.storage.ping(),
+                latencies=self.shard_latencies,
+                live_games=lambda: self.manager.live_count,
+                solver_waiting=lambda: self.solver.waiting_hints,
+                in_flight=lambda: self.in_flight,
+            )
+        )
         self.data_grace_days = data_grace_days  # a server's data is kept this long after the bot leaves it
         self.metrics_port, self.metrics_host = metrics_port, metrics_host
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
         self.table = Table(self.manager, self.settings, self.solver)  # every press is played through it
+        # The application's services over storage that the cogs call, by ids and values.
+        self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage)
+        self.servers, self.notes = Servers(storage), Notes(storage)
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
-        self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
+        self.card_emojis = CardEmojiSync(self, self.notes)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
         self.scoreboards: RaceWatch = NO_RACES
         # Whether the deployment has the Activity (ACTIVITY_PORT set, its page built): the boards then offer its
@@ -167,11 +184,11 @@ class PyramideBot(commands.Bot):
         commands_ = await self.command_payload()
         payload = json.dumps(commands_, sort_keys=True, ensure_ascii=False)
         digest = hashlib.sha256(payload.encode()).hexdigest()
-        if not force and await self.storage.meta("commands_hash") == digest:
+        if not force and await self.notes.read("commands_hash") == digest:
             log.info("slash commands unchanged since the last sync")
             return None
         synced = await push_global_commands(self, commands_)
-        await self.storage.set_meta("commands_hash", digest)
+        await self.notes.write("commands_hash", digest)
         kept = ", the Activity's entry point command kept" if len(synced) > len(commands_) else ""
         log.info("synced %d commands globally (their definition changed)%s", len(commands_), kept)
         return len(synced)
@@ -211,6 +228,7 @@ class PyramideBot(commands.Bot):
         await self.card_emojis.close()
         await self.dailies.close()
         await self.manager.close()
+        await self.solver.close()
         await super().close()
         await self.health.stop()
         self.release_workers()

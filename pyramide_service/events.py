@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Protocol
 
 from pyramide.codes import deal_code
 from pyramide.game import Game
 from pyramide.limits import DEALS, EVENT_NAME, HOURS
 from pyramide.rules import Rules
 
-from .storage import EventStanding
+from .storage import EventEntry, EventRecord, EventStanding, Storage
 
 MIN_DEALS, MAX_DEALS, DEFAULT_DEALS = DEALS.low, DEALS.high, 5
 MIN_HOURS, MAX_HOURS, DEFAULT_HOURS = HOURS.low, HOURS.high, 7 * 24
@@ -63,3 +64,30 @@ def places(standings: Sequence[EventStanding]) -> list[tuple[int, EventStanding]
 
 def place_of(standings: Sequence[EventStanding], player_id: int) -> int | None:
     return next((place for place, s in places(standings) if s.player_id == player_id), None)
+
+
+class Entries(Protocol):
+    """Where a player's entries of an event are read from (``Events``, or anything that reads them alike)."""
+
+    async def event_entries(self, event_id: int, player_id: int) -> list[EventEntry]: ...
+
+
+class Events:
+    """The events' read side for the Discord layer, by ids and values, over ``storage``."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+
+    async def event(self, event_id: int) -> EventRecord | None:
+        return await self.storage.event(event_id)
+
+    async def standings(self, event_id: int) -> list[EventStanding]:
+        """The standings as they are now (final once the event ended), in the database's order."""
+        return await self.storage.event_standings(event_id)
+
+    async def event_entries(self, event_id: int, player_id: int) -> list[EventEntry]:
+        return await self.storage.event_entries(event_id, player_id)
+
+    async def is_running_deal(self, game: Game) -> bool:
+        """Whether ``game``'s deal, under any rules, is one of a running event's."""
+        return await self.storage.is_running_deal(deal_key(game))

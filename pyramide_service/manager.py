@@ -40,11 +40,9 @@ from .storage import (
 )
 from .storage.codec import encode_action
 from .storage.owed import OwedVerdict
+from .storage.settling import RESOLVE_SECONDS, look_up
 
 log = logging.getLogger(__name__)
-# How long a move whose write had an unknown outcome is looked up for, once the database answers again,
-# before the player is told "not sure it was saved" (the press was deferred meanwhile: Discord waits).
-RESOLVE_SECONDS = 8.0
 
 
 def owed_by(record: GameRecord) -> OwedVerdict:
@@ -120,7 +118,9 @@ class Turn:
     """One request's exclusive use of a channel's game, inside the channel's lock.
 
     ``live`` is the game in play (``None`` when there is none); ``broken`` is a stored game that
-    could not be replayed and was closed on the way in."""
+    could not be replayed and was closed on the way in; ``closed`` a game finished by its last stored move
+    but closed only when loaded again (the process stopped in between): its ending, with what it unlocked,
+    was never shown, so the flow shows it (handed to one turn, once)."""
 
     manager: GameManager
     channel_id: int
@@ -129,6 +129,7 @@ class Turn:
     # Whether the caller shows the ending of a game it closes, and so pays the perfect loss the game owes
     # once the verdict is known (``play`` does); a game closed otherwise (replaced, given up) owes none.
     pays_verdicts: bool = False
+    closed: Live | None = None
 
     def holds(self, game_id: int) -> bool:
         """Whether the game in play is ``game_id``."""
@@ -225,6 +226,9 @@ class GameManager:
         # Channels whose last write had an unknown outcome that is not settled yet: settled before the
         # channel's game is loaded again, so that what is loaded can no longer change under it.
         self._unsettled: dict[int, StorageOutcomeUnknown] = {}
+        # Games closed when loaded (finished by their last stored move before a stop), until a turn of their
+        # channel shows their ending: a load outside a turn (``live``) leaves it to the next turn.
+        self._closed_on_load: dict[int, Live] = {}
         # Histories being credited to their achievements (closed by the manager's owner: close()).
         self.credits = Credits(storage)
         # Perfect losses owed by finished games, paid once their deal's verdict is known (closed likewise).
@@ -246,6 +250,7 @@ class GameManager:
                     turn.live = await self._load(channel_id)
                 except BrokenGame as broken:
                     turn.broken = broken
+                turn.closed = self._closed_on_load.pop(channel_id, None)
                 yield turn
             except StorageOutcomeUnknown as unknown:  # (a move, a deal, a game closed on the way in)
                 self._unsettled[channel_id] = unknown
@@ -333,6 +338,7 @@ class GameManager:
             await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=True)
             if record.owes_verdict:
                 self.owed.follow(owed_by(record))
+            self._closed_on_load[channel_id] = live
             return None
         return self._keep(live)
 
@@ -346,6 +352,10 @@ class GameManager:
 
     async def record(self, game_id: int) -> GameRecord | None:
         return await self.storage.game(game_id)
+
+    async def last_action_at(self, game_id: int) -> float | None:
+        """When the game's last action was stored (``None``: no action yet)."""
+        return await self.storage.last_action_at(game_id)
 
     # ---------------------------------------------------------------- upkeep
     async def expire_dailies(self, day: str) -> int:
@@ -413,21 +423,7 @@ class GameManager:
         Returns whether it is stored; raises ``MoveConflict`` if another move is there, or ``unknown``
         itself when the database did not answer within ``resolve_seconds`` (the next turn settles it
         before loading the game)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.resolve_seconds
-        pause = 0.1
-        while True:
-            try:
-                await self.storage.settle(unknown)
-                found = await self.storage.move_at(game_id, seq)
-                break
-            except StorageOutcomeUnknown:  # (reads and settling never are; a defensive stop)
-                raise unknown from None
-            except StorageUnavailable:
-                if loop.time() + pause >= deadline:
-                    raise unknown from None
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, 1.0)
+        found = await look_up(self.storage, unknown, lambda: self.storage.move_at(game_id, seq), self.resolve_seconds)
         if found is None:
             log.info("game %s: move %s of unknown outcome was not stored (looked up)", game_id, seq)
             return False

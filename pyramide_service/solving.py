@@ -2,8 +2,10 @@
 deals, the daily's deal) and the animations it draws, each answered in a worker process of its kind
 (``pyramide_service.workers``), admitted under a cap on waiting work, and kept once answered.
 
-One service per bot, made and released by whoever owns it: the bot makes it with its ``Workers`` and
-hands it to the game manager and the cogs. A test gets a fresh one with a new bot.
+One service per bot, made and released by whoever owns it: the bot makes it with its ``Workers``, hands
+it to the game manager and the cogs, and closes it (``close``) at shutdown, before the workers. A verdict
+or a daily still being worked out when nobody waits for it any more is a supervised task: its failure is
+logged, and the close ends it. A test gets a fresh one with a new bot.
 
 Bounds (waiting or running at once, per kind; beyond them the player reads "busy, try again",
 ``SolverBusy``): hints 6, verdicts 8, winnable deals 4, animations 3; the daily's deal is asked once at a
@@ -31,6 +33,7 @@ from pyramide.game import Game
 from pyramide.rules import Rules
 from pyramide.solver import Hint, Verdict, WinnablePick, compiled_for, first_winnable, hint, max_removable, solve
 
+from .tasks import Supervised
 from .workers import PoolClosed, WorkerPool, Workers
 
 R = TypeVar("R")
@@ -109,7 +112,14 @@ class SolverService:
         # deal's tier when it is known here, so drawing a board never waits for one.
         self._ratings: LRU[str, Rating] = LRU(RATINGS_SIZE)
         self._verdicts_asked: dict[str, asyncio.Task[Outcome]] = {}
-        self._dailies: dict[tuple[date, bytes | None], asyncio.Future[Rating]] = {}
+        self._dailies: dict[tuple[date, bytes | None], asyncio.Task[Rating]] = {}
+        # The verdicts and dailies being worked out: an asker may stop waiting (a bounded wait, a cancelled
+        # flow), so the tasks are kept and watched here, and ended by close().
+        self._tasks = Supervised("solver")
+
+    async def close(self) -> None:
+        """Shutdown: the verdicts and dailies still being worked out are cancelled and waited for."""
+        await self._tasks.close()
 
     def waiting(self, kind: str) -> int:
         """Work of ``kind`` waiting for its worker or being worked out."""
@@ -201,7 +211,7 @@ class SolverService:
         """The verdict being worked out for ``code``, asked now if it is not (``None``: no room)."""
         asked = self._verdicts_asked.get(code)
         if asked is None and self.has_room("verdict"):
-            asked = self._verdicts_asked[code] = asyncio.ensure_future(self._solve_verdict(code))
+            asked = self._verdicts_asked[code] = self._tasks.spawn(self._solve_verdict(code), f"verdict {code}")
         return asked
 
     async def _solve_verdict(self, code: str) -> Outcome:
@@ -241,7 +251,7 @@ class SolverService:
         key = (day, secret)
         asked = self._dailies.get(key)
         if asked is None:
-            asked = self._dailies[key] = asyncio.ensure_future(self._solve_daily(day, secret))
+            asked = self._dailies[key] = self._tasks.spawn(self._solve_daily(day, secret), f"daily {day}")
             asked.add_done_callback(lambda _: self._dailies.pop(key, None))
         return await asyncio.shield(asked)
 

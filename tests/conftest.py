@@ -31,6 +31,7 @@ BOTH_BACKENDS = {
     "test_events",
     "test_event_rights",
     "test_event_storage",
+    "test_event_outages",
     "test_process_events",
     "test_command_sync",
     "test_inputs",

@@ -236,11 +236,11 @@ async def test_two_processes_starting_together_share_one_set_and_delete_nothing(
         app.deletions.clear()
         await second.start()
         await asyncio.gather(
-            card_emojis.sync_emojis(first.bot, first.storage), card_emojis.sync_emojis(second.bot, second.storage)
+            card_emojis.sync_emojis(first.bot, first.bot.notes), card_emojis.sync_emojis(second.bot, second.bot.notes)
         )
         assert set(app.by_name()) == set(card_emojis.emoji_images()) and not app.deletions
         for h in (first, second):
-            result = await card_emojis.sync_emojis(h.bot, h.storage)
+            result = await card_emojis.sync_emojis(h.bot, h.bot.notes)
             assert result.emojis.ready and result.emojis.ids() <= set(app.emojis) and result.uploaded == 0
     finally:
         await second.stop()

@@ -13,8 +13,8 @@ import discord
 from pyramide import Game
 from pyramide.i18n import t
 from pyramide.replay import MAX_BYTES, Animation, replay_animation, winning_animation
+from pyramide_service import PLAYING, GameRecord
 from pyramide_service.solving import SolverBusy, wait_nodes
-from pyramide_service.storage import PLAYING, GameRecord
 
 from ..answer import Answer
 from ..common import board_labels, mention

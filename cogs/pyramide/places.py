@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from pyramide_service import GameRecord
 from pyramide_service.server_settings import settings_key
-from pyramide_service.storage import GameRecord
 
 from ..places import OUTSIDE_SERVERS, Place, Reach, place_of
 

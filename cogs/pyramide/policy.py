@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import discord
 
-from pyramide_service import play
+from pyramide_service import ABANDONED, ENDED, GameStatus, play
 from pyramide_service.manager import Live
-from pyramide_service.storage import ABANDONED, ENDED, GameStatus
 
 from ..answer import Answer
 from .places import settings_key
@@ -19,7 +18,7 @@ def may_end(interaction: discord.Interaction, live: Live) -> bool:
 async def idle_minutes(answer: Answer, live: Live) -> float:
     """How long the game has gone without a move, in minutes."""
     bot = answer.bot
-    last = await bot.storage.last_action_at(live.record.id) or live.record.created_at
+    last = await bot.manager.last_action_at(live.record.id) or live.record.created_at
     return (bot.clock() - last) / 60
 
 

@@ -270,6 +270,20 @@ class EventOver(Exception):
     """The event ended (or its deadline passed) before the deal could be opened: nothing was stored."""
 
 
+class EventNotStarted(StorageUnavailable):
+    """An event start whose write had an unknown outcome, settled and looked up: it was not stored, so
+    nothing was started (no slot is held) and the start may simply be tried again."""
+
+    key = "event_not_started"
+
+
+class EventStartUnknown(StorageOutcomeUnknown):
+    """An event start whose write had an unknown outcome, and the database did not answer again in time to
+    look it up: it may be running (``/pyramide event list`` shows it)."""
+
+    key = "event_start_unknown"
+
+
 class MoveConflict(Exception):
     """Another process stored a move at this place of the game first (two processes briefly holding one
     shard): nothing was stored; the game must be reloaded from storage."""

@@ -18,8 +18,20 @@ from typing import Any
 
 from pyramide.achievements import EVENT_PODIUM, EVENT_WON
 
-from . import EventEntry, EventOver, EventRecord, EventStanding, EventStats, EventTaken, GameRecord
+from . import (
+    EventEntry,
+    EventNotStarted,
+    EventOver,
+    EventRecord,
+    EventStanding,
+    EventStartUnknown,
+    EventStats,
+    EventTaken,
+    GameRecord,
+    StorageOutcomeUnknown,
+)
 from .achievements import award
+from .settling import RESOLVE_SECONDS, look_up
 from .units import Program, Unit, changed, many, row, rows, scalar
 
 PODIUM = 3  # the places an event's podium holds (pyramide.tournament.PODIUM)
@@ -60,6 +72,9 @@ INSERT_EVENT = (
     "INSERT INTO events (guild_id, channel_id, slot, name, rules, difficulty, deals, created_by, created_at,"
     " ends_at, locale) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"
 )
+# An event's key: its server, its starter and the moment of the start (how a start whose write had an
+# unknown outcome is looked up).
+STARTED_EVENT = "SELECT MIN(id) FROM events WHERE guild_id = ? AND created_by = ? AND created_at = ?"
 INSERT_DEAL = "INSERT INTO event_deals (event_id, position, code, deal) VALUES (?, ?, ?, ?)"
 SET_MESSAGE = "UPDATE events SET message_id = ? WHERE id = ?"
 SET_RESULTS = "UPDATE events SET results_id = ? WHERE id = ?"
@@ -245,6 +260,9 @@ class EventQueries:
     async def _write(self, unit: Unit, *, long: bool = False, retry: bool = True) -> Any:
         raise NotImplementedError
 
+    async def settle(self, unknown: StorageOutcomeUnknown) -> None:
+        raise NotImplementedError
+
     async def create_event(
         self,
         guild_id: int,
@@ -257,12 +275,30 @@ class EventQueries:
         at: float,
         ends_at: float,
         locale: str | None = None,
+        resolve_seconds: float = RESOLVE_SECONDS,
     ) -> int | None:
-        """A new event (its deals as (code, deal key)); ``None`` when the server runs three already."""
-        found = await self._write(
-            lambda: create_event(guild_id, channel_id, name, rules, difficulty, deals, created_by, at, ends_at, locale),
-            retry=False,  # a retry could make it twice
-        )
+        """A new event (its deals as (code, deal key)); ``None`` when the server runs three already.
+
+        A start whose write had an unknown outcome is settled and looked up by its key (server, starter,
+        ``at``), as a move is: found, it is returned (and announced by the caller, so no running event is
+        left without its announcement); absent, ``EventNotStarted``; with the database still silent after
+        ``resolve_seconds``, ``EventStartUnknown``."""
+        try:
+            found = await self._write(
+                lambda: create_event(
+                    guild_id, channel_id, name, rules, difficulty, deals, created_by, at, ends_at, locale
+                ),
+                retry=False,  # a retry could make it twice
+            )
+        except StorageOutcomeUnknown as unknown:
+            try:
+                found = await look_up(
+                    self, unknown, lambda: self._read(scalar(STARTED_EVENT, guild_id, created_by, at)), resolve_seconds
+                )
+            except StorageOutcomeUnknown:
+                raise EventStartUnknown(str(unknown), unknown.session, cut=unknown.cut) from unknown
+            if found is None:
+                raise EventNotStarted(f"event {name!r} of server {guild_id} was not stored (looked up)") from unknown
         return int(found) if found is not None else None
 
     async def event(self, event_id: int) -> EventRecord | None:
