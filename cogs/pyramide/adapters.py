@@ -14,6 +14,7 @@ from pyramide.i18n import card_name, parse_card, t
 
 from ..answer import Answer, answering
 from ..common import bot_of, language
+from . import controls
 from .dealing import deal_again
 from .hints import show_hint
 from .places import settings_key
@@ -30,17 +31,17 @@ async def press(answer: Answer, game_id: int, version: int, action: str) -> None
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
-    if action in ("new", "again"):
+    if action in controls.DEALS:
         await deal_again(answer, game_id, action)
         return
-    if action == "hint":
+    if action == controls.HINT:
         await show_hint(answer, lang, game_id=game_id, version=version)
         return
     async with answer.bot.manager.turn(place.channel_id) as turn:
         live = await current_or_redraw(answer, turn, game_id, version, lang)
         if live is None or not await allowed(answer, live, lang):
             return
-        if action == "end":
+        if action == controls.END:
             await finish(answer, turn, lang, edit=True)
             return
         await play(answer, turn, lang, tap_action(action), edit=True)

@@ -18,7 +18,7 @@ from pyramide_service.storage import GuildSettings
 
 from ..answer import Answer, answering
 from ..common import NO_RACES, Host, text
-from . import adapters, buttons, daily, dealing, profile, records
+from . import adapters, buttons, controls, daily, dealing, profile, records
 from .contest_commands import EventAdminCommands, EventCommands
 from .dealing import rated_finder
 from .race import Scoreboards, start_race
@@ -264,8 +264,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
             for row in components
             for child in getattr(row, "children", ())
         )
-        ours = any(item.__discord_ui_compiled_template__.fullmatch(custom_id) for item in DYNAMIC_ITEMS)
-        if not present or not ours:
+        if not present or not controls.ours(custom_id):
             async with answering(interaction) as answer:
                 await answer.say(t(answer.lang, "error.stale_board"))
 

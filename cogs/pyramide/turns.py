@@ -78,9 +78,9 @@ async def _redraw_finished(answer: Answer, channel_id: int, game_id: int, messag
 
 
 def tap_action(action: str) -> Callable[[Game], ev.Event]:
-    if action == "undo":
+    if action == controls.UNDO:
         return lambda game: game.undo()
-    spot: int | str = int(action) if action.isdigit() else controls.CODE_SPOTS[action]
+    spot = controls.spot_of(action)
     return lambda game: game.tap(spot)
 
 
