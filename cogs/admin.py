@@ -72,12 +72,12 @@ class Admin(commands.Cog):
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
-        if scope == "here" and ctx.guild is not None:
+        if scope == "here" and ctx.guild is not None:  # a server's commands: Discord keeps no entry point there
             ctx.bot.tree.copy_global_to(guild=ctx.guild)
-            synced = await ctx.bot.tree.sync(guild=ctx.guild)
-        else:
-            synced = await ctx.bot.tree.sync()
-        await ctx.reply(f"Synced {len(synced)} commands ({scope}).", allowed_mentions=discord.AllowedMentions.none())
+            synced = len(await ctx.bot.tree.sync(guild=ctx.guild))
+        else:  # the global ones, with the Activity's entry point command kept
+            synced = await self.bot.sync_commands(force=True) or 0
+        await ctx.reply(f"Synced {synced} commands ({scope}).", allowed_mentions=discord.AllowedMentions.none())
 
 
 async def setup(bot: Host) -> None:

@@ -265,6 +265,12 @@ class Answer:
             self.deferred_private = None  # a public "thinking" message became this followup
             return sent
 
+    async def launch(self) -> None:
+        """Open the application's Activity for the player (LAUNCH_ACTIVITY, callback type 12): only as the
+        interaction's first answer, which carries no message."""
+        async with self._lock:
+            await self.interaction.response.launch_activity()
+
     async def update(self, **message: Any) -> None:
         """Edit the message whose button was pressed."""
         async with self._lock:

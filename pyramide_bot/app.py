@@ -32,6 +32,7 @@ from pyramide_service.solving import SolverService
 from pyramide_service.storage import Storage
 from pyramide_service.workers import Workers
 
+from .command_sync import push_global_commands
 from .health import Health
 from .settings import DEFAULT_GRACE_DAYS, Deployment
 from .translator import CatalogueTranslator
@@ -71,6 +72,7 @@ class PyramideBot(commands.Bot):
         data_grace_days: int = DEFAULT_GRACE_DAYS,
         daily_secret: str | None = None,
         workers: Workers | None = None,
+        offers_activity: bool = False,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -105,6 +107,10 @@ class PyramideBot(commands.Bot):
         self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
         self.scoreboards: RaceWatch = NO_RACES
+        # Whether the deployment has the Activity (ACTIVITY_PORT set, its page built): the boards then offer its
+        # launch button where Discord lets an Activity start (cogs.places.Place.activities), in whichever
+        # process draws them, the one serving the page or not.
+        self.offers_activity = offers_activity
 
     async def setup_hook(self) -> None:
         # Card faces of every language are drawn once, and the solver's worker processes started, before
@@ -143,19 +149,23 @@ class PyramideBot(commands.Bot):
             return [command.to_dict(self.tree) for command in commands_]
         return [await command.get_translated_payload(self.tree, translator) for command in commands_]
 
-    async def sync_commands(self, *, force: bool = False) -> bool:
+    async def sync_commands(self, *, force: bool = False) -> int | None:
         """Push the global commands to Discord when they differ from the last push (a hash of the payload
         is kept in the database), so an upgrade never leaves stale commands and a restart costs no
-        request. ``force`` pushes anyway (``bot.py --sync``). Returns whether it pushed."""
-        payload = json.dumps(await self.command_payload(), sort_keys=True, ensure_ascii=False)
+        request. ``force`` pushes anyway (``bot.py --sync``, ``@Pyramide sync``). The Activity's entry point
+        command, which Discord made and the tree does not hold, is kept (``command_sync``). Returns how many
+        commands Discord has after a push, ``None`` when nothing was pushed."""
+        commands_ = await self.command_payload()
+        payload = json.dumps(commands_, sort_keys=True, ensure_ascii=False)
         digest = hashlib.sha256(payload.encode()).hexdigest()
         if not force and await self.storage.meta("commands_hash") == digest:
             log.info("slash commands unchanged since the last sync")
-            return False
-        synced = await self.tree.sync()
+            return None
+        synced = await push_global_commands(self, commands_)
         await self.storage.set_meta("commands_hash", digest)
-        log.info("synced %d commands globally (their definition changed)", len(synced))
-        return True
+        kept = ", the Activity's entry point command kept" if len(synced) > len(commands_) else ""
+        log.info("synced %d commands globally (their definition changed)%s", len(commands_), kept)
+        return len(synced)
 
     def flow_started(self) -> None:
         self.in_flight += 1

@@ -69,6 +69,7 @@ async def run(settings: Settings, sync: bool = False) -> None:
             metrics_host=settings.metrics_host,
             data_grace_days=settings.guild_data_grace_days,
             daily_secret=settings.daily_secret,
+            offers_activity=settings.activity is not None,
         )
         if deployment.shard_count is not None:
             log.info("shards %s of %d", ",".join(map(str, deployment.shard_ids or ())), deployment.shard_count)

@@ -410,7 +410,8 @@ def test_import_linter_with_the_projects_contract_refuses_an_engine_that_imports
         "[[tool.importlinter.contracts]]\n"
         + "".join(f"{key} = {json.dumps(value)}\n" for key, value in alone.items())
     )
-    for package, source in (("pyramide", "import discord\n"), ("pyramide_service", ""), ("pyramide_bot", ""), ("cogs", "")):
+    packages = (("pyramide", "import discord\n"), ("pyramide_service", ""), ("pyramide_bot", ""), ("cogs", ""))
+    for package, source in packages:
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text(source)
     lint = Path(sys.executable).with_name("lint-imports")

@@ -17,7 +17,7 @@ from ..common import bot_of, language
 from . import controls
 from .dealing import deal_again
 from .hints import show_hint
-from .places import settings_key
+from .places import Place, settings_key
 from .policy import allowed
 from .turns import QUIET_EVENTS, current_or_redraw, finish, live_or_say, play, tap_action
 
@@ -30,6 +30,9 @@ async def press(answer: Answer, game_id: int, version: int, action: str) -> None
     place = answer.place
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
+        return
+    if action == controls.LAUNCH:
+        await launch(answer, place)
         return
     if action in controls.DEALS:
         await deal_again(answer, game_id, action)
@@ -45,6 +48,19 @@ async def press(answer: Answer, game_id: int, version: int, action: str) -> None
             await finish(answer, turn, lang, edit=True)
             return
         await play(answer, turn, lang, tap_action(action), edit=True)
+
+
+async def launch(answer: Answer, place: Place) -> None:
+    """The Activity's button: Discord opens the Activity on this channel, which shows the channel's game
+    whatever board the button was under. It is the interaction's first answer, with nothing loaded first.
+    A button left from before the Activity was turned off, or from a place it does not open in, is answered
+    privately with the reason."""
+    if not answer.bot.offers_activity:
+        await answer.say(t(answer.lang, "error.launch_unavailable"))
+    elif not place.activities:
+        await answer.say(t(answer.lang, "error.launch_not_here"))
+    else:
+        await answer.launch()
 
 
 async def command_move(

@@ -35,10 +35,27 @@ def finished(game: Game, record: GameRecord) -> bool:
     return game.is_over or record.status != PLAYING
 
 
-def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
+def launch_offered(answer: Answer, record: GameRecord) -> bool:
+    """Whether the board of ``record`` offers the Activity's launch button: the Activity is served, and the
+    board is in the place the interaction came from (one posted elsewhere is in a thread made for it), where
+    Discord lets an Activity start and the bot can edit the board (``cogs.places.Place.activities``)."""
+    place = answer.place
+    return (
+        answer.bot.offers_activity
+        and place is not None
+        and place.activities
+        and record.channel_id == place.channel_id
+    )
+
+
+def _launch_button(record: GameRecord, lang: str) -> discord.ui.Button[Any]:
+    return controls.board_button(record.id, 0, controls.LAUNCH, label=t(lang, "button.launch"))
+
+
+def _finished_view(live: Live, lang: str, winnable: bool, launch: bool) -> discord.ui.View:
     """Under a finished board: share (a counted daily), a new game, the same deal again, and the
     animations: how the deal could have been won (when the solver proved it winnable) and the game as
-    it was played."""
+    it was played; with ``launch``, the Activity's button last (a sixth button starts a second row)."""
     view = discord.ui.View(timeout=None)
     record = live.record
     if record.event_id is not None:
@@ -49,6 +66,8 @@ def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
                 record.id, 0, controls.NEW, label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
             )
         )
+        if launch:
+            view.add_item(_launch_button(record, lang))
         view.stop()
         return view
     if record.counted and record.daily is not None:
@@ -67,6 +86,8 @@ def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
         view.add_item(controls.animation_button("line", record.id, label=t(lang, "button.winning_line")))
     if record.actions:
         view.add_item(controls.animation_button("mine", record.id, label=t(lang, "button.replay")))
+    if launch:
+        view.add_item(_launch_button(record, lang))
     view.stop()
     return view
 
@@ -80,14 +101,16 @@ def board_view(
     dead: bool = False,
     winnable: bool = False,
     emojis: CardEmojis | None = None,
+    launch: bool = False,
 ) -> discord.ui.View:
     """One button per playable card, the waste, the stock, then undo, hint and end. The cards of a hint
     are blue, a selected card green; a game where nothing can be removed any more also offers a new
     deal or the same one again. With ``emojis`` (a complete set) the cards, the empty waste and the
-    stock show their faces beside the short labels (which screen readers and search still read)."""
+    stock show their faces beside the short labels (which screen readers and search still read). With
+    ``launch``, the Activity's button follows the stock (that row holds at most three others)."""
     game, record = game or live.game, live.record
     if finished(game, record):
-        return _finished_view(live, lang, winnable)
+        return _finished_view(live, lang, winnable, launch)
     view = controls.ButtonRows()
     version = game.version
     emojis = emojis or CardEmojis()
@@ -132,6 +155,8 @@ def board_view(
         button(controls.TAP_STOCK, t(lang, "button.turn"), discord.ButtonStyle.primary, row)
     else:
         button(controls.TAP_STOCK, t(lang, "button.no_stock"), discord.ButtonStyle.secondary, row, disabled=True)
+    if launch:
+        button(controls.LAUNCH, t(lang, "button.launch"), discord.ButtonStyle.secondary, row)
     row += 1
     button(controls.UNDO, t(lang, "button.undo"), discord.ButtonStyle.secondary, row, disabled=not game.can_undo)
     button(controls.HINT, t(lang, "button.hint"), discord.ButtonStyle.secondary, row)
@@ -207,6 +232,7 @@ async def board_message(
             dead=dead,
             emojis=answer.bot.card_emojis.current,
             winnable=finished(snapshot, record) and deal_winnable(answer, record),  # asked of finished boards only
+            launch=launch_offered(answer, record),
         ),
     }
 

@@ -26,8 +26,9 @@ MAX_ID = (1 << 63) - 1  # Discord snowflakes and our row ids fit a signed 64-bit
 
 # A game message's actions besides its cards (a pyramid position 0-27, or a spot's code of SPOT_CODES).
 UNDO, HINT, END, NEW, AGAIN = "undo", "hint", "end", "new", "again"
+LAUNCH = "launch"  # a board's action that opens the Activity on the board's channel (LAUNCH_ACTIVITY)
 DEALS = (NEW, AGAIN)  # a new deal, the same deal again: from a finished (or dead) board
-BOARD_ACTIONS = frozenset({str(i) for i in range(28)} | set(CODE_SPOTS) | {UNDO, HINT, END, NEW, AGAIN})
+BOARD_ACTIONS = frozenset({str(i) for i in range(28)} | set(CODE_SPOTS) | {UNDO, HINT, END, NEW, AGAIN, LAUNCH})
 
 # What each kind of button's id looks like, for discord.py's DynamicItem (``template=``): a loose match
 # where a malformed id must still reach its item (to be answered as out of date), a strict one elsewhere.
@@ -64,7 +65,6 @@ class BoardPress:
     game_id: int
     version: int
     action: str
-
 
 
 def spot_of(action: str) -> int | str:
