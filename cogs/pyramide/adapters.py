@@ -14,7 +14,7 @@ from pyramide.i18n import card_name, parse_card, t
 
 from ..answer import Answer, answering
 from ..common import bot_of, language
-from .controls import LAUNCH
+from . import controls
 from .dealing import deal_again
 from .hints import show_hint
 from .places import Place, settings_key
@@ -30,17 +30,17 @@ async def press(answer: Answer, game_id: int, version: int, action: str) -> None
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
-    if action == LAUNCH:
+    if action == controls.LAUNCH:
         await launch(answer, place)
         return
-    if action in ("new", "again"):
+    if action in controls.DEALS:
         await deal_again(answer, game_id, action)
         return
-    if action == "hint":
+    if action == controls.HINT:
         await show_hint(answer, lang, game_id=game_id, version=version)
         return
     pressed = press_of(answer, game_id, version)
-    if action == "end":
+    if action == controls.END:
         await finish(answer, pressed, edit=True)
         return
     await play(answer, pressed, tap_action(action), edit=True)

@@ -16,9 +16,10 @@ from pyramide.render import render_board
 from pyramide.solver import Verdict
 from pyramide_service.ending import Ending
 from pyramide_service.manager import Live
+from pyramide_service.opening import show_at
 from pyramide_service.storage import ENDED, PLAYING, WON, GameRecord
 
-from ..answer import DISCORD_ERRORS, Answer, log_refusal, refused
+from ..answer import Answer
 from ..common import board_labels, mention
 from ..emojis import CardEmojis
 from . import controls
@@ -63,7 +64,7 @@ def _finished_view(live: Live, lang: str, winnable: bool, launch: bool) -> disco
         view.add_item(controls.event_play_button(record.event_id, label=t(lang, "contest.button.next")))
         view.add_item(
             controls.board_button(
-                record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
+                record.id, 0, controls.NEW, label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
             )
         )
         if launch:
@@ -73,11 +74,13 @@ def _finished_view(live: Live, lang: str, winnable: bool, launch: bool) -> disco
     if record.counted and record.daily is not None:
         view.add_item(controls.share_button(record.id, label=t(lang, "button.share")))
     view.add_item(
-        controls.board_button(record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success)
+        controls.board_button(
+            record.id, 0, controls.NEW, label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
+        )
     )
     view.add_item(
         controls.board_button(
-            record.id, 0, "again", label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
+            record.id, 0, controls.AGAIN, label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
         )
     )
     if winnable:
@@ -139,26 +142,29 @@ def board_view(
     top = game.card_at(WASTE)
     waste_style = discord.ButtonStyle.success if game.selected == WASTE else discord.ButtonStyle.primary
     waste_emoji = emojis.face(top, lang) if top else emojis.waste
-    button("w", card_name(top, lang) if top else "—", waste_style, row, disabled=top is None, emoji=waste_emoji)
+    waste = card_name(top, lang) if top else "—"
+    button(controls.TAP_WASTE, waste, waste_style, row, disabled=top is None, emoji=waste_emoji)
     under = game.card_at(UNDER)
     if under is not None:
         style = discord.ButtonStyle.success if game.selected == UNDER else discord.ButtonStyle.secondary
-        button("u", t(lang, "button.under", card=card_name(under, lang)), style, row, emoji=emojis.face(under, lang))
+        label = t(lang, "button.under", card=card_name(under, lang))
+        button(controls.TAP_UNDER, label, style, row, emoji=emojis.face(under, lang))
     if game.stock:
-        button("s", t(lang, "button.draw", n=len(game.stock)), discord.ButtonStyle.primary, row, emoji=emojis.back)
+        draw = t(lang, "button.draw", n=len(game.stock))
+        button(controls.TAP_STOCK, draw, discord.ButtonStyle.primary, row, emoji=emojis.back)
     elif game.can_turn:
-        button("s", t(lang, "button.turn"), discord.ButtonStyle.primary, row)
+        button(controls.TAP_STOCK, t(lang, "button.turn"), discord.ButtonStyle.primary, row)
     else:
-        button("s", t(lang, "button.no_stock"), discord.ButtonStyle.secondary, row, disabled=True)
+        button(controls.TAP_STOCK, t(lang, "button.no_stock"), discord.ButtonStyle.secondary, row, disabled=True)
     if launch:
         button(controls.LAUNCH, t(lang, "button.launch"), discord.ButtonStyle.secondary, row)
     row += 1
-    button("undo", t(lang, "button.undo"), discord.ButtonStyle.secondary, row, disabled=not game.can_undo)
-    button("hint", t(lang, "button.hint"), discord.ButtonStyle.secondary, row)
-    button("end", t(lang, "button.end"), discord.ButtonStyle.danger, row)
+    button(controls.UNDO, t(lang, "button.undo"), discord.ButtonStyle.secondary, row, disabled=not game.can_undo)
+    button(controls.HINT, t(lang, "button.hint"), discord.ButtonStyle.secondary, row)
+    button(controls.END, t(lang, "button.end"), discord.ButtonStyle.danger, row)
     if dead:  # beside undo, hint and end: with 15 cards on three rows, a sixth row would not exist
-        button("new", t(lang, "button.new_game"), discord.ButtonStyle.success, row)
-        button("again", t(lang, "button.same_deal"), discord.ButtonStyle.primary, row)
+        button(controls.NEW, t(lang, "button.new_game"), discord.ButtonStyle.success, row)
+        button(controls.AGAIN, t(lang, "button.same_deal"), discord.ButtonStyle.primary, row)
     return view
 
 
@@ -237,30 +243,13 @@ async def board_message(
     }
 
 
-async def take_back(answer: Answer, live: Live) -> None:
-    """Remove a new game nobody saw (its board could not be posted): stored game, daily attempt and engine."""
-    bot = answer.bot
-    await bot.storage.discard_game(live.record.id)
-    bot.manager.forget(live.record.channel_id)
-
-
-async def post_board(
-    answer: Answer, live: Live, lang: str, status: list[str], *, new: bool = False, **options: Any
-) -> None:
-    """Answer with a fresh game message and make it the game's message (the old one loses its buttons).
-    The board of a ``new`` game that cannot be posted takes the game back (nobody saw it, and it would
-    keep the channel busy), whatever Discord answered; the failure is raised on."""
+async def post_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
+    """Answer with a fresh game message and make it the game's message (the old one loses its buttons)."""
     message = await board_message(answer, live, lang, status, **options)
     old = live.record.message_id
-    try:
-        sent = await answer.post(note=status[0] if status else "", **message)
-    except Exception:
-        if new:
-            await take_back(answer, live)
-        raise
-    live.record.message_id = sent.id
+    sent = await answer.post(note=status[0] if status else "", **message)
     interaction = answer.interaction
-    await answer.bot.storage.set_message(live.record.id, sent.id)
+    await show_at(answer.bot.manager, live, sent.id)
     place = answer.place
     # Where only the interaction can be answered, the old board keeps its buttons: a press on it is
     # answered privately as out of date.
@@ -270,33 +259,6 @@ async def post_board(
             await interaction.channel.get_partial_message(old).edit(view=None)  # type: ignore[union-attr]
 
 
-async def post_board_to(
-    target: discord.abc.Messageable, answer: Answer, live: Live, lang: str, status: list[str], *, made: bool
-) -> bool:
-    """Post a new game's board in ``target`` (a thread, or the channel itself) and make it the game's
-    message. If Discord refuses it, the game nobody saw is taken back (and its daily attempt), and a
-    thread made for it (``made``) is deleted; returns whether it was posted (or, for a counted daily
-    whose answer was lost on the way, may have been)."""
-    bot = answer.bot
-    message = await board_message(answer, live, lang, status)
-    try:
-        sent = await target.send(**message)
-    except DISCORD_ERRORS as error:
-        log_refusal(f"board of game {live.record.id} in {live.record.channel_id}", error)
-        if live.record.counted and not refused(error):
-            # A lost answer may have posted the board: a counted daily whose deal may have been seen keeps
-            # its attempt (a press on that board plays it; /pyramide daily play names where it is).
-            return True
-        await take_back(answer, live)
-        if made and isinstance(target, discord.Thread):
-            with contextlib.suppress(discord.HTTPException):
-                await target.delete()
-        return False
-    live.record.message_id = sent.id
-    await bot.storage.set_message(live.record.id, sent.id)
-    return True
-
-
 async def update_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
     """Redraw the message whose button was pressed (the old picture is replaced)."""
     message = await board_message(answer, live, lang, status, **options)
@@ -304,8 +266,7 @@ async def update_board(answer: Answer, live: Live, lang: str, status: list[str],
     await answer.update(attachments=[file], **message)
     message_id = answer.interaction.message.id if answer.interaction.message else None
     if message_id is not None and live.record.message_id != message_id:
-        live.record.message_id = message_id
-        await answer.bot.storage.set_message(live.record.id, message_id)
+        await show_at(answer.bot.manager, live, message_id)
 
 
 async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit: bool, **kwargs: Any) -> None:

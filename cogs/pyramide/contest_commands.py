@@ -23,7 +23,7 @@ from pyramide_service.listeners import Change
 from ..answer import answering
 from ..common import Host, text
 from ..tasks import stop_loop
-from . import contest, dealing
+from . import contest, controls, dealing
 from . import standings as shown
 from .declared import DEALS, DURATION, EVENT, NAME, choices_of
 
@@ -34,37 +34,35 @@ PASS_CHOICES = choices_of("passes")
 TIER_CHOICES = choices_of("difficulty")
 
 
-class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=r"pye:play:(?P<event>[0-9]{1,19})"):
+class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVENT_PLAY):
     """Play: under an event's announcement, and under a finished deal of it."""
 
     def __init__(self, event_id: int) -> None:
-        super().__init__(discord.ui.Button(custom_id=f"pye:play:{event_id}", label="\u200b"))
+        super().__init__(controls.event_play_button(event_id))
         self.event_id = event_id
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> EventPlay:
-        return cls(min(int(match["event"]), MAX_ID))
+        return cls(controls.row_id(match["event"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         await contest.play_event(interaction, self.event_id)
 
 
-class EventLine(
-    discord.ui.DynamicItem[discord.ui.Button], template=r"pye:line:(?P<event>[0-9]{1,19}):(?P<position>[0-9])"
-):
+class EventLine(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVENT_LINE):
     """Under an ended event's results: how one of its deals could have been won."""
 
     def __init__(self, event_id: int, position: int) -> None:
-        super().__init__(discord.ui.Button(custom_id=f"pye:line:{event_id}:{position}", label="\u200b"))
+        super().__init__(controls.event_line_button(event_id, position))
         self.event_id, self.position = event_id, position
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> EventLine:
-        return cls(min(int(match["event"]), MAX_ID), int(match["position"]))
+        return cls(controls.row_id(match["event"]), int(match["position"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction, private=False) as answer:

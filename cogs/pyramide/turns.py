@@ -89,9 +89,9 @@ async def refused(answer: Answer, outcome: Outcome, lang: str) -> bool:
 
 
 def tap_action(action: str) -> Callable[[Game], ev.Event]:
-    if action == "undo":
+    if action == controls.UNDO:
         return lambda game: game.undo()
-    spot: int | str = int(action) if action.isdigit() else controls.CODE_SPOTS[action]
+    spot = controls.spot_of(action)
     return lambda game: game.tap(spot)
 
 
