@@ -44,6 +44,7 @@ class Kind(StrEnum):
     STALE = "stale"  # a button of another game or message: out of date
     REFRESH = "refresh"  # an older board on the game's own message: drawn again as it is now
     SHOW_FINISHED = "show_finished"  # the last message of a finished game: drawn again finished
+    CLOSED_AT_LOAD = "closed_at_load"  # finished by its last stored move, closed when loaded again: shown once
     NOT_YOURS = "not_yours"  # another player's game, where only its starter plays
     MAY_NOT_END = "may_not_end"  # neither its starter nor a moderator
     MOVED_ON = "moved_on"  # the board moved on while a hint was worked out
@@ -119,7 +120,7 @@ class Table:
         """End the channel's game: its starter, or a moderator (``press.manage_messages``). A button's
         press is ``checked`` as a move is (its board, who may play) first; a typed command is not."""
         async with self.manager.turn(press.channel_id) as turn:
-            found = await self._check(turn, press, slow) if checked else self._here(turn)
+            found = await self._check(turn, press, slow) if checked else await self._here(turn, press, slow)
             if isinstance(found, Outcome):
                 yield found
                 return
@@ -168,9 +169,18 @@ class Table:
                 await self._publish(now, now.game.version, press.lang)
 
     # ------------------------------------------------------------------ checks
-    def _here(self, turn: Turn) -> Outcome | tuple[Live, GuildSettings | None]:
+    async def _none_here(self, turn: Turn, press: Press, slow: Slow) -> Outcome:
+        """No game in play: a game closed at this load (the process stopped between its last stored move and
+        its close) is shown with its ending and what it unlocked, once; else there is none, or it was broken."""
+        closed = turn.closed
+        if closed is not None:
+            ending = await self._ending(closed, press.lang, slow)
+            return Outcome(Kind.CLOSED_AT_LOAD, closed, closed.game.copy(), ending=ending)
+        return Outcome(Kind.BROKEN if turn.broken is not None else Kind.NO_GAME)
+
+    async def _here(self, turn: Turn, press: Press, slow: Slow) -> Outcome | tuple[Live, GuildSettings | None]:
         if turn.live is None:
-            return Outcome(Kind.BROKEN if turn.broken is not None else Kind.NO_GAME)
+            return await self._none_here(turn, press, slow)
         turn.pays_verdicts = True
         return turn.live, None
 
@@ -181,7 +191,7 @@ class Table:
         live = turn.live
         if press.game_id is None:
             if live is None:
-                return Outcome(Kind.BROKEN if turn.broken is not None else Kind.NO_GAME)
+                return await self._none_here(turn, press, slow)
         elif live is None or live.record.id != press.game_id:
             if turn.broken is not None and turn.broken.record.id == press.game_id:
                 return Outcome(Kind.BROKEN)

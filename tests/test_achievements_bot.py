@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import io
 
-import pytest
 from PIL import Image
 
 from pyramide import Game
@@ -211,11 +210,6 @@ class _Stopped(BaseException):
     """The process stopping between a move's store and the game's close."""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the flows show Turn.closed (the manager hands it over) once the play worktree's Table does: "
-    "a typed command on a game closed at load still reads 'no game' here",
-)
 async def test_a_game_closed_at_its_next_load_announces_what_it_unlocked_where_it_is_next_shown(harness, monkeypatch):
     game = kings_and_pairs()
     await start(harness, game.code)

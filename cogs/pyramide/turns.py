@@ -14,7 +14,7 @@ from pyramide_service.play import Kind, Outcome, Press, Slow
 from ..answer import Answer
 from ..common import mention
 from . import controls
-from .board import show, update_board
+from .board import post_board, show, update_board
 from .words import ending_lines
 
 QUIET_EVENTS = (
@@ -75,6 +75,11 @@ async def refused(answer: Answer, outcome: Outcome, lang: str) -> bool:
         assert live is not None and outcome.ending is not None
         status = ending_lines(outcome.ending, lang)
         await update_board(answer, live, lang, status, game=outcome.snapshot, ending=outcome.ending)
+    elif kind is Kind.CLOSED_AT_LOAD:
+        assert live is not None and outcome.ending is not None
+        answer.private = False  # the game's ending, with what it unlocked, as its lost answer would have been
+        status = ending_lines(outcome.ending, lang)
+        await post_board(answer, live, lang, status, game=outcome.snapshot, ending=outcome.ending)
     elif kind is Kind.NOT_YOURS:
         assert live is not None
         place = answer.place
