@@ -74,6 +74,7 @@ from .geometry import (
     WHITE,
     WIDTH,
     card_position,
+    palette_file,
     waste_positions,
 )
 from .month import CELL_GAP, CELL_H, CELL_W, MONTH_COLOURS, MonthPicture, render_month
@@ -172,6 +173,7 @@ __all__ = [
     "faces_for",
     "footer_layout",
     "load_font",
+    "palette_file",
     "paletted_png",
     "paste",
     "put",
