@@ -18,6 +18,7 @@ from pyramide.storage import GameRecord, Storage
 
 from .dailies import DailyDeals
 from .emojis import CardEmojiSync
+from .player_styles import PlayerStyles
 from .server_settings import ServerSettings
 
 
@@ -55,6 +56,8 @@ class Host(Protocol):
     def dailies(self) -> DailyDeals: ...
     @property
     def card_emojis(self) -> CardEmojiSync: ...
+    @property
+    def styles(self) -> PlayerStyles: ...
     @property
     def clock(self) -> Callable[[], float]: ...
     @property

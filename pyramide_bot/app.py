@@ -22,6 +22,7 @@ from cogs.common import NO_RACES, Host, RaceWatch
 from cogs.dailies import DailyDeals
 from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
+from cogs.player_styles import PlayerStyles
 from cogs.server_settings import ServerSettings
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.manager import GameManager
@@ -101,6 +102,7 @@ class PyramideBot(commands.Bot):
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
+        self.styles = PlayerStyles(storage)  # the players' styles of cards and table, read on every board
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
         self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.

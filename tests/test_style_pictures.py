@@ -145,8 +145,10 @@ def ciede2000(first, second):
         + 0.32 * math.cos(math.radians(3 * h_bar + 6))
         - 0.20 * math.cos(math.radians(4 * h_bar - 63))
     )
-    rotation = -math.sin(math.radians(60 * math.exp(-(((h_bar - 275) / 25) ** 2)))) * 2 * math.sqrt(
-        c_bar**7 / (c_bar**7 + 25**7)
+    rotation = (
+        -math.sin(math.radians(60 * math.exp(-(((h_bar - 275) / 25) ** 2))))
+        * 2
+        * math.sqrt(c_bar**7 / (c_bar**7 + 25**7))
     )
     s_l = 1 + 0.015 * (l_bar - 50) ** 2 / math.sqrt(20 + (l_bar - 50) ** 2)
     s_c, s_h = 1 + 0.045 * c_bar, 1 + 0.015 * c_bar * t
@@ -259,7 +261,8 @@ def test_the_selection_and_the_hint_keep_their_outlines_in_every_style(style):
     x, y = STOCK_X, STOCK_Y
     ring = image.crop((x - 5, y - 5, x + CARD_W + 5, y + 1))  # the hinted stock's ring, above the card
     assert HINT in _colours(ring)
-    selected = [i for i in range(28) if mid_game().selected == i][0]
+    selected = mid_game().selected
+    assert isinstance(selected, int)
     sx, sy = card_position(selected)
     assert SELECT in _colours(image.crop((sx - 5, sy - 12, sx + CARD_W + 5, sy - 6)))
 

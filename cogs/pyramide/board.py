@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 from datetime import date
@@ -13,9 +14,10 @@ from pyramide import UNDER, WASTE, Game
 from pyramide.daily import daily_number
 from pyramide.i18n import card_name, t
 from pyramide.manager import Live
-from pyramide.render import render_board
+from pyramide.render import faces_for, faces_ready, render_board
 from pyramide.solver import Verdict
 from pyramide.storage import ENDED, PLAYING, WON, GameRecord
+from pyramide.style import Deck
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal, refused
 from ..common import board_labels, mention
@@ -77,11 +79,13 @@ def board_view(
     dead: bool = False,
     winnable: bool = False,
     emojis: CardEmojis | None = None,
+    deck: Deck = Deck.CLASSIC,
 ) -> discord.ui.View:
     """One button per playable card, the waste, the stock, then undo, hint and end. The cards of a hint
     are blue, a selected card green; a game where nothing can be removed any more also offers a new
     deal or the same one again. With ``emojis`` (a complete set) the cards, the empty waste and the
-    stock show their faces beside the short labels (which screen readers and search still read)."""
+    stock show their faces beside the short labels (which screen readers and search still read), in the
+    colours of the owner's ``deck``."""
     game, record = game or live.game, live.record
     if finished(game, record):
         return _finished_view(live, lang, winnable)
@@ -110,16 +114,17 @@ def board_view(
             if spot in highlight
             else discord.ButtonStyle.secondary
         )
-        button(str(spot), card_name(card, lang), style, row=position // 5, emoji=emojis.face(card, lang))
+        button(str(spot), card_name(card, lang), style, row=position // 5, emoji=emojis.face(card, lang, deck))
     row = (min(len(cards), 15) + 4) // 5
     top = game.card_at(WASTE)
     waste_style = discord.ButtonStyle.success if game.selected == WASTE else discord.ButtonStyle.primary
-    waste_emoji = emojis.face(top, lang) if top else emojis.waste
+    waste_emoji = emojis.face(top, lang, deck) if top else emojis.waste
     button("w", card_name(top, lang) if top else "—", waste_style, row, disabled=top is None, emoji=waste_emoji)
     under = game.card_at(UNDER)
     if under is not None:
         style = discord.ButtonStyle.success if game.selected == UNDER else discord.ButtonStyle.secondary
-        button("u", t(lang, "button.under", card=card_name(under, lang)), style, row, emoji=emojis.face(under, lang))
+        emoji = emojis.face(under, lang, deck)
+        button("u", t(lang, "button.under", card=card_name(under, lang)), style, row, emoji=emoji)
     if game.stock:
         button("s", t(lang, "button.draw", n=len(game.stock)), discord.ButtonStyle.primary, row, emoji=emojis.back)
     elif game.can_turn:
@@ -186,7 +191,12 @@ async def board_message(
     # Drawn on the event loop: a board of a game played press by press costs a median 0.64 ms (bench/render.py,
     # from cached layers and words, ISA-L's deflate), less than handing it to a thread to wait for the GIL.
     # The processes of a cluster (one per core) are how a bot uses more than one core.
-    png = render_board(snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code)
+    # In the style of the player whose game it is, whoever pressed (another player's game keeps its own).
+    style = await answer.bot.styles.get(record.owner_id)
+    labels = board_labels(lang)
+    if not faces_ready(labels.ranks, style):  # a style's first board in a language: half a second, in a thread
+        await asyncio.to_thread(faces_for, labels.ranks, style)
+    png = render_board(snapshot, labels=labels, highlight=highlight, banner=banner, code=code, style=style)
     title = t(lang, "board.title", player=mention(record.owner_id), code=code)
     lines = [" · ".join(filter(None, (title, tier_words(record, lang, answer.bot.solver))))]
     lines.extend(line for line in status if line)
@@ -200,6 +210,7 @@ async def board_message(
             highlight=highlight,
             dead=dead,
             emojis=answer.bot.card_emojis.current,
+            deck=style.deck,
             winnable=finished(snapshot, record) and deal_winnable(answer, record),  # asked of finished boards only
         ),
     }

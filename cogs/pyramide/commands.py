@@ -15,10 +15,11 @@ from pyramide import STOCK, Rules
 from pyramide.difficulty import TIERS, Tier
 from pyramide.i18n import t
 from pyramide.storage import GuildSettings
+from pyramide.style import choices
 
 from ..answer import Answer, answering
 from ..common import NO_RACES, Host, text
-from . import adapters, buttons, daily, dealing, profile, records
+from . import adapters, buttons, daily, dealing, looks, profile, records
 from .contest_commands import EventAdminCommands, EventCommands
 from .dealing import rated_finder
 from .race import Scoreboards, start_race
@@ -52,6 +53,9 @@ MONTH_CHOICES = [
     Choice(name=text("choice.month.this"), value="this"),
     Choice(name=text("choice.month.last"), value="last"),
 ]
+DECK_CHOICES = [Choice(name=text(f"choice.deck.{value}"), value=value) for value in choices("deck")]
+CORNER_CHOICES = [Choice(name=text(f"choice.corners.{value}"), value=value) for value in choices("corners")]
+TABLE_CHOICES = [Choice(name=text(f"choice.table.{value}"), value=value) for value in choices("table")]
 WHO_CHOICES = [
     Choice(name=text("choice.who.owner"), value="owner"),
     Choice(name=text("choice.who.anyone"), value="anyone"),
@@ -228,6 +232,22 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         self, interaction: discord.Interaction, period: str = "all", rules: str | None = None
     ) -> None:
         await records.show_leaderboard(interaction, period, rules)
+
+    @app_commands.command(name="style", description=text("cmd.style"))
+    @app_commands.rename(deck=text("opt.deck"), corners=text("opt.corners"), table=text("opt.table"))
+    @app_commands.describe(
+        deck=text("cmd.style.deck"), corners=text("cmd.style.corners"), table=text("cmd.style.table")
+    )
+    @app_commands.choices(deck=DECK_CHOICES, corners=CORNER_CHOICES, table=TABLE_CHOICES)
+    async def style(
+        self,
+        interaction: discord.Interaction,
+        deck: str | None = None,
+        corners: str | None = None,
+        table: str | None = None,
+    ) -> None:
+        async with answering(interaction) as answer:
+            await looks.choose_style(answer, deck, corners, table)
 
     @app_commands.command(name="forget-me", description=text("cmd.forget_me"))
     async def forget_me(self, interaction: discord.Interaction) -> None:

@@ -113,7 +113,7 @@ def _squeezed(
     colour: tuple[int, int, int],
 ) -> None:
     """``text`` drawn at ``xy``, narrowed to ``room`` pixels when wider (its height kept)."""
-    left, top, right, bottom = font.getbbox(text)
+    left, _, right, bottom = (round(edge) for edge in font.getbbox(text))
     mask = Image.new("L", (right, bottom), 0)
     ImageDraw.Draw(mask).text((0, 0), text, font=font, fill=255)
     mask = mask.crop((left, 0, right, bottom))
@@ -288,13 +288,30 @@ def _build_sprites(deck: Deck, felt: Felt) -> Sprites:
 
 
 def faces_for(ranks: tuple[tuple[int, str], ...] = (), style: Style = DEFAULT) -> Faces:
-    """Card faces with the rank letters of a language in a style (built once per language and style, the
-    last few dozen kept; thread-safe)."""
+    """Card faces with the rank letters of a language in a style (built once per language and style, about
+    half a second; thread-safe)."""
+    key = (ranks, style)
     with _lock:
-        return _build_faces(ranks, style)
+        found = _faces.get(key)
+    if found is not None:
+        return found
+    built = _build_faces(ranks, style)  # outside the lock: a board drawn meanwhile in another style never waits
+    with _lock:
+        found = _faces.get(key)  # another thread's, built meanwhile: one set of sprites for every board
+        return found if found is not None else _faces.put(key, built)
 
 
-@functools.lru_cache(maxsize=24)  # about 1.4 MB each
+def faces_ready(ranks: tuple[tuple[int, str], ...] = (), style: Style = DEFAULT) -> bool:
+    """Whether the faces of a language and style are built: a caller on an event loop builds them in a
+    thread first, and draws on the loop only what costs a millisecond."""
+    with _lock:
+        return (ranks, style) in _faces
+
+
+# About 1.4 MB each: every style (12) in each of the four languages fits.
+_faces: LRU[tuple[tuple[tuple[int, str], ...], Style], Faces] = LRU(48)
+
+
 def _build_faces(ranks: tuple[tuple[int, str], ...], style: Style) -> Faces:
     cache = _build_sprites(style.deck, style.table)
     names = dict(ranks)

@@ -15,6 +15,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote, urlsplit
 
+from ..style import Style
+
 if TYPE_CHECKING:
     from .achievements import Rarity, Unlocked
 
@@ -367,6 +369,13 @@ class Players(Protocol):
     async def reset_stats(self, guild_id: int, player_id: int | None) -> int: ...
 
 
+class Styles(Protocol):
+    """Players' styles of cards and table (pyramide/storage/styles.py): the default one is no row."""
+
+    async def player_style(self, player_id: int) -> Style: ...
+    async def set_player_style(self, player_id: int, style: Style) -> None: ...
+
+
 class Events(Protocol):
     """Server events (pyramide/storage/events.py)."""
 
@@ -398,7 +407,7 @@ class Events(Protocol):
     async def event_stats(self, guild_id: int, player_id: int) -> EventStats: ...
 
 
-class Storage(Database, Games, Dailies, Races, Servers, Players, Events, Protocol):
+class Storage(Database, Games, Dailies, Races, Servers, Players, Events, Styles, Protocol):
     """Everything the bot stores: the union of the aggregates' protocols, implemented by one backend
     class (``queries.SQLStorage`` over SQLite or PostgreSQL). A part that needs one aggregate only may
     take that protocol instead."""

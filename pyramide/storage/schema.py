@@ -101,6 +101,9 @@ def _literal(value: int | str | bool, dialect: Dialect) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+# The step that brought players' styles (one constant, to renumber at a merge).
+STYLES_VERSION = 15
+
 # The step that brought server events (their tables and the two columns of a game dealt for one); one
 # named number, so that it is renumbered in one place when steps are merged.
 EVENTS_VERSION = 14
@@ -293,6 +296,17 @@ TABLES: tuple[Table, ...] = (
         ),
         key=("event_id", "position", "player_id"),
         since=EVENTS_VERSION,
+    ),
+    Table(
+        "player_styles",  # a player's cards and table (pyramide.style), across servers; no row: the default
+        (
+            Column("player_id", SNOWFLAKE),
+            Column("deck", TEXT, required=True),
+            Column("corners", TEXT, required=True),
+            Column("felt", TEXT, required=True),
+        ),
+        key=("player_id",),
+        since=STYLES_VERSION,
     ),
 )
 TABLE = {table.name: table for table in TABLES}
