@@ -30,6 +30,7 @@ BOTH_BACKENDS = {
     "test_event_rights",
     "test_event_storage",
     "test_process_events",
+    "test_styles",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,
