@@ -14,9 +14,11 @@ from PIL import Image
 
 from cogs import emojis as card_emojis
 from pyramide import Game
+from pyramide.storage import from_url, schema
+from pyramide.storage.schema import STYLES_VERSION
 from pyramide.style import DEFAULT, TABLES, Corners, Deck, Felt, Style
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
-from tests.harness import CHANNEL_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, start
+from tests.harness import MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, start
 
 FOUR_LARGE_DARK = {"deck": "four-colour", "corners": "large", "table": "dark"}
 
@@ -26,21 +28,31 @@ def table_of(png: bytes) -> Felt:
     (nothing is drawn there; the fixed palette may give a shade off by one or two)."""
     found = Image.open(io.BytesIO(png)).convert("RGB").getpixel((2, 0))
     assert isinstance(found, tuple)
-    near = [felt for felt, colours in TABLES.items() if max(abs(a - b) for a, b in zip(found, colours.top)) <= 3]
+    near = [
+        felt
+        for felt, colours in TABLES.items()
+        if max(abs(a - b) for a, b in zip(found, colours.top, strict=True)) <= 3
+    ]
     assert len(near) == 1, found
     return near[0]
 
 
-async def stored_styles(h: Harness) -> int:
-    """How many players' styles the database holds, read with the database's own client."""
-    if h.db_path.startswith("postgresql://"):
-        connection = await asyncpg.connect(h.db_path)
+async def direct(url: str, sql: str) -> object:
+    """Run ``sql`` on the database with its own client, past the bot's storage; the first value it returns."""
+    if url.startswith("postgresql://"):
+        connection = await asyncpg.connect(url)
         try:
-            return int(await connection.fetchval("SELECT COUNT(*) FROM player_styles"))
+            return await connection.fetchval(sql)
         finally:
             await connection.close()
-    with sqlite3.connect(h.db_path) as db:
-        return int(db.execute("SELECT COUNT(*) FROM player_styles").fetchone()[0])
+    with sqlite3.connect(url) as db:
+        found = db.execute(sql).fetchone()
+        return found[0] if found else None
+
+
+async def stored_styles(h: Harness) -> int:
+    """How many players' styles the database holds."""
+    return int(await direct(h.db_path, "SELECT COUNT(*) FROM player_styles"))  # type: ignore[call-overload]
 
 
 def attachment_alt(sent) -> str:
@@ -88,9 +100,7 @@ async def test_a_style_set_is_used_on_the_next_board_race_and_replay(harness):
     sent = await harness.command("race", opponent=discord.Object(STRANGER), code=deal.code)
     boards = {s.url.split("/channels/")[1].split("/")[0]: s.png for s in sent if s.png}
     threads = harness.hub.threads[-2:]
-    owners = {
-        thread["id"]: (await harness.bot.manager.live(int(thread["id"]))).record.owner_id for thread in threads
-    }
+    owners = {thread["id"]: (await harness.bot.manager.live(int(thread["id"]))).record.owner_id for thread in threads}
     colours = {owners[channel]: table_of(png) for channel, png in boards.items()}
     assert colours == {OWNER: Felt.DARK, STRANGER: Felt.BLUE}
 
@@ -151,3 +161,31 @@ async def test_the_answer_and_its_picture_are_described_in_the_players_language(
     sent = await harness.command("style", table="blue")
     assert words in sent[-1].content and sent[-1].png is not None
     assert "{" not in attachment_alt(sent[-1]) and attachment_alt(sent[-1])
+
+
+async def test_a_database_from_before_the_styles_is_migrated_and_keeps_its_players(tmp_path):
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:
+        for version in range(1, STYLES_VERSION):
+            for statement in schema.migration(version, "sqlite"):
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version = {STYLES_VERSION - 1}")
+        db.execute("INSERT INTO players (player_id, name) VALUES (?, 'Ana')", (OWNER,))
+    store = from_url(str(path))
+    await store.open()
+    try:
+        assert await store.player_style(OWNER) == DEFAULT
+        await store.set_player_style(OWNER, Style(table=Felt.DARK))
+        assert await store.player_style(OWNER) == Style(table=Felt.DARK)
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
+        assert db.execute("SELECT name FROM players").fetchall() == [("Ana",)]
+
+
+async def test_a_stored_name_no_longer_offered_is_read_as_the_default(storage, database_url):
+    """A later version may drop a choice: a board is then drawn in the default style, never refused."""
+    await storage.set_player_style(OWNER, Style(deck=Deck.FOUR_COLOUR))
+    await direct(database_url, "UPDATE player_styles SET felt = 'purple'")
+    assert await storage.player_style(OWNER) == DEFAULT
