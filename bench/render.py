@@ -6,12 +6,18 @@ Two runs: "cold", every board a different random mid-game position (nothing cach
 words), and "presses", the boards of games played press by press as a channel sees them (a tap that
 selects, a pair, a draw: the pyramid layer is reused while only the piles change).
 
-Usage: .venv/bin/python bench/render.py [N]   (default 600)
+Then the same boards in every player's style (deck × corners × table, pyramide.style), each board drawn
+in the twelve styles one after the other (the order turning with each board, so that the machine's load
+falls on all alike): the median and p99 of each, and its median against the default style's, whose
+boards are today's byte for byte; and what a style costs once per process (its sprites and faces).
+
+Usage: .venv/bin/python bench/render.py [N] [--styles-only]   (default 600)
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import random
 import statistics
 import sys
@@ -23,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from PIL import Image
 
 from pyramide import STOCK, Game
-from pyramide.render import render_board, render_image, sprites
+from pyramide.render import faces_for, render_board, render_image, sprites
+from pyramide.style import DEFAULT, Corners, Deck, Felt, Style
 
 OLD_SIZE = (920, 668)
 
@@ -89,8 +96,26 @@ def measure(name: str, boards: list[tuple[Game, set]]) -> None:
     )
 
 
+def measure_styles(name: str, boards: list[tuple[Game, set]], styles: list[Style]) -> None:
+    times: dict[Style, list[float]] = {style: [] for style in styles}
+    for i, (game, highlight) in enumerate(boards):
+        turn = i % len(styles)
+        for style in styles[turn:] + styles[:turn]:
+            start = time.perf_counter()
+            render_board(game, highlight=highlight, style=style)
+            times[style].append((time.perf_counter() - start) * 1000)
+    base = statistics.median(times[DEFAULT])
+    for style, found in times.items():
+        median = statistics.median(found)
+        print(
+            f"  {name} {style.deck.value:11} {style.corners.value:6} {style.table.value:5}: median {median:.2f} ms, "
+            f"p99 {percentile(found, 0.99):.2f} ms; median / default style's = {median / base:.3f} (target <= 1.10)"
+        )
+
+
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 600
+    args = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+    count = int(args[0]) if args else 600
     rng = random.Random(7)
     cold = [(game, {STOCK} if game.moves % 5 == 0 else set()) for game in (random_position(rng) for _ in range(count))]
     presses = pressed_boards(rng, count)
@@ -99,8 +124,22 @@ def main() -> None:
     print(f"sprites loaded in {(time.perf_counter() - start) * 1000:.0f} ms (once per process)")
     for game, _ in cold[:50]:  # the words of the language drawn once, as in a running bot
         render_board(game)
-    measure("cold", cold[50:])
-    measure("presses", presses)
+    if "--styles-only" not in sys.argv:
+        measure("cold", cold[50:])
+        measure("presses", presses)
+    styles = [Style(d, c, t) for d, c, t in itertools.product(Deck, Corners, Felt)]
+    print("each style (once per process: its sprites, then its faces in a language):")
+    for style in styles[1:]:
+        start = time.perf_counter()
+        sprites(style)
+        loaded = time.perf_counter()
+        faces_for((), style)
+        done = time.perf_counter()
+        print(f"  {style}: sprites {(loaded - start) * 1000:.0f} ms, faces {(done - loaded) * 1000:.0f} ms")
+        for game, _ in cold[:50]:
+            render_board(game, style=style)
+    measure_styles("cold", cold[50:], styles)
+    measure_styles("presses", presses, styles)
 
 
 if __name__ == "__main__":

@@ -134,6 +134,9 @@ class Style:
         current.update({field: value for field, value in values.items() if value is not None})
         return Style.parse(current["deck"], current["corners"], current["table"])
 
+    def __str__(self) -> str:
+        return f"{self.deck.value}/{self.corners.value}/{self.table.value}"
+
     @property
     def is_default(self) -> bool:
         return self == DEFAULT
