@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import sqlite3
 
-import asyncpg
 import discord
 import pytest
 from PIL import Image
@@ -17,6 +16,7 @@ from pyramide import Game
 from pyramide.storage import from_url, schema
 from pyramide.storage.schema import STYLES_VERSION
 from pyramide.style import DEFAULT, TABLES, Corners, Deck, Felt, Style
+from tests.backends import raw, schema_before
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.harness import MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, start
 
@@ -37,22 +37,9 @@ def table_of(png: bytes) -> Felt:
     return near[0]
 
 
-async def direct(url: str, sql: str) -> object:
-    """Run ``sql`` on the database with its own client, past the bot's storage; the first value it returns."""
-    if url.startswith("postgresql://"):
-        connection = await asyncpg.connect(url)
-        try:
-            return await connection.fetchval(sql)
-        finally:
-            await connection.close()
-    with sqlite3.connect(url) as db:
-        found = db.execute(sql).fetchone()
-        return found[0] if found else None
-
-
 async def stored_styles(h: Harness) -> int:
     """How many players' styles the database holds."""
-    return int(await direct(h.db_path, "SELECT COUNT(*) FROM player_styles"))  # type: ignore[call-overload]
+    return int((await raw(h.storage, "SELECT COUNT(*) FROM player_styles"))[0][0])
 
 
 def attachment_alt(sent) -> str:
@@ -165,11 +152,7 @@ async def test_the_answer_and_its_picture_are_described_in_the_players_language(
 
 async def test_a_database_from_before_the_styles_is_migrated_and_keeps_its_players(tmp_path):
     path = tmp_path / "old.db"
-    with sqlite3.connect(path) as db:
-        for version in range(1, STYLES_VERSION):
-            for statement in schema.migration(version, "sqlite"):
-                db.execute(statement)
-        db.execute(f"PRAGMA user_version = {STYLES_VERSION - 1}")
+    with schema_before(path, STYLES_VERSION) as db:
         db.execute("INSERT INTO players (player_id, name) VALUES (?, 'Ana')", (OWNER,))
     store = from_url(str(path))
     await store.open()
@@ -184,8 +167,8 @@ async def test_a_database_from_before_the_styles_is_migrated_and_keeps_its_playe
         assert db.execute("SELECT name FROM players").fetchall() == [("Ana",)]
 
 
-async def test_a_stored_name_no_longer_offered_is_read_as_the_default(storage, database_url):
+async def test_a_stored_name_no_longer_offered_is_read_as_the_default(storage):
     """A later version may drop a choice: a board is then drawn in the default style, never refused."""
     await storage.set_player_style(OWNER, Style(deck=Deck.FOUR_COLOUR))
-    await direct(database_url, "UPDATE player_styles SET felt = 'purple'")
+    await raw(storage, "UPDATE player_styles SET felt = 'purple'")
     assert await storage.player_style(OWNER) == DEFAULT
