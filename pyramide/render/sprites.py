@@ -2,8 +2,9 @@
 fixed palette; fonts per thread; the pasting that puts them on a canvas.
 
 A board is composed directly in palette ("P") mode from sprites that were drawn once and converted
-to one fixed 256-colour palette (shipped in ``assets/palette.bin``): the table, card faces, backs,
-outlines, and every run of text, each baked onto the background it sits on.
+to one fixed 256-colour palette (shipped in ``assets/palette.bin``; each other deck and table of a
+player's style has its own): the table, card faces, backs, outlines, and every run of text, each baked
+onto the background it sits on. Everything kept is keyed by the style it was drawn in.
 
 Safe to call from worker threads: the caches are built under a lock and fonts are per thread
 (FreeType faces are not shared between threads).
