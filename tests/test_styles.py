@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import io
 import sqlite3
+import time
 
 import discord
 import pytest
 from PIL import Image
 
 from cogs import emojis as card_emojis
+from cogs.player_styles import PlayerStyles
 from pyramide import Game
 from pyramide.storage import from_url, schema
+from pyramide.storage.postgres import PostgresStorage
 from pyramide.storage.schema import STYLES_VERSION
 from pyramide.style import DEFAULT, TABLES, Corners, Deck, Felt, Style
 from tests.backends import raw, schema_before
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.harness import MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, start
+from tests.postgres import Frozen, server_processes
 
 FOUR_LARGE_DARK = {"deck": "four-colour", "corners": "large", "table": "dark"}
 
@@ -172,3 +176,30 @@ async def test_a_stored_name_no_longer_offered_is_read_as_the_default(storage):
     await storage.set_player_style(OWNER, Style(deck=Deck.FOUR_COLOUR))
     await raw(storage, "UPDATE player_styles SET felt = 'purple'")
     assert await storage.player_style(OWNER) == DEFAULT
+
+
+async def test_a_style_the_stalled_database_cannot_give_is_drawn_as_the_default_and_asked_again(postgres_url):
+    """After a restart (nothing kept), a board whose owner's style the database does not give in time is
+    drawn in the default style, within Discord's window, instead of failing; the next one asks again."""
+    storage = PostgresStorage(postgres_url)
+    await storage.open()
+    try:
+        await storage.set_player_style(OWNER, Style(table=Felt.DARK))
+        styles = PlayerStyles(storage)  # a fresh process: nothing kept
+        pids = server_processes(postgres_url)
+        if not pids:
+            pytest.skip("the PostgreSQL server is not one this test can signal")
+        stopped = Frozen(pids)
+        try:
+            started = time.monotonic()
+            assert await styles.get(OWNER) == DEFAULT
+            assert time.monotonic() - started < 3.0
+        finally:
+            stopped.thaw()
+        await storage.close()  # a new pool: the stalled connection is gone
+        storage = PostgresStorage(postgres_url)
+        await storage.open()
+        styles.storage = storage
+        assert await styles.get(OWNER) == Style(table=Felt.DARK)
+    finally:
+        await storage.close()
