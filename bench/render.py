@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from PIL import Image
 
 from pyramide import STOCK, Game
-from pyramide.render import faces_for, render_board, render_image, sprites
+from pyramide.render import clear_caches, faces_for, render_board, render_image, sprites
 from pyramide.style import DEFAULT, Corners, Deck, Felt, Style
 
 OLD_SIZE = (920, 668)
@@ -96,11 +96,18 @@ def measure(name: str, boards: list[tuple[Game, set]]) -> None:
     )
 
 
-def measure_styles(name: str, boards: list[tuple[Game, set]], styles: list[Style]) -> None:
+def measure_styles(name: str, boards: list[tuple[Game, set]], styles: list[Style], words: list[Game]) -> None:
     """Each style beside the default one: every board drawn in both, in turn first (a board in twelve
     styles at once would measure the processor's caches, not the style). Wall-clock time, and the process's
     CPU time, which a busy shared machine disturbs less."""
     for style in styles:
+        # Both start alike: nothing kept but the words of the language, drawn for both on other positions (a
+        # board's deal code is a run of text of its own: boards already drawn in the default style would
+        # otherwise find theirs kept, and the style's first boards would measure FreeType).
+        clear_caches()
+        for game in words:
+            render_board(game, style=DEFAULT)
+            render_board(game, style=style)
         wall: dict[Style, list[float]] = {DEFAULT: [], style: []}
         cpu: dict[Style, list[float]] = {DEFAULT: [], style: []}
         for i, (game, highlight) in enumerate(boards):
@@ -135,10 +142,6 @@ def main() -> None:
         measure("presses", presses)
     styles = [Style(d, c, t) for d, c, t in itertools.product(Deck, Corners, Felt)]
     print("each style (once per process: its sprites, then its faces in a language):")
-    # The words of a language are drawn once per table and deck (on its background, in its palette), as in
-    # a running bot: drawn for every style alike, the default one included, on positions not measured.
-    other = random.Random(11)
-    words = [random_position(other) for _ in range(300)]
     for style in styles:
         start = time.perf_counter()
         sprites(style)
@@ -147,10 +150,10 @@ def main() -> None:
         done = time.perf_counter()
         if style != DEFAULT:
             print(f"  {style}: sprites {(loaded - start) * 1000:.0f} ms, faces {(done - loaded) * 1000:.0f} ms")
-        for game in words:
-            render_board(game, style=style)
-    measure_styles("cold", cold[50:], styles[1:])
-    measure_styles("presses", presses, styles[1:])
+    other = random.Random(11)
+    words = [random_position(other) for _ in range(100)]
+    measure_styles("cold", cold[50:], styles[1:], words)
+    measure_styles("presses", presses, styles[1:], words)
 
 
 if __name__ == "__main__":
