@@ -181,10 +181,12 @@ class Answer:
                 self.words_original = private
 
     # ------------------------------------------------------------- answering
-    async def say(self, text: str, *, view: discord.ui.View | None = None) -> None:
-        """A private message to the player."""
+    async def say(self, text: str, *, view: discord.ui.View | None = None, file: discord.File | None = None) -> None:
+        """A private message to the player (with a picture: ``file``)."""
         content = shorten(text)
         extra: dict[str, Any] = {"view": view} if view is not None else {}
+        if file is not None:
+            extra["file"] = file
         async with self._lock:
             response = self.interaction.response
             if not self.done:

@@ -18,6 +18,7 @@ from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
 from pyramide_service.play import Table
+from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
 from pyramide_service.records import Records
 from pyramide_service.server_settings import ServerSettings
@@ -76,6 +77,8 @@ class Host(Protocol):
     def dailies(self) -> DailyDeals: ...
     @property
     def card_emojis(self) -> CardEmojiSync: ...
+    @property
+    def styles(self) -> PlayerStyles: ...
     @property
     def clock(self) -> Callable[[], float]: ...
     @property

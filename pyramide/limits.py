@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .difficulty import TIERS
+from .style import choices as style_choices
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,4 +82,8 @@ LIMITS: dict[str, Limit] = {
     "deals": DEALS,
     "duration": Length(1, 20),  # "36h", "3d", "2d12h", or hours
     "event": Length(1, 20),  # an event's id, as its autocomplete gives it
+    # a player's style
+    "deck": _labelled("choice.deck", *style_choices("deck")),
+    "corners": _labelled("choice.corners", *style_choices("corners")),
+    "table": _labelled("choice.table", *style_choices("table")),
 }

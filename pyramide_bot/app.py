@@ -32,6 +32,7 @@ from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
 from pyramide_service.play import Table
+from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
 from pyramide_service.records import Records
 from pyramide_service.server_settings import ServerSettings
@@ -125,6 +126,7 @@ class PyramideBot(commands.Bot):
         # The application's services over storage that the cogs call, by ids and values.
         self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage)
         self.servers, self.notes = Servers(storage), Notes(storage)
+        self.styles = PlayerStyles(storage)  # the players' styles of cards and table, read on every board
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
         self.card_emojis = CardEmojiSync(self, self.notes)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.

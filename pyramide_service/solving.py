@@ -102,8 +102,8 @@ class SolverService:
     def __init__(self, workers: Workers, limits: dict[str, int] | None = None) -> None:
         self.workers = workers
         self.limits = dict(LIMITS if limits is None else limits)
-        # Finished animations by (kind, deal code or game, language), kept by the cogs, by what they drew.
-        self.animations: LRU[tuple[str, str, str], Any] = LRU(ANIMATION_CACHE_BYTES, _size)
+        # Finished animations by (kind, deal code or game, language, style), kept by the cogs, by what they drew.
+        self.animations: LRU[tuple[object, ...], Any] = LRU(ANIMATION_CACHE_BYTES, _size)
         self._waiting: Counter[str] = Counter()
         self._hint_locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
         self._hints: LRU[tuple[int, int], Hint] = LRU(CACHE_SIZE)

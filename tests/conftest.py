@@ -35,6 +35,7 @@ BOTH_BACKENDS = {
     "test_process_events",
     "test_command_sync",
     "test_inputs",
+    "test_styles",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,

@@ -192,6 +192,7 @@ MUTATORS = {
 # memoisation of constant drawing is fine"). Nothing else may.
 ALLOWED_STATE = {
     ("pyramide/render/sprites.py", "text_runs"): "memoised drawing: a run of text is a pure function of its key",
+    ("pyramide/render/sprites.py", "_faces"): "memoised drawing: a language's faces in a style, a function of both",
     ("pyramide/render/board.py", "_layers"): "memoised drawing: a pyramid layer is a pure function of its key",
     ("pyramide/render/board.py", "_regions"): "memoised drawing: a pile or footer region, a function of its key",
     ("pyramide/solver/native.py", "core"): "switched off once at a process's start (settings), before any search",

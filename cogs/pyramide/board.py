@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 from datetime import date
@@ -12,8 +13,9 @@ import discord
 from pyramide import UNDER, WASTE, Game
 from pyramide.daily import daily_number
 from pyramide.i18n import card_name, t
-from pyramide.render import render_board
+from pyramide.render import faces_for, faces_ready, render_board
 from pyramide.solver import Verdict
+from pyramide.style import Deck
 from pyramide_service.ending import Ending
 from pyramide_service.manager import Live
 from pyramide_service.opening import show_at
@@ -103,12 +105,14 @@ def board_view(
     winnable: bool = False,
     emojis: CardEmojis | None = None,
     launch: bool = False,
+    deck: Deck = Deck.CLASSIC,
 ) -> discord.ui.View:
     """One button per playable card, the waste, the stock, then undo, hint and end. The cards of a hint
     are blue, a selected card green; a game where nothing can be removed any more also offers a new
     deal or the same one again. With ``emojis`` (a complete set) the cards, the empty waste and the
-    stock show their faces beside the short labels (which screen readers and search still read). With
-    ``launch``, the Activity's button follows the stock (that row holds at most three others)."""
+    stock show their faces beside the short labels (which screen readers and search still read), in the
+    colours of the owner's ``deck``. With ``launch``, the Activity's button follows the stock (that row holds
+    at most three others)."""
     game, record = game or live.game, live.record
     if finished(game, record):
         return _finished_view(live, lang, winnable, launch)
@@ -137,18 +141,18 @@ def board_view(
             if spot in highlight
             else discord.ButtonStyle.secondary
         )
-        button(str(spot), card_name(card, lang), style, row=position // 5, emoji=emojis.face(card, lang))
+        button(str(spot), card_name(card, lang), style, row=position // 5, emoji=emojis.face(card, lang, deck))
     row = (min(len(cards), 15) + 4) // 5
     top = game.card_at(WASTE)
     waste_style = discord.ButtonStyle.success if game.selected == WASTE else discord.ButtonStyle.primary
-    waste_emoji = emojis.face(top, lang) if top else emojis.waste
+    waste_emoji = emojis.face(top, lang, deck) if top else emojis.waste
     waste = card_name(top, lang) if top else "—"
     button(controls.TAP_WASTE, waste, waste_style, row, disabled=top is None, emoji=waste_emoji)
     under = game.card_at(UNDER)
     if under is not None:
         style = discord.ButtonStyle.success if game.selected == UNDER else discord.ButtonStyle.secondary
         label = t(lang, "button.under", card=card_name(under, lang))
-        button(controls.TAP_UNDER, label, style, row, emoji=emojis.face(under, lang))
+        button(controls.TAP_UNDER, label, style, row, emoji=emojis.face(under, lang, deck))
     if game.stock:
         draw = t(lang, "button.draw", n=len(game.stock))
         button(controls.TAP_STOCK, draw, discord.ButtonStyle.primary, row, emoji=emojis.back)
@@ -220,7 +224,12 @@ async def board_message(
     # Drawn on the event loop: a board of a game played press by press costs a median 0.64 ms (bench/render.py,
     # from cached layers and words, ISA-L's deflate), less than handing it to a thread to wait for the GIL.
     # The processes of a cluster (one per core) are how a bot uses more than one core.
-    png = render_board(snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code)
+    # In the style of the player whose game it is, whoever pressed (another player's game keeps its own).
+    style = await answer.bot.styles.get(record.owner_id)
+    labels = board_labels(lang)
+    if not faces_ready(labels.ranks, style):  # a style's first board in a language: half a second, in a thread
+        await asyncio.to_thread(faces_for, labels.ranks, style)
+    png = render_board(snapshot, labels=labels, highlight=highlight, banner=banner, code=code, style=style)
     title = t(lang, "board.title", player=mention(record.owner_id), code=code)
     tier = tier_words(record, lang, answer.bot.solver) if ending is None else tier_line(ending.tier, lang)
     # asked of finished boards only
@@ -237,6 +246,7 @@ async def board_message(
             highlight=highlight,
             dead=dead,
             emojis=answer.bot.card_emojis.current,
+            deck=style.deck,
             winnable=winnable,
             launch=launch_offered(answer, record),
         ),

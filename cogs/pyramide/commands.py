@@ -19,7 +19,7 @@ from pyramide_service.inputs import check
 from ..answer import Answer, answering
 from ..common import NO_RACES, Host, text
 from ..refused import refused_value
-from . import adapters, buttons, daily, dealing, profile, records
+from . import adapters, buttons, daily, dealing, looks, profile, records
 from .contest_commands import EventAdminCommands, EventCommands
 from .dealing import rated_finder
 from .declared import CARD, CODE, IDLE_MINUTES, choices_of
@@ -43,6 +43,9 @@ RULES_CHOICES = choices_of("rules")
 TIER_CHOICES = choices_of("difficulty")
 MONTH_CHOICES = choices_of("month")
 WHO_CHOICES = choices_of("who_can_play")
+DECK_CHOICES = choices_of("deck")
+CORNER_CHOICES = choices_of("corners")
+TABLE_CHOICES = choices_of("table")
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -212,6 +215,22 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     ) -> None:
         inputs.checked(period=period, rules=rules)
         await records.show_leaderboard(interaction, period, rules)
+
+    @app_commands.command(name="style", description=text("cmd.style"))
+    @app_commands.rename(deck=text("opt.deck"), corners=text("opt.corners"), table=text("opt.table"))
+    @app_commands.describe(
+        deck=text("cmd.style.deck"), corners=text("cmd.style.corners"), table=text("cmd.style.table")
+    )
+    @app_commands.choices(deck=DECK_CHOICES, corners=CORNER_CHOICES, table=TABLE_CHOICES)
+    async def style(
+        self,
+        interaction: discord.Interaction,
+        deck: str | None = None,
+        corners: str | None = None,
+        table: str | None = None,
+    ) -> None:
+        async with answering(interaction) as answer:
+            await looks.choose_style(answer, deck, corners, table)
 
     @app_commands.command(name="forget-me", description=text("cmd.forget_me"))
     async def forget_me(self, interaction: discord.Interaction) -> None:

@@ -235,6 +235,7 @@ async def confirm_forget(answer: Answer, choice: str, player: int) -> None:
         return
     bot = answer.bot
     count, channels = await bot.records.forget(player)
+    bot.styles.forget(player)
     for channel_id in channels:
         bot.manager.forget(channel_id)
     await answer.update(content=t(lang, "forget.done", count=count), view=None)

@@ -15,6 +15,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote, urlsplit
 
+from pyramide.style import Style
+
 if TYPE_CHECKING:
     from .achievements import Rarity, Unlocked
     from .owed import OwedVerdict
@@ -351,7 +353,7 @@ class Races(Protocol):
     async def close_race(self, race_id: int, at: float) -> None: ...
     async def race_stats(self, guild_id: int, player_id: int) -> RaceStats: ...
 
-    # achievements (pyramide.storage.achievements)
+    # achievements (pyramide_service.storage.achievements)
     async def credit_history(self, player_id: int, tier_of: Callable[[str], str | None], limit: int = ...) -> bool: ...
     async def history_credited(self, player_id: int) -> bool: ...
     async def award(self, player_id: int, key: str, at: float, game_id: int | None = None) -> bool: ...
@@ -389,8 +391,15 @@ class Players(Protocol):
     async def reset_stats(self, guild_id: int, player_id: int | None) -> int: ...
 
 
+class Styles(Protocol):
+    """Players' styles of cards and table (pyramide_service/storage/styles.py): the default one is no row."""
+
+    async def player_style(self, player_id: int) -> Style: ...
+    async def set_player_style(self, player_id: int, style: Style) -> None: ...
+
+
 class Events(Protocol):
-    """Server events (pyramide/storage/events.py)."""
+    """Server events (pyramide_service/storage/events.py)."""
 
     async def create_event(
         self,
@@ -420,7 +429,7 @@ class Events(Protocol):
     async def event_stats(self, guild_id: int, player_id: int) -> EventStats: ...
 
 
-class Storage(Database, Games, Dailies, Races, Servers, Players, Events, Protocol):
+class Storage(Database, Games, Dailies, Races, Servers, Players, Events, Styles, Protocol):
     """Everything the bot stores: the union of the aggregates' protocols, implemented by one backend
     class (``queries.SQLStorage`` over SQLite or PostgreSQL). A part that needs one aggregate only may
     take that protocol instead."""

@@ -32,6 +32,7 @@ from . import (
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
 from .rights import GUILD_JOINED, GUILD_LEFT, forget_player, purge_departed
 from .standings import StandingsQueries
+from .styles import StyleQueries
 from .units import Program, Step, Unit, changed, many, postgres_sql, row, rows, scalar
 
 # What the backends take from here besides the class.
@@ -290,7 +291,7 @@ def race_of_game(game_id: int) -> Program[RaceRecord | None]:
     return (yield from race(int(race_id)))
 
 
-class SQLStorage(StandingsQueries, achievements.AchievementStorage, owed.OwedStorage):
+class SQLStorage(StandingsQueries, achievements.AchievementStorage, owed.OwedStorage, StyleQueries):
     """The ``Storage`` interface over the queries above and the standings' (``standings``). A backend
     runs units: ``_read`` (one consistent snapshot, never older than the last acknowledged write) and
     ``_write`` (one transaction: all of the unit or, on any error, none of it, and nothing of any other

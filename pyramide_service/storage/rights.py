@@ -5,7 +5,7 @@ can deadlock with a game that ends at the same moment on PostgreSQL (docs/storag
 
 from __future__ import annotations
 
-from . import achievements, events
+from . import achievements, events, styles
 from .units import Program, changed, rows
 
 GUILD_LEFT = "INSERT INTO departures (guild_id, left_at) VALUES (?, ?) ON CONFLICT (guild_id) DO NOTHING"
@@ -62,6 +62,7 @@ def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
         yield changed(CLOSE_EMPTIED_RACE, race_id)
     yield changed(FORGET_RACE_WINS, player_id)  # a race they won keeps no id of theirs: nobody won it
     yield changed(DELETE_PLAYER_NAME, player_id)
+    yield changed(styles.DELETE_STYLE, player_id)
     yield changed(ANONYMISE_ATTEMPTS, player_id)
     yield from achievements.forget(player_id)
     return int(deleted), channels

@@ -106,6 +106,8 @@ def _literal(value: int | str | bool, dialect: Dialect) -> str:
 EVENTS_VERSION = 14
 # The step that brought the verdicts a finished game still owes (its perfect loss): one named number too.
 OWED_VERSION = 15
+# The step that brought players' styles of cards and table.
+STYLES_VERSION = 16
 
 # In an order that satisfies the foreign keys (the copy command writes them in this order).
 TABLES: tuple[Table, ...] = (
@@ -307,6 +309,17 @@ TABLES: tuple[Table, ...] = (
         ),
         key=("game_id",),
         since=OWED_VERSION,
+    ),
+    Table(
+        "player_styles",  # a player's cards and table (pyramide.style), across servers; no row: the default
+        (
+            Column("player_id", SNOWFLAKE),
+            Column("deck", TEXT, required=True),
+            Column("corners", TEXT, required=True),
+            Column("felt", TEXT, required=True),
+        ),
+        key=("player_id",),
+        since=STYLES_VERSION,
     ),
 )
 TABLE = {table.name: table for table in TABLES}
