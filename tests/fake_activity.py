@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 import time
 import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tests.harness import APP_ID, user_payload
@@ -26,25 +26,29 @@ TOKEN_LIFETIME = 604800  # and access tokens a week
 
 @dataclass
 class Instance:
-    instance_id: str
-    guild_id: int | None
-    channel_id: int
-    users: set[int] = field(default_factory=set)
+    """One of the ``instances`` Discord keeps by channel (a launch press makes them: ``tests.harness.launched``)."""
+
+    kept: dict[str, Any]
+
+    @property
+    def instance_id(self) -> str:
+        return str(self.kept["instance_id"])
 
     def payload(self) -> dict[str, Any]:
+        guild_id, channel_id = self.kept.get("guild_id"), int(self.kept["channel_id"])
         location: dict[str, Any] = {
-            "id": f"gc-{self.guild_id}-{self.channel_id}" if self.guild_id else f"pc-{self.channel_id}",
-            "kind": "gc" if self.guild_id else "pc",
-            "channel_id": str(self.channel_id),
+            "id": f"gc-{guild_id}-{channel_id}" if guild_id else f"pc-{channel_id}",
+            "kind": "gc" if guild_id else "pc",
+            "channel_id": str(channel_id),
         }
-        if self.guild_id:
-            location["guild_id"] = str(self.guild_id)
+        if guild_id:
+            location["guild_id"] = str(guild_id)
         return {
             "application_id": str(APP_ID),
             "instance_id": self.instance_id,
             "launch_id": str(abs(hash(self.instance_id)) % 10**18),
             "location": location,
-            "users": sorted(str(u) for u in self.users),
+            "users": sorted(str(u) for u in self.kept["users"]),
         }
 
 
@@ -53,20 +57,34 @@ def _error(status: int, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 
 
 class ActivityDiscord:
-    def __init__(self, bot_token: str = BOT_TOKEN, client_secret: str = CLIENT_SECRET) -> None:
+    def __init__(
+        self,
+        bot_token: str = BOT_TOKEN,
+        client_secret: str = CLIENT_SECRET,
+        instances: dict[int, dict[str, Any]] | None = None,
+    ) -> None:
         self.bot_token = bot_token
         self.client_secret = client_secret
-        self.instances: dict[str, Instance] = {}
+        # channel -> its running instance, shared with the Discord that answers launch presses (the harness's
+        # or the fake's ``activity_instances``): a launch makes the instance the sign-in then finds
+        self.by_channel: dict[int, dict[str, Any]] = {} if instances is None else instances
         self._codes: dict[str, tuple[int, float, tuple[str, ...]]] = {}
         self._tokens: dict[str, int] = {}
         self.names: dict[int, str] = {}
         self.seen: list[str] = []  # every request, "METHOD path", for the tests
         self.secrets_seen: list[str] = []  # the client secrets the exchanges carried
 
+    @property
+    def instances(self) -> dict[str, Instance]:
+        return {kept["instance_id"]: Instance(kept) for kept in self.by_channel.values()}
+
     def instance(self, guild_id: int | None, channel_id: int, *users: int) -> Instance:
-        made = Instance("i-" + secrets.token_hex(8), guild_id, channel_id, set(users))
-        self.instances[made.instance_id] = made
-        return made
+        """The channel's running instance (made as a launch makes it), with ``users`` joined."""
+        location = f"gc-{guild_id}-{channel_id}" if guild_id else f"pc-{channel_id}"
+        made = {"instance_id": f"i-{secrets.token_hex(8)}-{location}", "channel_id": channel_id, "guild_id": guild_id}
+        kept = self.by_channel.setdefault(channel_id, {**made, "users": []})
+        kept["users"].extend(user for user in users if user not in kept["users"])
+        return Instance(kept)
 
     def code_for(self, user_id: int, scopes: tuple[str, ...] = ("identify",)) -> str:
         """What Discord's client gets from AUTHORIZE: a code for this user (the parent page hands it on)."""

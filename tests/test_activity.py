@@ -21,7 +21,7 @@ from pyramide_bot.settings import ActivitySettings
 from tests.activity_browser import Player, launch, open_activity
 from tests.activity_edge import ActivityEdge
 from tests.deals import kings_and_pairs
-from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET
+from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET, ActivityDiscord
 from tests.harness import APP_ID, CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, start
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -84,7 +84,7 @@ async def serve(h: Harness, edge: ActivityEdge) -> Activity:
 async def table(database_url: str, workers: Any, browser: Any) -> AsyncIterator[Table]:
     h = await Harness(database_url, workers=workers).start()
     assert h.bot is not None
-    edge = await ActivityEdge().start()
+    edge = await ActivityEdge(ActivityDiscord(instances=h.hub.activity_instances)).start()
     activity = await serve(h, edge)
     setup = Table(h, edge, activity, browser, [])
     try:

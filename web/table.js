@@ -103,8 +103,12 @@ export class Table {
       .map((p) => `${p.name} (${p.plays ? this.texts["activity.plays"] : this.texts["activity.watches"]})`)
       .join(", ");
     if (state.words) this.root.querySelector("#words").textContent = state.words.join(" ");
-    const highlight = new Set(state.highlight || []);
-    for (const button of this.root.querySelectorAll(".card")) button.classList.toggle("hinted", highlight.has(button.dataset.spot));
+    // A broadcast of the same position (a hint's count stored) keeps the hint this page was shown.
+    const same = previous && game && previous.id === game.id && previous.version === game.version;
+    if (state.highlight || !same) {
+      const highlight = new Set(state.highlight || []);
+      for (const button of this.root.querySelectorAll(".card")) button.classList.toggle("hinted", highlight.has(button.dataset.spot));
+    }
     const ending = this.root.querySelector("#ending");
     ending.hidden = !(game && game.finished);
     if (!game) {

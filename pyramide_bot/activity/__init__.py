@@ -16,13 +16,13 @@ from typing import Any
 from cogs.common import Host
 
 from ..settings import ActivitySettings
-from .feed import ChangeFeed, FollowedManager
+from .feed import ChangeFeed
 from .server import ActivityServer
 from .sessions import SessionKeys
 from .signin import DiscordSignIn
 from .table import Table
 
-__all__ = ["WEB_ROOT", "Activity", "ChangeFeed", "FollowedManager", "page_built"]
+__all__ = ["WEB_ROOT", "Activity", "ChangeFeed", "page_built"]
 log = logging.getLogger(__name__)
 WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
 

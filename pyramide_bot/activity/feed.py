@@ -1,8 +1,8 @@
 """Every change of a channel's game reaches this process's Activity pages within a second, whichever
-process made it: within the process the manager tells the feed directly after each commit; across the
-processes of a deployment on PostgreSQL each change is also announced with ``NOTIFY`` (after its commit),
-and the process serving the Activity ``LISTEN``s on its own connection. SQLite is one process's database,
-so the direct way is the only one there."""
+process made it: within the process through the application's listeners (``Table.listeners``, told after
+each commit of a press, whichever view made it); across the processes of a deployment on PostgreSQL each
+change is also announced with ``NOTIFY`` (after its commit), and the process serving the Activity
+``LISTEN``s on its own connection. SQLite is one process's database, so the direct way is the only one there."""
 
 from __future__ import annotations
 
@@ -10,55 +10,30 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import Callable
 
 import asyncpg
 
-from pyramide.manager import GameManager, Live, Turn
-from pyramide.storage import Storage
-from pyramide.storage.postgres import PostgresStorage
+from pyramide_service.listeners import Change, Listeners
+from pyramide_service.manager import GameManager
+from pyramide_service.storage import Storage
+from pyramide_service.storage.postgres import PostgresStorage
 
 log = logging.getLogger(__name__)
 CHANNEL = "pyramide_games"  # PostgreSQL's notification channel
 RECONNECT = 1.0  # seconds before the listening connection is made again after it was lost
 
 
-class FollowedManager(GameManager):
-    """The game manager whose turns, once over, tell ``followers`` the channel when its stored game changed
-    (a move, a deal, an end, whichever view made it): every way into a game is a turn."""
-
-    def __init__(self, storage: Storage, **options: Any) -> None:
-        super().__init__(storage, **options)
-        self.followers: list[Callable[[int], None]] = []
-
-    @asynccontextmanager
-    async def turn(self, channel_id: int) -> AsyncIterator[Turn]:
-        async with super().turn(channel_id) as turn:
-            before = _mark(turn.live)
-            try:
-                yield turn
-            finally:
-                if _mark(turn.live) != before:
-                    for follower in self.followers:
-                        follower(channel_id)
-
-
-def _mark(live: Live | None) -> tuple[int, int, str] | None:
-    """What a change of the stored game changes: the game, its stored moves, its status."""
-    return None if live is None else (live.record.id, len(live.record.actions), live.record.status)
-
-
 class ChangeFeed:
-    def __init__(self, storage: Storage, manager: FollowedManager) -> None:
+    def __init__(self, storage: Storage, manager: GameManager, listeners: Listeners) -> None:
         self.storage = storage
         self.manager = manager
         self.origin = secrets.token_hex(6)  # this process: its own announcements come back and are skipped
         self.listeners: list[Callable[[int], None]] = []  # this process's Activity
         self._tasks: set[asyncio.Task[None]] = set()
         self._listening: asyncio.Task[None] | None = None
-        manager.followers.append(self._changed)
+        self.hearing = asyncio.Event()  # set while the listening connection is up (tests wait on it)
+        self._unsubscribe = listeners.subscribe(self._heard_here)
 
     @property
     def shared(self) -> bool:
@@ -68,7 +43,11 @@ class ChangeFeed:
         for listener in self.listeners:
             listener(channel_id)
 
-    def _changed(self, channel_id: int) -> None:
+    async def _heard_here(self, change: Change) -> None:
+        self.changed(change.channel_id)
+
+    def changed(self, channel_id: int) -> None:
+        """Tell the pages (and, on PostgreSQL, the other processes) that the channel's stored game changed."""
         self._tell(channel_id)
         if isinstance(self.storage, PostgresStorage):
             task = asyncio.get_running_loop().create_task(self._announce(self.storage, channel_id))
@@ -107,7 +86,9 @@ class ChangeFeed:
                 lost = asyncio.Event()
                 connection.add_termination_listener(_setter(lost))
                 await connection.add_listener(CHANNEL, self._heard)
+                self.hearing.set()
                 await lost.wait()
+                self.hearing.clear()
                 log.warning("the Activity's change feed lost its database connection; connecting again")
             except asyncio.CancelledError:
                 if connection is not None:
@@ -119,6 +100,7 @@ class ChangeFeed:
             await asyncio.sleep(RECONNECT)
 
     async def close(self) -> None:
+        self._unsubscribe()
         if self._listening is not None:
             self._listening.cancel()
             await asyncio.gather(self._listening, return_exceptions=True)

@@ -8,10 +8,10 @@ from typing import Any
 
 from cogs.pyramide.board import shown_code
 from pyramide import STOCK, UNDER, WASTE, Card, Game
-from pyramide.events import Outcome
+from pyramide.effects import Outcome
 from pyramide.i18n import card_name, t
-from pyramide.manager import Live
-from pyramide.storage import PLAYING, STUCK, WON
+from pyramide_service.manager import Live
+from pyramide_service.storage import PLAYING, STUCK, WON
 
 PAGE_TEXTS = (
     "board.score",

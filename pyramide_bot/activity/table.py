@@ -1,9 +1,10 @@
-"""The one way the Activity plays: the channel's stored game through the channel's turn
-(``GameManager.turn``), with the rules a button press has (who may play, the daily's, races' and
-events' rules, statistics and achievements), and the channel's board message edited to follow.
+"""The Activity's adapter onto the game: a tap, an undo and a hint are the application's ``Table.play``
+and ``Table.hint`` (``pyramide_service.play``), the very calls a board button makes, with the same rules
+and the same one outcome; the channel's board message is edited to follow.
 
-This module is the Activity's only adapter onto the game: when the application's single ``play(...)``
-lands (issue #39), ``Table.move`` and ``Table.deal`` are what call it, and nothing else here changes.
+A deal from the page starts the channel's game through the channel's turn as ``open_deal`` would, with
+the board posted by the bot token (``open_deal`` needs a surface that may make threads and knows which
+failures may have shown the board; the Activity deals only in its own channel, so it keeps this path).
 """
 
 from __future__ import annotations
@@ -14,22 +15,25 @@ from typing import Any
 
 from cogs.answer import DISCORD_ERRORS, log_refusal
 from cogs.common import Host
-from cogs.pyramide.board import drawn_board, take_back_of
+from cogs.pyramide.board import drawn_board
 from cogs.pyramide.dealing import options as rule_options
 from cogs.pyramide.dealing import winnable_game
 from cogs.pyramide.hints import hint_words
-from cogs.pyramide.places import settings_key
-from cogs.pyramide.turns import QUIET_EVENTS, tap_action
+from cogs.pyramide.turns import REFUSALS, tap_action
 from cogs.pyramide.words import code_problem, ending_lines
 from pyramide import Game, InvalidCode, Rules
-from pyramide import events as ev
+from pyramide import effects as ev
 from pyramide.bounded import LRU
-from pyramide.errors import GameError
 from pyramide.i18n import describe, language_for, t
-from pyramide.manager import Live
 from pyramide.rules import TooManyPasses
-from pyramide.solving import SolverBusy
-from pyramide.storage import PLAYING
+from pyramide_service.ending import Ending, record_tier, share_line
+from pyramide_service.listeners import Change
+from pyramide_service.manager import Live
+from pyramide_service.opening import show_at, take_back
+from pyramide_service.play import Kind, Outcome, Press
+from pyramide_service.server_settings import settings_key
+from pyramide_service.solving import SolverBusy
+from pyramide_service.storage import PLAYING, WON
 
 from .board_edits import BoardEdits
 from .sessions import Session
@@ -54,8 +58,7 @@ class Table:
         self.bot = bot
         self.edits = BoardEdits(bot, self._draw_board)
         self._last: LRU[int, int] = LRU(10_000)  # channel -> its latest game, to show it once finished
-        self._endings: LRU[tuple[int, str], list[str]] = LRU(2_000)
-        self.last_event: dict[int, ev.Event] = {}  # channel -> what its latest move did, for the watchers
+        self._endings: LRU[int, Ending] = LRU(2_000)  # a finished game's ending, as its press worked it out
 
     async def close(self) -> None:
         await self.edits.close()
@@ -80,14 +83,18 @@ class Table:
 
     async def ending(self, live: Live, lang: str) -> list[str]:
         """The finished game's lines (result, the deal's verdict, achievements), as the board shows them."""
-        key = (live.record.id, lang)
-        lines = self._endings.get(key)
-        if lines is None:
-            if not live.record.unlocked:
-                unlocked = await self.bot.storage.unlocked(live.record.owner_id)
-                live.record.unlocked = tuple(u.key for u in unlocked if u.game_id == live.record.id)
-            lines = self._endings.put(key, await ending_lines(self.bot, live, lang, _nothing))
-        return lines
+        ending = self._endings.get(live.record.id)
+        if ending is None:  # finished elsewhere (a button, another process): read back as play reads it back
+            record = live.record
+            unlocked = await self.bot.storage.unlocked(record.owner_id)
+            record.unlocked = tuple(u.key for u in unlocked if u.game_id == record.id)
+            verdict = None if record.status == WON else self.bot.solver.known_verdict(record.code)
+            tier = record_tier(record, self.bot.solver)
+            share = share_line(record, record.picture, lang, tier) if record.daily and record.counted else None
+            ending = Ending(record, verdict, tier, record.unlocked, share)
+            if verdict is not None or record.status == WON:
+                self._endings.put(record.id, ending)
+        return ending_lines(ending, lang)
 
     async def may_play(self, user_id: int, live: Live) -> bool:
         if user_id == live.record.owner_id:
@@ -95,48 +102,45 @@ class Table:
         return (await self.bot.settings.get(settings_key(live.record))).anyone_can_play
 
     # ------------------------------------------------------------------ playing
+    def _press(self, session: Session, version: int, lang: str) -> Press:
+        live_id = self._last.get(session.channel_id)
+        return Press(session.channel_id, session.user_id, lang, game_id=live_id, version=version)
+
+    def _refusal(self, outcome: Outcome, lang: str) -> Reply | None:
+        if outcome.kind in REFUSALS:
+            return Reply([t(lang, REFUSALS[outcome.kind])], stale=outcome.kind is not Kind.SOLVER_BUSY)
+        if outcome.kind is Kind.NOT_YOURS:
+            return Reply([t(lang, "activity.watching")])
+        if outcome.kind in (Kind.REFRESH, Kind.MOVED_ON, Kind.SHOW_FINISHED, Kind.CLOSED_AT_LOAD):
+            return Reply([t(lang, "error.stale_board")], stale=True)
+        return None
+
     async def move(self, session: Session, action: str, version: int, lang: str) -> Reply:
         """Tap a spot (``0``-``27``, ``waste``, ``under``, ``stock``) or undo, on the position ``version``."""
         action = SPOT_ACTIONS.get(action, action)
         if action not in ACTIONS:
             return Reply([t(lang, "event.nothing_to_do")])
-        async with self.bot.manager.turn(session.channel_id) as turn:
-            live = turn.live
-            if live is None:
-                return Reply([t(lang, "error.no_game")], stale=True)
-            if not await self.may_play(session.user_id, live):
-                return Reply([t(lang, "activity.watching")])
-            if version != live.game.version:
-                return Reply([t(lang, "error.stale_board")], stale=True)
-            try:
-                result = await turn.apply(tap_action(action))
-            except GameError as error:
-                return Reply([t(lang, f"error.{error.key}")], stale=True)
-            settings = await self.bot.settings.get(settings_key(live.record))
-            event = result.event
-            if not isinstance(event, QUIET_EVENTS):
-                self.last_event[session.channel_id] = event
-            words = [describe(event, lang, settings.error_help or isinstance(event, ev.Blocked | ev.SumNot13))]
+        move = (lambda game: game.undo()) if action == "undo" else tap_action(action)
+        async with self.bot.table.play(self._press(session, version, lang), move) as outcome:
+            refusal = self._refusal(outcome, lang)
+            if refusal is not None:
+                return refusal
+            assert outcome.live is not None and outcome.settings is not None and outcome.effect is not None
+            live, settings, event = outcome.live, outcome.settings, outcome.effect
+            if outcome.ending is not None:
+                self._endings.put(live.record.id, outcome.ending)
+            words = [describe(event, lang, settings.error_help or _quiet(event))]
             board_lang = language_for(live.record.locale)
             self.edits.want(session.channel_id, [describe(event, board_lang, settings.error_help)])
-        await self.bot.scoreboards.progress(result.live.record, language_for(result.live.record.locale))
-        if result.finished and result.live.record.event_id is not None:
-            self.bot.dispatch("pyramide_event_changed", result.live.record.event_id)
         return Reply([w for w in words if w])
 
     async def hint(self, session: Session, version: int, lang: str) -> Reply:
-        async with self.bot.manager.turn(session.channel_id) as turn:
-            live = turn.live
-            if live is None or version != live.game.version:
-                return Reply([t(lang, "error.stale_board")], stale=True)
-            if not await self.may_play(session.user_id, live):
-                return Reply([t(lang, "activity.watching")])
-            snapshot = live.game.copy()
-        try:
-            suggestion = await self.bot.manager.hint(live, snapshot)
-        except SolverBusy:
-            return Reply([t(lang, "error.solver_busy")])
-        words, highlight, _dead = hint_words(suggestion, snapshot, lang)
+        async with self.bot.table.hint(self._press(session, version, lang)) as outcome:
+            refusal = self._refusal(outcome, lang)
+            if refusal is not None:
+                return refusal
+            assert outcome.hint is not None and outcome.snapshot is not None
+            words, highlight, _dead = hint_words(outcome.hint, outcome.snapshot, lang)
         return Reply(words, tuple(str(spot) for spot in highlight))
 
     async def deal(self, session: Session, choice: dict[str, Any], lang: str) -> Reply:
@@ -152,17 +156,21 @@ class Table:
                 guild_id=session.guild_id, owner_id=session.user_id, game=game, locale=lang if lang else None
             )
             self._last.put(session.channel_id, live.record.id)
-            message = drawn_board(self.bot, live, lang, [])
+            message = await drawn_board(self.bot, live, lang, [], launch=self.bot.offers_activity)
             try:
                 sent = await self.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id).send(
                     **message
                 )
             except DISCORD_ERRORS as error:
                 log_refusal(f"board of game {live.record.id} in {session.channel_id}", error)
-                await take_back_of(self.bot, live)
+                await take_back(self.bot.manager, live)
                 return Reply([t(lang, "activity.board_refused")])
-            live.record.message_id = sent.id
-            await self.bot.storage.set_message(live.record.id, sent.id)
+            await show_at(self.bot.manager, live, sent.id)
+        await self.bot.table.listeners.publish(
+            Change(
+                live.record.id, live.record.channel_id, live.game.version, False, PLAYING, live.record.event_id, lang
+            )
+        )
         return Reply()
 
     async def _chosen_deal(self, session: Session, choice: dict[str, Any], lang: str) -> Game | Reply:
@@ -208,7 +216,9 @@ class Table:
             lang = language_for(live.record.locale)
             if live.record.status != PLAYING:
                 status = status + await self.ending(live, lang)
-            message = drawn_board(self.bot, live, lang, status, game=live.game.copy())
+            message = await drawn_board(
+                self.bot, live, lang, status, game=live.game.copy(), launch=self.bot.offers_activity
+            )
             file = message.pop("file")
             channel = self.bot.get_partial_messageable(channel_id, guild_id=live.record.guild_id or None)
             try:
@@ -217,5 +227,6 @@ class Table:
                 log_refusal(f"board of game {live.record.id} edited for the Activity", error)
 
 
-async def _nothing() -> None:
-    return None
+def _quiet(event: object) -> bool:
+    """A move that changed nothing is explained in full to the page that made it."""
+    return isinstance(event, ev.Blocked | ev.SumNot13)
