@@ -37,7 +37,6 @@ BOTH_BACKENDS = {
     "test_inputs",
     "test_styles",
     "test_activity_feed",
-    "test_activity_process",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,

@@ -11,7 +11,9 @@ import os
 from dataclasses import dataclass
 
 from pyramide.solver import native
+from pyramide_bot.activity import page_built
 from tests import discord_api
+from tests.activity_browser import chromium_found
 from tests.postgres import PostgresMissing, binaries
 
 
@@ -60,6 +62,22 @@ def missing() -> list[Missing]:
                 "its tests were skipped and the Python search ran",
                 "install gcc and the Python headers, then run "
                 "`.venv/bin/python -m pip install --no-deps --no-build-isolation -e .`",
+            )
+        )
+    if chromium_found() is None:
+        absent.append(
+            Missing(
+                "Chromium or Playwright not found (/usr/bin/chromium, the playwright package)",
+                "the Activity's browser tests were skipped",
+                "install Debian's chromium package and the test requirements (scripts/setup.sh test)",
+            )
+        )
+    if not page_built():
+        absent.append(
+            Missing(
+                "The Activity's page not built (web/build/sdk.js: Node.js and npm at set-up)",
+                "the Activity's browser tests were skipped",
+                "install Node.js and npm, then run `bash scripts/setup.sh test`",
             )
         )
     return absent

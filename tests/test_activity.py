@@ -7,7 +7,6 @@ with no console error and no CSP violation."""
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -15,10 +14,11 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from pyramide_bot.activity import Activity, page_built
+from pyramide_bot.activity import Activity
+from pyramide_bot.activity.server import BURST, CLOSE_FLOOD
 from pyramide_bot.activity.sessions import Session, SessionKeys
 from pyramide_bot.settings import ActivitySettings
-from tests.activity_browser import Player, launch, open_activity
+from tests.activity_browser import Player, module_browser, open_activity
 from tests.activity_edge import ActivityEdge
 from tests.deals import kings_and_pairs
 from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET, ActivityDiscord
@@ -30,15 +30,8 @@ WAIT = 5000  # ms a page is given to show what it was sent (the tests wait on wh
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Any]:
-    if not page_built():
-        unbuilt = "the Activity's page is not built (Node.js and npm at set-up: scripts/setup.sh)"
-        if os.environ.get("CI"):
-            pytest.fail(f"{unbuilt}: required in CI", pytrace=False)
-        pytest.skip(unbuilt)
-    playwright, chromium = await launch()
-    yield chromium
-    await chromium.close()
-    await playwright.stop()
+    async for chromium in module_browser():
+        yield chromium
 
 
 @dataclass
@@ -289,6 +282,37 @@ async def test_refusals_store_nothing(table: Table) -> None:
     # The bot is unharmed: the page plays on.
     await tap(player, 21)
     await gone(player, 21)
+
+
+FLOOD = """([session, instance, messages]) => new Promise((resolve) => {
+  const socket = new WebSocket(`ws://${location.host}/api/ws`);
+  socket.onopen = () => {
+    socket.send(JSON.stringify({ t: "hello", session, instance, locale: "en-US" }));
+    for (const message of messages) socket.send(message);
+  };
+  socket.onclose = (event) => resolve([event.code, event.reason]);
+})"""
+
+
+async def test_a_flood_closes_the_socket_and_stores_nothing(table: Table) -> None:
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    player = await table.open(OWNER)
+    await player.card(21).wait_for(timeout=WAIT)
+    genuine = Session(OWNER, "Ana", GUILD_ID, CHANNEL_ID, table.instance.instance_id, h.now[0] + 3600)
+    stored = await stored_moves(h)
+    # Over the limit (a burst of BURST, then RATE a second): taps against a position the page never had,
+    # each refused as out of date until the flood closes the socket; none is stored.
+    taps = ['{"t": "tap", "spot": "21", "version": 99}'] * (BURST + 30)
+    code, _reason = await player.page.frames[1].evaluate(
+        FLOOD, [SessionKeys(CLIENT_SECRET).mint(genuine), table.instance.instance_id, taps]
+    )
+    assert code == CLOSE_FLOOD
+    assert table.activity.server.refused[-1] == "socket:flood"
+    assert await stored_moves(h) == stored
+    await tap(player, 21)  # the page of the same player plays on
+    await gone(player, 21)
+    assert await stored_moves(h) == stored + 1
 
 
 async def test_a_restart_while_the_page_is_open_loses_nothing(table: Table) -> None:

@@ -17,9 +17,7 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from pyramide_bot.activity import page_built
-from tests.activity_browser import launch as launch_browser
-from tests.activity_browser import open_activity
+from tests.activity_browser import module_browser, open_activity
 from tests.activity_edge import ActivityEdge
 from tests.deals import kings_and_pairs
 from tests.fake_activity import CLIENT_SECRET
@@ -32,15 +30,8 @@ WAIT = 8000
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Any]:
-    if not page_built():
-        unbuilt = "the Activity's page is not built (Node.js and npm at set-up: scripts/setup.sh)"
-        if os.environ.get("CI"):
-            pytest.fail(f"{unbuilt}: required in CI", pytrace=False)
-        pytest.skip(unbuilt)
-    playwright, chromium = await launch_browser()
-    yield chromium
-    await chromium.close()
-    await playwright.stop()
+    async for chromium in module_browser():
+        yield chromium
 
 
 @pytest_asyncio.fixture(loop_scope="module")
