@@ -18,6 +18,7 @@ from pyramide_bot.activity import Activity
 from pyramide_bot.activity.server import BURST, CLOSE_FLOOD
 from pyramide_bot.activity.sessions import Session, SessionKeys
 from pyramide_bot.settings import ActivitySettings
+from pyramide_service.play import Press
 from tests.activity_browser import Player, module_browser, open_activity
 from tests.activity_edge import ActivityEdge
 from tests.deals import kings_and_pairs
@@ -73,24 +74,40 @@ async def serve(h: Harness, edge: ActivityEdge) -> Activity:
     return activity
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def table(database_url: str, workers: Any, browser: Any) -> AsyncIterator[Table]:
-    h = await Harness(database_url, workers=workers).start()
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared(tmp_path_factory: pytest.TempPathFactory, workers: Any, browser: Any) -> AsyncIterator[Table]:
+    """One bot serving the Activity for the module (a SQLite file of its own); each test deals its own game."""
+    h = await Harness(str(tmp_path_factory.mktemp("activity") / "pyramide.db"), workers=workers).start()
     assert h.bot is not None
     edge = await ActivityEdge(ActivityDiscord(instances=h.hub.activity_instances)).start()
-    activity = await serve(h, edge)
-    setup = Table(h, edge, activity, browser, [])
+    setup = Table(h, edge, await serve(h, edge), browser, [])
     try:
         yield setup
-        for player in setup.players:
-            assert await player.clean() == [], player.problems
     finally:
-        for player in setup.players:
-            await player.close()
         await setup.activity.close()
         await edge.stop()
         await h.stop()
     assert h.hub.invalid == [], h.hub.invalid
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def table(shared: Table) -> AsyncIterator[Table]:
+    """The module's bot with no page open, no game in the channel and the server's settings as they were."""
+    h = shared.h
+    assert h.bot is not None
+    settings = await h.bot.settings.get(GUILD_ID)
+    try:
+        yield shared
+        for player in shared.players:
+            assert await player.clean() == [], player.problems
+    finally:
+        for player in shared.players:
+            await player.close()
+        shared.players.clear()
+        assert h.bot is not None  # (a restart made a new one)
+        await h.bot.settings.save(GUILD_ID, settings)
+        async with h.bot.table.end(Press(CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
+            pass
 
 
 # kings_and_pairs: the bottom row K♠ A♠ Q♠ 2♠ J♠ 3♠ 10♠ (spots 21-27), then 4♠ 9♠ 5♠ 8♠ 6♠ 7♠ (15-20)...
@@ -115,7 +132,9 @@ def board_edits(h: Harness) -> list[Any]:
 
 
 async def tap(player: Player, spot: str | int) -> None:
-    await player.card(spot).click()
+    # A real click where the card is; ``force`` skips Playwright's wait for two still animation frames,
+    # which cost a fifth of a second a tap on a busy machine (the page has no animation under reduced motion).
+    await player.card(spot).click(force=True)
 
 
 async def gone(player: Player, spot: str | int, timeout: float = WAIT) -> None:
