@@ -46,18 +46,21 @@ TAP = """(selector) => new Promise((resolve) => {
   watch.observe(table, { attributes: true });
   document.querySelector(selector).click();
 })"""
-# In the page: resolve with the wall-clock ms at which the next position was painted.
-NEXT = """() => new Promise((resolve) => {
+# In the page: start watching (returns once watching), kept as the wall-clock ms the next position is painted.
+WATCH = """() => {
   const table = document.getElementById("table");
   const version = table.dataset.version;
-  const watch = new MutationObserver(() => {
-    if (table.dataset.version !== version) {
-      watch.disconnect();
-      requestAnimationFrame(() => resolve(Date.now()));
-    }
+  window.benchNext = new Promise((resolve) => {
+    const watch = new MutationObserver(() => {
+      if (table.dataset.version !== version) {
+        watch.disconnect();
+        requestAnimationFrame(() => resolve(Date.now()));
+      }
+    });
+    watch.observe(table, { attributes: true });
   });
-  watch.observe(table, { attributes: true });
-})"""
+}"""
+NEXT = "() => window.benchNext"
 
 
 def figures(name: str, samples: list[float]) -> None:  # printed as soon as known
@@ -70,7 +73,7 @@ def figures(name: str, samples: list[float]) -> None:  # printed as soon as know
 
 
 @contextlib.asynccontextmanager
-async def serve_for_bench(folder: Path) -> AsyncIterator[tuple[Harness, ActivityEdge]]:
+async def serve_for_bench(folder: Path) -> AsyncIterator[tuple[Harness, ActivityEdge, Activity]]:
     """The real bot on a SQLite file in ``folder``, serving the Activity behind Discord's edge."""
     h = await Harness(str(folder / "bench.db")).start()
     assert h.bot is not None
@@ -86,7 +89,7 @@ async def serve_for_bench(folder: Path) -> AsyncIterator[tuple[Harness, Activity
     )
     edge.target = await activity.start()
     try:
-        yield h, edge
+        yield h, edge, activity
     finally:
         await activity.close()
         await edge.stop()
@@ -94,11 +97,11 @@ async def serve_for_bench(folder: Path) -> AsyncIterator[tuple[Harness, Activity
 
 
 async def main() -> None:
-    async with serve_for_bench(Path(tempfile.mkdtemp(prefix="pyramide-bench-activity-"))) as (h, edge):
-        await measure(h, edge)
+    async with serve_for_bench(Path(tempfile.mkdtemp(prefix="pyramide-bench-activity-"))) as (h, edge, activity):
+        await measure(h, edge, activity)
 
 
-async def measure(h: Harness, edge: ActivityEdge) -> None:
+async def measure(h: Harness, edge: ActivityEdge, activity: Activity) -> None:
     playwright, browser = await launch()
     try:
         await start(h, kings_and_pairs().code)
@@ -116,20 +119,27 @@ async def measure(h: Harness, edge: ActivityEdge) -> None:
             except TimeoutError:
                 print(f"tap {round_} was not drawn within 5 s", flush=True)
         figures("tap -> drawn", taps)
-        presses = []
+        # The page's moves edit the board message (coalesced, a second apart): the presses start on the board as
+        # it ends up, else the first press is on a board that an edit then replaces, and is answered as stale.
+        await activity.table.edits.settle()
+        presses, stale = [], 0
         for round_ in range(ROUNDS):
             board = h.board()
             labels = {b.get("label", ""): b["custom_id"] for row in board["components"] for b in row["components"]}
             wanted = next(i for label, i in labels.items() if label.startswith("Draw" if round_ % 2 == 0 else "Undo"))
-            shown = asyncio.ensure_future(frame.evaluate(NEXT))
-            await asyncio.sleep(0.05)  # the page is watching before the press
+            await frame.evaluate(WATCH)  # the page is watching before the press
             pressed = time.time() * 1000
-            h.fire(h.press_payload(wanted, board), int(board["id"]))  # as the gateway hands it over
+            # The press's answer edits the board before the next round reads it (waited for, not slept on).
+            answered = asyncio.ensure_future(h.press(wanted, int(board["id"])))
             try:
-                presses.append(await asyncio.wait_for(shown, 5) - pressed)
+                presses.append(await asyncio.wait_for(frame.evaluate(NEXT), 5) - pressed)
             except TimeoutError:
-                print("a press did not reach the page within 5 s", flush=True)
-            await asyncio.sleep(0.05)  # the press's answer edits the board before the next round reads it
+                contents = [sent.content for sent in await answered]
+                print(f"press {round_} did not reach the page within 5 s (answered {contents})", flush=True)
+            if any("out of date" in (sent.content or "") for sent in await answered):
+                stale += 1
+        if stale:
+            print(f"{stale} presses were answered as made on an out-of-date board", flush=True)
         if presses:
             figures("board press -> page", presses)
         await player.close()
