@@ -18,7 +18,10 @@ from urllib.parse import urlencode
 import aiohttp
 from aiohttp import WSMsgType, web
 
-from tests.fake_activity import ActivityDiscord
+from pyramide_bot.activity import Activity
+from pyramide_bot.settings import ActivitySettings
+from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET, ActivityDiscord
+from tests.harness import APP_ID, Harness
 
 PARENT = Path(__file__).resolve().parent / "activity_parent"
 # Discord's proxy allows only the page's own origin; nothing inline.
@@ -161,3 +164,19 @@ async def _discord_csp(request: web.Request, handler: web.RequestHandler) -> web
     if not isinstance(response, web.WebSocketResponse):
         response.headers["Content-Security-Policy"] = DISCORD_CSP
     return response
+
+
+async def serve_activity(h: Harness, edge: ActivityEdge) -> Activity:
+    """The harness's bot serves the Activity behind ``edge`` (Discord's proxy), signing in against it."""
+    assert h.bot is not None
+    activity = Activity(
+        h.bot,
+        ActivitySettings(0, CLIENT_SECRET),
+        h.bot.changes,
+        application_id=APP_ID,
+        bot_token=BOT_TOKEN,
+        api_base=edge.api_base,
+        clock=lambda: h.now[0],
+    )
+    edge.target = await activity.start()
+    return activity

@@ -17,13 +17,12 @@ import pytest_asyncio
 from pyramide_bot.activity import Activity
 from pyramide_bot.activity.server import BURST, CLOSE_FLOOD
 from pyramide_bot.activity.sessions import Session, SessionKeys
-from pyramide_bot.settings import ActivitySettings
 from pyramide_service.play import Press
 from tests.activity_browser import Player, module_browser, open_activity
-from tests.activity_edge import ActivityEdge
+from tests.activity_edge import ActivityEdge, serve_activity
 from tests.deals import kings_and_pairs
-from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET, ActivityDiscord
-from tests.harness import APP_ID, CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, start
+from tests.fake_activity import CLIENT_SECRET, ActivityDiscord
+from tests.harness import CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, start
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 WAIT = 5000  # ms a page is given to show what it was sent (the tests wait on what it shows, never sleep)
@@ -58,29 +57,13 @@ class Table:
         return next(iter(self.edge.discord.instances.values()))
 
 
-async def serve(h: Harness, edge: ActivityEdge) -> Activity:
-    """The harness's bot serves the Activity behind ``edge`` (Discord's proxy), signing in against it."""
-    assert h.bot is not None
-    activity = Activity(
-        h.bot,
-        ActivitySettings(0, CLIENT_SECRET),
-        h.bot.changes,
-        application_id=APP_ID,
-        bot_token=BOT_TOKEN,
-        api_base=edge.api_base,
-        clock=lambda: h.now[0],
-    )
-    edge.target = await activity.start()
-    return activity
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def shared(tmp_path_factory: pytest.TempPathFactory, workers: Any, browser: Any) -> AsyncIterator[Table]:
     """One bot serving the Activity for the module (a SQLite file of its own); each test deals its own game."""
     h = await Harness(str(tmp_path_factory.mktemp("activity") / "pyramide.db"), workers=workers).start()
     assert h.bot is not None
     edge = await ActivityEdge(ActivityDiscord(instances=h.hub.activity_instances)).start()
-    setup = Table(h, edge, await serve(h, edge), browser, [])
+    setup = Table(h, edge, await serve_activity(h, edge), browser, [])
     try:
         yield setup
     finally:
@@ -343,7 +326,7 @@ async def test_a_restart_while_the_page_is_open_loses_nothing(table: Table) -> N
     await gone(player, 21)
     await table.activity.close()  # the bot stops: the page's socket closes
     await h.restart()
-    table.activity = await serve(h, table.edge)
+    table.activity = await serve_activity(h, table.edge)
     # The page reconnects by itself with its session (signed with the same secret) and plays on.
     await tap(player, 22)
     await player.frame.locator('[data-spot="22"][aria-pressed="true"]').wait_for(timeout=WAIT)
