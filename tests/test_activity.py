@@ -60,7 +60,9 @@ class Table:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def shared(tmp_path_factory: pytest.TempPathFactory, workers: Any, browser: Any) -> AsyncIterator[Table]:
     """One bot serving the Activity for the module (a SQLite file of its own); each test deals its own game."""
-    h = await Harness(str(tmp_path_factory.mktemp("activity") / "pyramide.db"), workers=workers).start()
+    h = Harness(str(tmp_path_factory.mktemp("activity") / "pyramide.db"), workers=workers)
+    h.activity = True  # the boards offer the launch button
+    await h.start()
     assert h.bot is not None
     edge = await ActivityEdge(ActivityDiscord(instances=h.hub.activity_instances)).start()
     setup = Table(h, edge, await serve_activity(h, edge), browser, [])
@@ -152,6 +154,20 @@ async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(tab
     assert edits, "the board was never edited"
     assert len(edits) < len(winning_taps()) + 7, "every move edited the board: the edits are not coalesced"
     assert "New game" in [c.get("label") for row in h.board()["components"] for c in row["components"]]
+
+
+async def test_the_launch_button_makes_the_instance_the_sign_in_finds(table: Table) -> None:
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    newcomer = 600_000_000_000_000_077  # in no instance yet
+    instance = table.instance
+    refused = await table.open(newcomer, instance=instance)
+    await refused.frame.locator("#notice").filter(has_text="You are not in this Activity").wait_for(timeout=WAIT)
+    # The board's launch button, pressed by the newcomer: Discord joins them to the channel's running instance.
+    await h.press(h.board_button("Play in the Activity"), user=newcomer)
+    assert h.hub.activity_instances[CHANNEL_ID]["instance_id"] == instance.instance_id
+    player = await table.open(newcomer, instance=instance)
+    await player.card(21).wait_for(timeout=WAIT)
 
 
 async def test_each_kind_of_move_and_the_seed_messages(table: Table) -> None:
