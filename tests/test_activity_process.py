@@ -1,7 +1,8 @@
 """The Activity served by the real ``bot.py`` process (``ACTIVITY_PORT``), against the Discord-like server
 (tests/fake_discord.py, which also answers the sign-in's routes) and seen in a real Chromium through
 Discord's edge (tests/activity_edge.py): a tap edits the board message, a board press reaches the page,
-and after ``kill -9`` and a restart the page reconnects and plays on with nothing lost. Both databases."""
+and after ``kill -9`` and a restart the page reconnects and plays on with nothing lost. On SQLite: the
+cross-process part of PostgreSQL (NOTIFY) is test_activity_feed's."""
 
 from __future__ import annotations
 
