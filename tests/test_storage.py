@@ -581,11 +581,11 @@ async def test_writes_arriving_together_share_commits_and_each_runs_whole(storag
     for channel in range(1, 13):
         await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
     statements: list[str] = []
-    await storage.db.run(lambda connection: connection.set_trace_callback(statements.append))
+    await storage.db.set_trace_callback(statements.append)
     try:
         await asyncio.gather(*(play(manager, channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
     finally:
-        await storage.db.run(lambda connection: connection.set_trace_callback(None))
+        await storage.db.set_trace_callback(None)
     writes = [s for s in statements if not s.startswith("SELECT")]
     commits = sum(1 for s in writes if s == "COMMIT")
     assert 1 <= commits < 12
