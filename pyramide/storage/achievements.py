@@ -161,7 +161,7 @@ async def credit_finished(db: Tx, record: GameRecord, counted: bool) -> tuple[st
     facts = _facts_of_record(record, counted, race_won)
     progress = Progress.from_json(state)
     keys = credit(progress, facts)
-    await db.changed(SAVE_PROGRESS, max(credited_to, record.id), complete, progress.to_json(), player)
+    await db.execute(SAVE_PROGRESS, max(credited_to, record.id), complete, progress.to_json(), player)
     return tuple(await _unlock(db, player, keys, facts))
 
 
@@ -174,13 +174,13 @@ async def award(db: Tx, player_id: int, key: str, at: float, game_id: int | None
         if progress is not None:  # keep the fold's set in step with the table
             state = Progress.from_json(str(progress[2]))
             state.unlocked.add(key)
-            await db.changed(SAVE_PROGRESS, int(progress[0]), bool(progress[1]), state.to_json(), player_id)
+            await db.execute(SAVE_PROGRESS, int(progress[0]), bool(progress[1]), state.to_json(), player_id)
     return found is not None
 
 
 async def forget(db: Tx, player_id: int) -> None:
     for statement in FORGET:
-        await db.changed(statement, player_id)
+        await db.execute(statement, player_id)
 
 
 class AchievementStorage(Backend):
@@ -191,7 +191,7 @@ class AchievementStorage(Backend):
         """Credit the next ``limit`` finished games of a player's history (one short transaction); returns
         whether the whole history is credited. What it unlocks is not announced (it was earned before)."""
         # Only a player with a finished game gets a progress row: looking at someone's card stores nothing.
-        await db.changed(START_PLAYERS_PROGRESS, player_id, player_id)
+        await db.execute(START_PLAYERS_PROGRESS, player_id, player_id)
         found = await db.row(LOCK_PROGRESS, player_id)
         if found is None:
             return True  # nothing of theirs to credit
@@ -205,7 +205,7 @@ class AchievementStorage(Backend):
             await _unlock(db, player_id, credit(progress, facts), facts)
         last = int(games[-1][0]) if games else credited_to
         done = len(games) < limit
-        await db.changed(SAVE_PROGRESS, last, done, progress.to_json(), player_id)
+        await db.execute(SAVE_PROGRESS, last, done, progress.to_json(), player_id)
         return done
 
     @read()

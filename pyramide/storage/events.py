@@ -123,7 +123,7 @@ async def close_entry(db: Tx, record: GameRecord) -> None:
         return
     if await db.changed(TOUCH_RUNNING_EVENT, record.event_id, record.finished_at or 0.0):
         values = (record.status, record.removed, record.score, record.seconds, record.hints, record.finished_at)
-        await db.changed(CLOSE_ENTRY, *values, record.id)
+        await db.execute(CLOSE_ENTRY, *values, record.id)
 
 
 def _event(found: Sequence[Any], codes: tuple[str, ...]) -> EventRecord:
@@ -246,11 +246,11 @@ class EventQueries(Backend):
 
     @write()
     async def set_event_message(self, db: Tx, event_id: int, message_id: int) -> None:
-        await db.changed(SET_MESSAGE, message_id, event_id)
+        await db.execute(SET_MESSAGE, message_id, event_id)
 
     @write()
     async def set_event_results(self, db: Tx, event_id: int, message_id: int) -> None:
-        await db.changed(SET_RESULTS, message_id, event_id)
+        await db.execute(SET_RESULTS, message_id, event_id)
 
     @read()
     async def is_running_deal(self, db: Tx, deal: str) -> bool:
@@ -276,9 +276,9 @@ class EventQueries(Backend):
         if not await db.changed(CLAIM_END, at, cancelled, event_id):
             return None
         if cancelled:
-            await db.changed(DISCARD_ENTRIES, event_id)
+            await db.execute(DISCARD_ENTRIES, event_id)
             return []
-        await db.changed(FREEZE_ENTRIES, at, at, event_id)
+        await db.execute(FREEZE_ENTRIES, at, at, event_id)
         standings = [_standing(r) for r in await db.rows(STANDINGS, event_id)]
         # The achievements the final standings unlock, in the transaction that decides them (once: only the
         # caller that ended the event gets here).
@@ -296,7 +296,7 @@ class EventQueries(Backend):
     @write()
     async def release_announcement(self, db: Tx, event_id: int) -> None:
         """Give back a claim whose results' post was lost (not refused): a later check claims and posts."""
-        await db.changed(RELEASE_ANNOUNCEMENT, event_id)
+        await db.execute(RELEASE_ANNOUNCEMENT, event_id)
 
     @read()
     async def due_events(self, db: Tx, now: float) -> list[tuple[int, int]]:

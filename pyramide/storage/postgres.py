@@ -318,6 +318,14 @@ class _Tx:
     async def changed(self, sql: str, *args: Any) -> int:
         return _changed(await self._connection.execute(self._next(sql), *args))
 
+    async def execute(self, sql: str, *args: Any, conflict: Exception | None = None) -> None:
+        try:
+            await self._connection.execute(self._next(sql), *args)
+        except self.conflicts as error:
+            if conflict is None:
+                raise
+            raise conflict from error
+
     async def many(self, sql: str, args: Sequence[Sequence[Any]]) -> None:
         await self._connection.executemany(self._next(sql), args)
 

@@ -263,17 +263,19 @@ class Storage(StandingsQueries, AchievementStorage, EventQueries, DataRights):
 
         The one place the databases differ: PostgreSQL stores a move in one statement (one round trip, no
         transaction of its own); SQLite, whose statements write one table, in two, in its group's
-        transaction (its key raises where PostgreSQL's ``ON CONFLICT`` returns nothing)."""
+        transaction, sent on without waiting for their answers (its key raises where PostgreSQL's
+        ``ON CONFLICT`` returns nothing)."""
         totals = (record.score, record.moves, record.removed, record.started_at)
+        if db.dialect == "sqlite":
+            taken = MoveConflict(f"game {game_id}: move {seq} was stored by another process, or the game is gone")
+            await db.execute(INSERT_ACTION, game_id, seq, encode_action(action), at, request, conflict=taken)
+            await db.execute(UPDATE_TOTALS, *totals, game_id)
+            return
         try:
-            if db.dialect == "postgresql":
-                stored = await db.value(STORE_MOVE_IN_ONE, game_id, seq, encode_action(action), at, request, *totals)
-            else:
-                await db.changed(INSERT_ACTION, game_id, seq, encode_action(action), at, request)
-                stored = await db.changed(UPDATE_TOTALS, *totals, game_id)
-        except db.conflicts as error:
+            stored = await db.value(STORE_MOVE_IN_ONE, game_id, seq, encode_action(action), at, request, *totals)
+        except db.conflicts as error:  # the game is gone
             raise MoveConflict(f"game {game_id}: move {seq} cannot be stored: {error}") from error
-        if not stored:
+        if stored is None:
             raise MoveConflict(f"game {game_id}: move {seq} was stored by another process")
 
     @read()
@@ -291,13 +293,13 @@ class Storage(StandingsQueries, AchievementStorage, EventQueries, DataRights):
 
     @write()
     async def set_message(self, db: Tx, game_id: int, message_id: int) -> None:
-        await db.changed(SET_MESSAGE, message_id, game_id)
+        await db.execute(SET_MESSAGE, message_id, game_id)
 
     @write(several=True)
     async def discard_game(self, db: Tx, game_id: int) -> None:
         """Delete a game nobody saw (its board could not be posted), with its actions and daily attempt."""
-        await db.changed(DISCARD_GAME, game_id)  # (the game's row first, as finish_game takes it)
-        await db.changed(DISCARD_ATTEMPT, game_id)
+        await db.execute(DISCARD_GAME, game_id)  # (the game's row first, as finish_game takes it)
+        await db.execute(DISCARD_ATTEMPT, game_id)
 
     @write(retry=lambda game_id, request=None: request is not None)  # (a request guards it: may run again)
     async def add_hint(self, db: Tx, game_id: int, request: int | None = None) -> bool:
@@ -326,9 +328,9 @@ class Storage(StandingsQueries, AchievementStorage, EventQueries, DataRights):
             record.id,
         )
         if log is not None:
-            await db.changed(DROP_ACTIONS, record.id)
+            await db.execute(DROP_ACTIONS, record.id)
         if record.daily is not None and record.counted:
-            await db.changed(
+            await db.execute(
                 CLOSE_ATTEMPT,
                 record.status,
                 record.seconds,
@@ -341,11 +343,11 @@ class Storage(StandingsQueries, AchievementStorage, EventQueries, DataRights):
             )
         await events.close_entry(db, record)  # an event's deal (after the game's row: game, event, then race)
         if closed:
-            await db.changed(LOCK_RACE_OF_GAME, record.id)  # (after the game's row: always game, then race)
+            await db.execute(LOCK_RACE_OF_GAME, record.id)  # (after the game's row: always game, then race)
         if closed and record.status == WON:
-            await db.changed(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
+            await db.execute(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
         elif closed:
-            await db.changed(CLOSE_RACE_OF_GAME, record.finished_at, record.id)
+            await db.execute(CLOSE_RACE_OF_GAME, record.finished_at, record.id)
         record.counted = bool(await db.value(GAME_COUNTED, record.id))
         if closed:  # the player's achievements, in this transaction (a retry finds the game closed: none twice)
             record.unlocked = await achievements.credit_finished(db, record, record.counted)
@@ -367,12 +369,12 @@ class Storage(StandingsQueries, AchievementStorage, EventQueries, DataRights):
     @write()
     async def save_settings(self, db: Tx, guild_id: int, settings: GuildSettings) -> None:
         values = (settings.error_help, settings.anyone_can_play, settings.idle_minutes, settings.new_in_thread)
-        await db.changed(SAVE_SETTINGS, guild_id, *values)
+        await db.execute(SAVE_SETTINGS, guild_id, *values)
 
     @write()
     async def remember_name(self, db: Tx, player_id: int, name: str) -> None:
         """The name a player goes by (their display name), shown on leaderboards; kept up to date."""
-        await db.changed(REMEMBER_NAME, player_id, name[:64])
+        await db.execute(REMEMBER_NAME, player_id, name[:64])
 
     @read()
     async def daily_attempt(self, db: Tx, day: str, player_id: int) -> DailyAttempt | None:
@@ -393,12 +395,12 @@ class Storage(StandingsQueries, AchievementStorage, EventQueries, DataRights):
 
     @write()
     async def set_meta(self, db: Tx, key: str, value: str) -> None:
-        await db.changed(SET_META, key, value)
+        await db.execute(SET_META, key, value)
 
     @write(several=True)
     async def daily_secret(self, db: Tx, fresh: str) -> str:
         """The deployment's daily secret: ``fresh`` is kept if none was stored yet."""
-        await db.changed(KEEP_META, "daily_secret", fresh)
+        await db.execute(KEEP_META, "daily_secret", fresh)
         return str(await db.value(META, "daily_secret"))
 
     # ---------------------------------------------------------------------------------- races
@@ -412,7 +414,7 @@ class Storage(StandingsQueries, AchievementStorage, EventQueries, DataRights):
 
     @write()
     async def set_race_message(self, db: Tx, race_id: int, message_id: int) -> None:
-        await db.changed(SET_RACE_MESSAGE, message_id, race_id)
+        await db.execute(SET_RACE_MESSAGE, message_id, race_id)
 
     @read(several=True)
     async def race_of_game(self, db: Tx, game_id: int) -> RaceRecord | None:
@@ -426,7 +428,7 @@ class Storage(StandingsQueries, AchievementStorage, EventQueries, DataRights):
     @write()
     async def close_race(self, db: Tx, race_id: int, at: float) -> None:
         """Every player finished and nobody cleared the pyramid."""
-        await db.changed(CLOSE_RACE, at, race_id)
+        await db.execute(CLOSE_RACE, at, race_id)
 
     @read()
     async def race_stats(self, db: Tx, guild_id: int, player_id: int) -> RaceStats:

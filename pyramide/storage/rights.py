@@ -41,11 +41,11 @@ class DataRights(Backend):
 
     @write()
     async def guild_left(self, db: Tx, guild_id: int, at: float) -> None:
-        await db.changed(GUILD_LEFT, guild_id, at)
+        await db.execute(GUILD_LEFT, guild_id, at)
 
     @write()
     async def guild_joined(self, db: Tx, guild_id: int) -> None:
-        await db.changed(GUILD_JOINED, guild_id)
+        await db.execute(GUILD_JOINED, guild_id)
 
     @write(several=True, long=True)
     async def purge_departed(self, db: Tx, before: float) -> list[int]:
@@ -55,7 +55,7 @@ class DataRights(Backend):
             if not await db.changed(CLAIM_DEPARTURE, guild_id, before):
                 continue  # rejoined meanwhile
             for statement in PURGES:
-                await db.changed(statement, guild_id)
+                await db.execute(statement, guild_id)
             purged.append(guild_id)
         return purged
 
@@ -65,18 +65,18 @@ class DataRights(Backend):
         longer name them. Returns how many games went, and the channels of those still in play."""
         channels = [int(r[0]) for r in await db.rows(PLAYING_CHANNELS_OF, player_id)]
         races = [int(r[0]) for r in await db.rows(RACES_OF_PLAYER, player_id)]
-        await db.changed(LOCK_PLAYER_GAMES, player_id)  # games first, then events, then entries and races
+        await db.execute(LOCK_PLAYER_GAMES, player_id)  # games first, then events, then entries and races
         running_events = [int(r[0]) for r in await db.rows(events.RUNNING_EVENTS_OF_PLAYER, player_id)]
         for event_id in running_events:  # their announcements are redrawn without them
-            await db.changed(events.EVENT_CHANGED, event_id)
-        await db.changed(DELETE_PLAYER_ENTRIES, player_id)  # (after their events' rows, as an event's end takes them)
-        await db.changed(FORGET_EVENT_STARTER, player_id)
+            await db.execute(events.EVENT_CHANGED, event_id)
+        await db.execute(DELETE_PLAYER_ENTRIES, player_id)  # (after their events' rows, as an event's end takes them)
+        await db.execute(FORGET_EVENT_STARTER, player_id)
         deleted = await db.changed(DELETE_PLAYER_GAMES, player_id)
         for race_id in races:  # (games, then events, then races: the order finish_game takes them in)
-            await db.changed(LOCK_RACE, race_id)
-            await db.changed(CLOSE_EMPTIED_RACE, race_id)
-        await db.changed(FORGET_RACE_WINS, player_id)  # a race they won keeps no id of theirs: nobody won it
-        await db.changed(DELETE_PLAYER_NAME, player_id)
-        await db.changed(ANONYMISE_ATTEMPTS, player_id)
+            await db.execute(LOCK_RACE, race_id)
+            await db.execute(CLOSE_EMPTIED_RACE, race_id)
+        await db.execute(FORGET_RACE_WINS, player_id)  # a race they won keeps no id of theirs: nobody won it
+        await db.execute(DELETE_PLAYER_NAME, player_id)
+        await db.execute(ANONYMISE_ATTEMPTS, player_id)
         await achievements.forget(db, player_id)
         return int(deleted), channels

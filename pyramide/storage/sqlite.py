@@ -23,7 +23,7 @@ import contextlib
 import functools
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -68,17 +68,22 @@ def _locked(error: BaseException) -> bool:
 
 
 class _Tx:
-    """A unit's statements on one aiosqlite connection, one await each. Rows are read with
-    ``execute_fetchall`` (the statement stepped to its end in the connection's thread: no cursor keeps an
-    old snapshot open); a write's row count through the connection's one cursor, which lives and is reset
-    in that thread. ``one``: the unit may run a single statement (a read outside a transaction)."""
+    """A unit's statements on one aiosqlite connection. Rows are read with ``execute_fetchall`` (the
+    statement stepped to its end in the connection's thread: no cursor keeps an old snapshot open); a
+    write's row count through the connection's one cursor, which lives and is reset in that thread.
+
+    On the writer, every call goes through the connection's pipe (``_Pipe``): a statement whose answer is
+    not needed (``execute``) is sent on at once, and the next one that is awaited waits for it too. On the
+    reader each statement is awaited. ``one``: the unit may run a single statement (a read outside a
+    transaction)."""
 
     dialect: Dialect = "sqlite"
     conflicts: tuple[type[BaseException], ...] = _CONFLICTS
 
-    def __init__(self, connection: aiosqlite.Connection, cursor: aiosqlite.Cursor, *, one: bool = False) -> None:
-        self._connection = connection
-        self._cursor = cursor
+    def __init__(self, connection: _Connection, *, one: bool = False) -> None:
+        self._connection = connection.connection
+        self._cursor = connection.cursor
+        self._pipe = connection.pipe
         self._one = one
         self._ran = False
 
@@ -88,9 +93,12 @@ class _Tx:
                 raise RuntimeError("a second statement in a unit declared of one: declare it several=True")
             self._ran = True
 
+    async def _call(self, call: Coroutine[Any, Any, T]) -> T:
+        return await (self._pipe.call(call) if self._pipe is not None else call)
+
     async def rows(self, sql: str, *args: Any) -> Sequence[Sequence[Any]]:
         self._next()
-        return list(await self._connection.execute_fetchall(sql, args))
+        return list(await self._call(_fetch_all(self._connection, sql, args)))
 
     async def row(self, sql: str, *args: Any) -> Sequence[Any] | None:
         found = await self.rows(sql, *args)
@@ -102,21 +110,81 @@ class _Tx:
 
     async def changed(self, sql: str, *args: Any) -> int:
         self._next()
-        await self._cursor.execute(sql, args)
-        return self._cursor.rowcount
+        await self._call(self._cursor.execute(sql, args))
+        return self._cursor.rowcount  # (nothing else was sent on the cursor since: the unit waited for it)
+
+    async def execute(self, sql: str, *args: Any, conflict: Exception | None = None) -> None:
+        self._next()
+        call = _refused_as(conflict, self._cursor.execute(sql, args)) if conflict else self._cursor.execute(sql, args)
+        if self._pipe is not None:
+            self._pipe.send(call)
+        else:
+            await call
 
     async def many(self, sql: str, args: Sequence[Sequence[Any]]) -> None:
         self._next()
-        await self._cursor.executemany(sql, args)
+        if self._pipe is not None:
+            self._pipe.send(self._cursor.executemany(sql, args))
+        else:
+            await self._cursor.executemany(sql, args)
+
+
+async def _fetch_all(connection: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> Iterable[sqlite3.Row]:
+    return await connection.execute_fetchall(sql, args)
+
+
+async def _refused_as(conflict: Exception, call: Awaitable[Any]) -> None:
+    try:
+        await call
+    except _CONFLICTS as error:
+        raise conflict from error
+
+
+class _Pipe:
+    """The calls sent to the writer's thread, in order, without waiting for each answer: aiosqlite runs a
+    connection's calls one after another in the order they were made, and each call here is made by a task
+    of its own, the tasks started in the order they were sent. Waiting for one answer (``call``) waits for
+    every call sent before it, and raises the first failure among them. Empty whenever the writer is free:
+    whoever holds the writer ends with ``flush`` or ``drain``."""
+
+    def __init__(self) -> None:
+        self._sent: list[asyncio.Task[Any]] = []
+        self.failed = False  # a call failed since the last ``clear`` (even if a unit caught its error)
+
+    def clear(self) -> None:
+        self.failed = False
+
+    def send(self, call: Coroutine[Any, Any, Any]) -> None:
+        self._sent.append(asyncio.get_running_loop().create_task(call))
+
+    async def call(self, call: Coroutine[Any, Any, T]) -> T:
+        task: asyncio.Task[T] = asyncio.get_running_loop().create_task(call)
+        self._sent.append(task)
+        await self.flush()
+        return task.result()
+
+    async def flush(self) -> None:
+        """Wait for every call sent; raise the first failure among them."""
+        sent, self._sent = self._sent, []
+        for outcome in await asyncio.gather(*sent, return_exceptions=True):
+            if isinstance(outcome, BaseException):
+                self.failed = True
+                raise outcome
+
+    async def drain(self) -> None:
+        """Wait for every call sent, whatever its outcome (a unit that failed already)."""
+        sent, self._sent = self._sent, []
+        await asyncio.gather(*sent, return_exceptions=True)
 
 
 class _Connection:
-    """An aiosqlite connection, its one cursor for writes and control statements, and the lock that gives
-    it to one unit of work at a time."""
+    """An aiosqlite connection, its one cursor for writes and control statements, the lock that gives it to
+    one unit of work at a time, and (the writer's) its pipe."""
 
-    def __init__(self, connection: aiosqlite.Connection, cursor: aiosqlite.Cursor) -> None:
+    def __init__(self, connection: aiosqlite.Connection, cursor: aiosqlite.Cursor, pipe: _Pipe | None) -> None:
         self.connection = connection
         self.cursor = cursor
+        self.pipe = pipe
         self.lock = asyncio.Lock()
 
     @classmethod
@@ -131,10 +199,23 @@ class _Connection:
         except BaseException:
             await connection.close()
             raise
-        return cls(connection, cursor)
+        return cls(connection, cursor, None if read_only else _Pipe())
 
     def tx(self, *, one: bool = False) -> _Tx:
-        return _Tx(self.connection, self.cursor, one=one)
+        return _Tx(self, one=one)
+
+    async def run(self, call: Coroutine[Any, Any, T]) -> T:
+        """A call awaited after every call sent before it (through the pipe, if any)."""
+        return await (self.pipe.call(call) if self.pipe is not None else call)
+
+    async def statement(self, sql: str) -> None:
+        await self.run(self.cursor.execute(sql))
+
+    async def rollback(self) -> None:
+        """Roll back, after every call sent (whatever its outcome)."""
+        if self.pipe is not None:
+            await self.pipe.drain()
+        await self.run(self.connection.rollback())
 
     async def close(self) -> None:
         async with self.lock:  # after the unit it runs, if any
@@ -151,7 +232,7 @@ async def _check(db: _Tx) -> str:
     if problems != ["ok"]:
         raise StorageError(f"is damaged (integrity check: {problems[0][:200]})")
     if int(await db.value("SELECT COUNT(*) FROM sqlite_master")) == 0:
-        await db.changed("PRAGMA auto_vacuum = INCREMENTAL")  # only possible before any table
+        await db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only possible before any table
     mode = await db.value("PRAGMA journal_mode = WAL")
     return str(mode).lower() if mode else ""
 
@@ -216,7 +297,7 @@ class SQLiteStorage(Storage):
                 mode = await _check(self._writer.tx())
             except StorageError as error:
                 raise StorageError(f"the database {where} {error}") from None
-            await self._writer.cursor.execute(f"PRAGMA synchronous = {self.synchronous}")
+            await self._writer.statement(f"PRAGMA synchronous = {self.synchronous}")
             await self.migrate()
             await self._probe()
             if self.path != ":memory:" and mode == "wal":
@@ -240,11 +321,11 @@ class SQLiteStorage(Storage):
     async def _probe(self) -> None:
         """A write probe: a read-only file would otherwise fail only at the first move."""
         writer = self._writer
-        await writer.cursor.execute("BEGIN IMMEDIATE")
+        await writer.statement("BEGIN IMMEDIATE")
         try:
-            await writer.cursor.execute(PROBE)
+            await writer.statement(PROBE)
         finally:
-            await writer.connection.rollback()
+            await writer.rollback()
 
     async def migrate(self, target: int = SCHEMA_VERSION) -> int:
         """Bring the schema up to ``target``, one transaction a version; returns the version found before."""
@@ -262,10 +343,10 @@ class SQLiteStorage(Storage):
             for version in range(found, target):
                 # Under the write lock, the version read again: another process starting at the same moment
                 # may have taken this step already.
-                await writer.cursor.execute("BEGIN IMMEDIATE")
+                await writer.statement("BEGIN IMMEDIATE")
                 try:
                     if await _user_version(db) > version:
-                        await writer.connection.rollback()
+                        await writer.rollback()
                         continue
                     if not backed_up:  # only the process that migrates copies the database first
                         assert file is not None
@@ -274,11 +355,11 @@ class SQLiteStorage(Storage):
                         await asyncio.to_thread(backup, file, copy)  # WAL lets it read
                         backed_up = True
                     for statement in schema_.migration(version + 1, "sqlite"):
-                        await db.changed(statement)
-                    await db.changed(f"PRAGMA user_version = {version + 1}")
-                    await writer.connection.commit()
+                        await db.execute(statement)
+                    await db.execute(f"PRAGMA user_version = {version + 1}")
+                    await writer.run(writer.connection.commit())
                 except BaseException:
-                    await writer.connection.rollback()
+                    await writer.rollback()
                     raise
             return found
 
@@ -304,7 +385,7 @@ class SQLiteStorage(Storage):
         # between two groups of writes, never inside one.
         async def vacuum() -> None:
             async with writer.lock:
-                await writer.cursor.executescript(f"PRAGMA incremental_vacuum({int(pages)});")
+                await writer.run(writer.cursor.executescript(f"PRAGMA incremental_vacuum({int(pages)});"))
 
         await self._retrying(vacuum)
 
@@ -371,27 +452,63 @@ class SQLiteStorage(Storage):
     async def _commit(self, units: list[Work[Any]]) -> list[tuple[bool, Any]]:
         """Every unit under its own savepoint, then one commit. A unit that fails is rolled back to its
         savepoint alone (its error is its outcome); "database is locked" fails the whole group, which is
-        retried whole."""
+        retried whole.
+
+        The group is first sent on whole after its BEGIN, without waiting for the answers its units' bodies
+        do not need: presses arriving together then cost three trips to the writer's thread (the BEGIN,
+        their statements, the COMMIT) rather than one a statement. No savepoint of it is released before
+        every answer is in: should any unit fail, the transaction is rolled back whole, and the group run
+        again one unit at a time, each waited for before its savepoint is released or rolled back."""
         writer = self._writer
-        cursor = writer.cursor
-        outcomes: list[tuple[bool, Any]] = []
         async with writer.lock:
-            await cursor.execute("BEGIN IMMEDIATE")
             try:
-                for work in units:
-                    await cursor.execute("SAVEPOINT unit")
-                    try:
-                        result = await work(writer.tx())
-                    except Exception as error:  # DailyTaken, MoveConflict, a key, a bug: this unit only
-                        if _locked(error):
-                            raise
-                        await cursor.execute("ROLLBACK TO unit")
-                        outcomes.append((False, error))
-                    else:
-                        outcomes.append((True, result))
-                    await cursor.execute("RELEASE unit")
-                await writer.connection.commit()
+                outcomes = await self._all_at_once(writer, units)
+                if outcomes is None:
+                    await writer.rollback()
+                    await writer.statement("BEGIN IMMEDIATE")
+                    outcomes = await self._one_by_one(writer, units)
+                await writer.run(writer.connection.commit())
             except BaseException:
-                await writer.connection.rollback()
+                await writer.rollback()
                 raise
+        return outcomes
+
+    @staticmethod
+    async def _all_at_once(writer: _Connection, units: list[Work[Any]]) -> list[tuple[bool, Any]] | None:
+        """The group sent on whole; None if a unit failed (none of it is to be kept then)."""
+        assert writer.pipe is not None
+        await writer.statement("BEGIN IMMEDIATE")  # (waited for: a try waits for a lock once, not once a statement)
+        writer.pipe.clear()
+        results = []
+        try:
+            for work in units:
+                writer.pipe.send(writer.cursor.execute("SAVEPOINT unit"))
+                results.append(await work(writer.tx()))
+            await writer.pipe.flush()
+        except Exception as error:
+            if _locked(error):
+                raise
+            return None
+        if writer.pipe.failed:  # a unit's body caught another's error: none of it is kept
+            return None
+        return [(True, result) for result in results]
+
+    @staticmethod
+    async def _one_by_one(writer: _Connection, units: list[Work[Any]]) -> list[tuple[bool, Any]]:
+        assert writer.pipe is not None
+        outcomes: list[tuple[bool, Any]] = []
+        for work in units:
+            await writer.statement("SAVEPOINT unit")
+            try:
+                result = await work(writer.tx())
+                await writer.pipe.flush()
+            except Exception as error:  # DailyTaken, MoveConflict, a key, a bug: this unit only
+                if _locked(error):
+                    raise
+                await writer.pipe.drain()
+                await writer.statement("ROLLBACK TO unit")
+                outcomes.append((False, error))
+            else:
+                outcomes.append((True, result))
+            await writer.statement("RELEASE unit")
         return outcomes

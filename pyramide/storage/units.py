@@ -28,7 +28,8 @@ Dialect = Literal["sqlite", "postgresql"]
 class Tx(Protocol):
     """One connection, inside one unit of work. ``?`` placeholders on both backends; rows are sequences
     (index them). ``conflicts``: the driver's errors for a broken key or foreign key, where an operation
-    turns one into its own answer (``MoveConflict``)."""
+    turns one into its own answer (``MoveConflict``). A statement whose answer is awaited sees every
+    statement the unit ran before it."""
 
     dialect: Dialect
     conflicts: tuple[type[BaseException], ...]
@@ -37,6 +38,11 @@ class Tx(Protocol):
     async def row(self, sql: str, *args: Any) -> Sequence[Any] | None: ...
     async def value(self, sql: str, *args: Any) -> Any: ...  # the first column of the first row, or None
     async def changed(self, sql: str, *args: Any) -> int: ...  # the rows the statement changed
+    async def execute(self, sql: str, *args: Any, conflict: Exception | None = None) -> None:
+        """A statement whose answer the unit does not need: a backend may send it on without waiting for
+        it (SQLite's writer does), its failure failing the unit all the same; ``conflict`` is raised
+        instead of the driver's error for a broken key or foreign key."""
+
     async def many(self, sql: str, args: Sequence[Sequence[Any]]) -> None: ...  # once per tuple of args
 
 
