@@ -23,7 +23,7 @@ import contextlib
 import functools
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,17 +32,16 @@ import aiosqlite
 from . import schema as schema_
 from .queries import PROBE, Storage
 from .records import StorageError, StorageUnavailable
-from .units import Dialect, Work
+from .sqlite_connection import Connection, Tx
+from .units import Work
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStorage", "backup"]
 
 T = TypeVar("T")
-BUSY_MS = 400  # how long one try waits for another connection's write lock
 WRITE_TRIES = 3
 OPEN_WAIT = 30.0  # seconds to wait at start for another process creating or migrating the database
 SCHEMA_VERSION = schema_.VERSION
 OLDEST_SQLITE = (3, 35, 0)  # RETURNING (FILTER and NULLS FIRST are older)
-_CONFLICTS = (sqlite3.IntegrityError,)
 
 
 def backup(source: str | Path, target: str | Path) -> int:
@@ -67,166 +66,11 @@ def _locked(error: BaseException) -> bool:
     return isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error))
 
 
-class _Tx:
-    """A unit's statements on one aiosqlite connection. Rows are read with ``execute_fetchall`` (the
-    statement stepped to its end in the connection's thread: no cursor keeps an old snapshot open); a
-    write's row count through the connection's one cursor, which lives and is reset in that thread.
-
-    On the writer, every call goes through the connection's pipe (``_Pipe``): a statement whose answer is
-    not needed (``execute``) is sent on at once, and the next one that is awaited waits for it too. On the
-    reader each statement is awaited. ``one``: the unit may run a single statement (a read outside a
-    transaction)."""
-
-    dialect: Dialect = "sqlite"
-    conflicts: tuple[type[BaseException], ...] = _CONFLICTS
-
-    def __init__(self, connection: _Connection, *, one: bool = False) -> None:
-        self._connection = connection.connection
-        self._cursor = connection.cursor
-        self._pipe = connection.pipe
-        self._one = one
-        self._ran = False
-
-    def _next(self) -> None:
-        if self._one:
-            if self._ran:
-                raise RuntimeError("a second statement in a unit declared of one: declare it several=True")
-            self._ran = True
-
-    async def _call(self, call: Coroutine[Any, Any, T]) -> T:
-        return await (self._pipe.call(call) if self._pipe is not None else call)
-
-    async def rows(self, sql: str, *args: Any) -> Sequence[Sequence[Any]]:
-        self._next()
-        return list(await self._call(_fetch_all(self._connection, sql, args)))
-
-    async def row(self, sql: str, *args: Any) -> Sequence[Any] | None:
-        found = await self.rows(sql, *args)
-        return found[0] if found else None
-
-    async def value(self, sql: str, *args: Any) -> Any:
-        found = await self.row(sql, *args)
-        return found[0] if found is not None else None
-
-    async def changed(self, sql: str, *args: Any) -> int:
-        self._next()
-        await self._call(self._cursor.execute(sql, args))
-        return self._cursor.rowcount  # (nothing else was sent on the cursor since: the unit waited for it)
-
-    async def execute(self, sql: str, *args: Any, conflict: Exception | None = None) -> None:
-        self._next()
-        call = _refused_as(conflict, self._cursor.execute(sql, args)) if conflict else self._cursor.execute(sql, args)
-        if self._pipe is not None:
-            self._pipe.send(call)
-        else:
-            await call
-
-    async def many(self, sql: str, args: Sequence[Sequence[Any]]) -> None:
-        self._next()
-        if self._pipe is not None:
-            self._pipe.send(self._cursor.executemany(sql, args))
-        else:
-            await self._cursor.executemany(sql, args)
-
-
-async def _fetch_all(connection: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> Iterable[sqlite3.Row]:
-    return await connection.execute_fetchall(sql, args)
-
-
-async def _refused_as(conflict: Exception, call: Awaitable[Any]) -> None:
-    try:
-        await call
-    except _CONFLICTS as error:
-        raise conflict from error
-
-
-class _Pipe:
-    """The calls sent to the writer's thread, in order, without waiting for each answer: aiosqlite runs a
-    connection's calls one after another in the order they were made, and each call here is made by a task
-    of its own, the tasks started in the order they were sent. Waiting for one answer (``call``) waits for
-    every call sent before it, and raises the first failure among them. Empty whenever the writer is free:
-    whoever holds the writer ends with ``flush`` or ``drain``."""
-
-    def __init__(self) -> None:
-        self._sent: list[asyncio.Task[Any]] = []
-        self.failed = False  # a call failed since the last ``clear`` (even if a unit caught its error)
-
-    def clear(self) -> None:
-        self.failed = False
-
-    def send(self, call: Coroutine[Any, Any, Any]) -> None:
-        self._sent.append(asyncio.get_running_loop().create_task(call))
-
-    async def call(self, call: Coroutine[Any, Any, T]) -> T:
-        task: asyncio.Task[T] = asyncio.get_running_loop().create_task(call)
-        self._sent.append(task)
-        await self.flush()
-        return task.result()
-
-    async def flush(self) -> None:
-        """Wait for every call sent; raise the first failure among them."""
-        sent, self._sent = self._sent, []
-        for outcome in await asyncio.gather(*sent, return_exceptions=True):
-            if isinstance(outcome, BaseException):
-                self.failed = True
-                raise outcome
-
-    async def drain(self) -> None:
-        """Wait for every call sent, whatever its outcome (a unit that failed already)."""
-        sent, self._sent = self._sent, []
-        await asyncio.gather(*sent, return_exceptions=True)
-
-
-class _Connection:
-    """An aiosqlite connection, its one cursor for writes and control statements, the lock that gives it to
-    one unit of work at a time, and (the writer's) its pipe."""
-
-    def __init__(self, connection: aiosqlite.Connection, cursor: aiosqlite.Cursor, pipe: _Pipe | None) -> None:
-        self.connection = connection
-        self.cursor = cursor
-        self.pipe = pipe
-        self.lock = asyncio.Lock()
-
-    @classmethod
-    async def open(cls, path: str, *, read_only: bool = False) -> _Connection:
-        connection = await aiosqlite.connect(path, uri=path.startswith("file:"), timeout=BUSY_MS / 1000)
-        try:
-            cursor = await connection.cursor()
-            await cursor.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-            await cursor.execute("PRAGMA foreign_keys = ON")
-            if read_only:
-                await cursor.execute("PRAGMA query_only = ON")
-        except BaseException:
-            await connection.close()
-            raise
-        return cls(connection, cursor, None if read_only else _Pipe())
-
-    def tx(self, *, one: bool = False) -> _Tx:
-        return _Tx(self, one=one)
-
-    async def run(self, call: Coroutine[Any, Any, T]) -> T:
-        """A call awaited after every call sent before it (through the pipe, if any)."""
-        return await (self.pipe.call(call) if self.pipe is not None else call)
-
-    async def statement(self, sql: str) -> None:
-        await self.run(self.cursor.execute(sql))
-
-    async def rollback(self) -> None:
-        """Roll back, after every call sent (whatever its outcome)."""
-        if self.pipe is not None:
-            await self.pipe.drain()
-        await self.run(self.connection.rollback())
-
-    async def close(self) -> None:
-        async with self.lock:  # after the unit it runs, if any
-            await self.connection.close()
-
-
-async def _user_version(db: _Tx) -> int:
+async def _user_version(db: Tx) -> int:
     return int(await db.value("PRAGMA user_version"))
 
 
-async def _check(db: _Tx) -> str:
+async def _check(db: Tx) -> str:
     """Check a freshly opened database and set its journal: returns the journal mode it runs in."""
     problems = [str(r[0]) for r in await db.rows("PRAGMA quick_check")]
     if problems != ["ok"]:
@@ -244,8 +88,8 @@ class SQLiteStorage(Storage):
         """``path``: a file, ``":memory:"``, or a ``file:`` URI (``file:pyramide.db?mode=ro``)."""
         self.path = str(path)
         self.synchronous = synchronous
-        self._db: _Connection | None = None
-        self._reader: _Connection | None = None
+        self._db: Connection | None = None
+        self._reader: Connection | None = None
         self._grouped: list[tuple[Work[Any], asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
 
@@ -255,13 +99,13 @@ class SQLiteStorage(Storage):
         return self._writer.connection
 
     @property
-    def _writer(self) -> _Connection:
+    def _writer(self) -> Connection:
         if self._db is None:
             raise RuntimeError("storage is not open")
         return self._db
 
     @property
-    def _reading(self) -> _Connection:
+    def _reading(self) -> Connection:
         return self._reader or self._writer
 
     async def open(self) -> None:
@@ -292,7 +136,7 @@ class SQLiteStorage(Storage):
     async def _open(self) -> None:
         where = self.path
         try:
-            self._db = await _Connection.open(self.path)
+            self._db = await Connection.open(self.path)
             try:
                 mode = await _check(self._writer.tx())
             except StorageError as error:
@@ -301,7 +145,7 @@ class SQLiteStorage(Storage):
             await self.migrate()
             await self._probe()
             if self.path != ":memory:" and mode == "wal":
-                self._reader = await _Connection.open(self.path, read_only=True)
+                self._reader = await Connection.open(self.path, read_only=True)
         except StorageError:
             raise
         except sqlite3.OperationalError as error:
@@ -474,7 +318,7 @@ class SQLiteStorage(Storage):
         return outcomes
 
     @staticmethod
-    async def _all_at_once(writer: _Connection, units: list[Work[Any]]) -> list[tuple[bool, Any]] | None:
+    async def _all_at_once(writer: Connection, units: list[Work[Any]]) -> list[tuple[bool, Any]] | None:
         """The group sent on whole; None if a unit failed (none of it is to be kept then)."""
         assert writer.pipe is not None
         await writer.statement("BEGIN IMMEDIATE")  # (waited for: a try waits for a lock once, not once a statement)
@@ -494,7 +338,7 @@ class SQLiteStorage(Storage):
         return [(True, result) for result in results]
 
     @staticmethod
-    async def _one_by_one(writer: _Connection, units: list[Work[Any]]) -> list[tuple[bool, Any]]:
+    async def _one_by_one(writer: Connection, units: list[Work[Any]]) -> list[tuple[bool, Any]]:
         assert writer.pipe is not None
         outcomes: list[tuple[bool, Any]] = []
         for work in units:
