@@ -11,6 +11,7 @@ RUN python -m venv /venv \
 COPY pyproject.toml setup.py README.md ./
 COPY assets assets
 COPY pyramide pyramide
+COPY pyramide_service pyramide_service
 COPY pyramide_bot pyramide_bot
 COPY cogs cogs
 RUN /venv/bin/pip install --no-cache-dir --disable-pip-version-check --no-deps --no-build-isolation . \

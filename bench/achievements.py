@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pyramide.credits import daily_tier_of
-from pyramide.storage import GameRecord, Storage, from_url
-from pyramide.storage.codec import pack_log
-from pyramide.storage.units import Tx
+from pyramide_service.credits import daily_tier_of
+from pyramide_service.storage import GameRecord, Storage, from_url
+from pyramide_service.storage.codec import pack_log
+from pyramide_service.storage.units import Tx
 
 SIZES = (1_000, 5_000, 10_000)
 T0 = 1_767_225_600  # 2026-01-01
@@ -112,9 +112,9 @@ def pictures() -> None:
     from pyramide.achievements import CATALOGUE
     from pyramide.render.badges import render_badges
     from pyramide.render.card import render_card
-    from pyramide.stats import player_stats
-    from pyramide.storage import RaceStats, ResultRow
-    from pyramide.storage.achievements import Rarity, Unlocked
+    from pyramide_service.stats import player_stats
+    from pyramide_service.storage import RaceStats, ResultRow
+    from pyramide_service.storage.achievements import Rarity, Unlocked
 
     rng = random.Random(1)
     today = date(2026, 12, 15)
@@ -162,7 +162,7 @@ async def big(games: int = 1_000_000, servers: int = 1_000) -> None:
     """The reads of a first /pyramide stats or achievements on a file of ``games`` games (bench/stats.py's
     fill): a player's history credited, their achievements, the server's rarity and everyone's."""
     from bench.stats import PLAYERS_PER_SERVER, fill
-    from pyramide.storage.sqlite import SQLiteStorage
+    from pyramide_service.storage.sqlite import SQLiteStorage
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "big.db"

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cogs.pyramide.podium import podium_picture, standings_picture
 from pyramide.render import render_podium, render_standings
-from pyramide.storage.sqlite import SQLiteStorage
+from pyramide_service.storage.sqlite import SQLiteStorage
 
 GUILD, CHANNEL, DEALS = 1, 2, 10
 T0 = 1_767_225_600.0

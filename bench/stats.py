@@ -26,10 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pyramide import Game
-from pyramide.manager import GameManager
-from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import Storage
-from pyramide.storage.sqlite import SQLiteStorage
+from pyramide_service.manager import GameManager
+from pyramide_service.stats import day_streaks, player_stats
+from pyramide_service.storage import Storage
+from pyramide_service.storage.sqlite import SQLiteStorage
 from tests.play import deal, end, play
 
 PLAYERS_PER_SERVER = 60
@@ -171,7 +171,7 @@ async def bytes_per_game_postgres(server_url: str, games: int = 2000) -> None:
     written per stored action (what one press costs the database's disk and its replicas)."""
     import asyncpg
 
-    from pyramide.storage.postgres import PostgresStorage
+    from pyramide_service.storage.postgres import PostgresStorage
     from tests.postgres import create_database, drop_database
 
     url = await create_database(server_url)

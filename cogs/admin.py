@@ -41,23 +41,24 @@ class Admin(commands.Cog):
             expired = await self.bot.manager.expire_dailies(day)
             if expired:
                 log.info("ended %d dailies of past days", expired)
-            purged = await self.bot.storage.purge_departed(now - self.bot.data_grace_days * 86_400)
+            await self.bot.manager.owed.resume()  # perfect losses a busy solver could not decide yet
+            purged = await self.bot.servers.purge_departed(now - self.bot.data_grace_days * 86_400)
             if purged:
                 log.info(
                     "deleted the data of %d servers the bot left %d days ago", len(purged), self.bot.data_grace_days
                 )
-            await self.bot.storage.compact()
+            await self.bot.servers.compact()
         except Exception as error:  # a busy database is tried again next time
             log.warning("housekeeping failed, tried again in 5 minutes: %s", error)
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """Removed from a server: its data is deleted after the grace period, unless the bot comes back."""
-        await self.bot.storage.guild_left(guild.id, self.bot.clock())
+        await self.bot.servers.left(guild.id, self.bot.clock())
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
-        await self.bot.storage.guild_joined(guild.id)
+        await self.bot.servers.joined(guild.id)
 
     @commands.command(name="sync")
     @commands.is_owner()
@@ -72,12 +73,12 @@ class Admin(commands.Cog):
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
-        if scope == "here" and ctx.guild is not None:
+        if scope == "here" and ctx.guild is not None:  # a server's commands: Discord keeps no entry point there
             ctx.bot.tree.copy_global_to(guild=ctx.guild)
-            synced = await ctx.bot.tree.sync(guild=ctx.guild)
-        else:
-            synced = await ctx.bot.tree.sync()
-        await ctx.reply(f"Synced {len(synced)} commands ({scope}).", allowed_mentions=discord.AllowedMentions.none())
+            synced = len(await ctx.bot.tree.sync(guild=ctx.guild))
+        else:  # the global ones, with the Activity's entry point command kept
+            synced = await self.bot.sync_commands(force=True) or 0
+        await ctx.reply(f"Synced {synced} commands ({scope}).", allowed_mentions=discord.AllowedMentions.none())
 
 
 async def setup(bot: Host) -> None:

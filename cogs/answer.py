@@ -21,21 +21,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
-import asyncpg
 import discord
 
 from pyramide.i18n import t
-from pyramide.manager import GameError
-from pyramide.storage import GuildSettings, StorageUnavailable
+from pyramide_service import DATABASE_ERRORS, GuildSettings, StorageUnavailable
+from pyramide_service.inputs import OutOfLimits
+from pyramide_service.manager import GameError
 
 from .common import Host, bot_of, language
 from .places import Place, place_of
+from .refused import limit_words, log_refused
 
 log = logging.getLogger(__name__)
 
@@ -181,10 +181,12 @@ class Answer:
                 self.words_original = private
 
     # ------------------------------------------------------------- answering
-    async def say(self, text: str, *, view: discord.ui.View | None = None) -> None:
-        """A private message to the player."""
+    async def say(self, text: str, *, view: discord.ui.View | None = None, file: discord.File | None = None) -> None:
+        """A private message to the player (with a picture: ``file``)."""
         content = shorten(text)
         extra: dict[str, Any] = {"view": view} if view is not None else {}
+        if file is not None:
+            extra["file"] = file
         async with self._lock:
             response = self.interaction.response
             if not self.done:
@@ -265,6 +267,12 @@ class Answer:
             self.deferred_private = None  # a public "thinking" message became this followup
             return sent
 
+    async def launch(self) -> None:
+        """Open the application's Activity for the player (LAUNCH_ACTIVITY, callback type 12): only as the
+        interaction's first answer, which carries no message."""
+        async with self._lock:
+            await self.interaction.response.launch_activity()
+
     async def update(self, **message: Any) -> None:
         """Edit the message whose button was pressed."""
         async with self._lock:
@@ -288,6 +296,9 @@ async def answering(
     database_error = False
     try:
         yield answer
+    except OutOfLimits as error:  # a value the command's limits refuse, found inside a flow
+        log_refused(interaction, error)
+        await answer.rescue(limit_words(answer.lang, error))
     except (GameError, StorageUnavailable) as error:
         database_error = isinstance(error, StorageUnavailable)
         await answer.rescue(t(answer.lang, f"error.{error.key}"))
@@ -301,7 +312,7 @@ async def answering(
             log.error("%s refused by Discord: %s", what, describe_failure(error))
             await answer.rescue(refusal_words(answer.lang, error))
     except Exception as error:
-        database_error = isinstance(error, sqlite3.Error | asyncpg.PostgresError)
+        database_error = isinstance(error, DATABASE_ERRORS)
         log.error("interaction failed", exc_info=error)
         await answer.rescue(t(answer.lang, "error.generic"))
     finally:

@@ -1,7 +1,8 @@
 """The card faces as the application's own emojis, shown on the board's buttons.
 
 The set (52 faces, the face cards again with each language's letters, the card back and the empty
-waste) is drawn by ``pyramide.render``. An emoji's name carries the start of its image's SHA-256
+waste, and the four-colour deck's ♦ and ♣ again in its blue and green: its ♠ and ♥ are the classic
+ones) is drawn by ``pyramide.render``. An emoji's name carries the start of its image's SHA-256
 (``pyr_QS_D_1a2b3c4``), so the same name is always the same picture: at every start the bot lists the
 application's emojis, reuses those whose name it finds and uploads only the missing ones (an image that
 changed has a new name); a restart uploads nothing. Processes of a cluster starting together upload the
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import itertools
 import json
 import logging
 import re
@@ -31,9 +33,9 @@ import discord
 from pyramide.cards import Card, full_deck
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import back_emoji, card_emoji, empty_waste_emoji
-from pyramide.storage import Storage
-
-from .tasks import Supervised
+from pyramide.style import CLASSIC_SUITS, FOUR_COLOUR_SUITS, Deck
+from pyramide_service.notes import Notes
+from pyramide_service.tasks import Supervised
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,7 @@ META_KEY = "card_emojis"  # {base name: [sha256 of the image, emoji id]}
 APP_EMOJI_LIMIT = 2000  # Discord's limit of emojis an application owns
 NAME = re.compile(r"[A-Za-z0-9_]{2,32}")  # Discord's rule for an emoji's name
 DEADLINE = 120.0  # seconds for the whole sync; past it (a long rate limit) the buttons keep text labels
+FOUR_COLOUR = "_4c"  # the end of a base name of the four-colour deck's own faces (pyr_QD_4c)
 
 EmojiJSON = dict[str, Any]
 
@@ -62,33 +65,42 @@ class EmojiImage:
         return f"{self.base}_{self.digest[:7]}"
 
 
-def face_name(card: Card, letter: str | None = None) -> str:
-    """``pyr_QS``; a language's own letter is added (``pyr_QS_D``, ``pyr_QS_u0414`` for Д)."""
+def face_name(card: Card, letter: str | None = None, deck: Deck = Deck.CLASSIC) -> str:
+    """``pyr_QS``; a language's own letter is added (``pyr_QS_D``, ``pyr_QS_u0414`` for Д), and the mark of
+    the four-colour deck to a face it draws in a colour of its own (``pyr_QD_4c``)."""
     name = PREFIX + card.ascii
     if letter:
         name += "_" + "".join(c if c.isascii() and c.isalnum() else f"u{ord(c):04x}" for c in letter)
+    if deck is Deck.FOUR_COLOUR and _own_colour(card):
+        name += FOUR_COLOUR
     return name
 
 
-def _face_names(lang: str) -> dict[Card, str]:
+def _own_colour(card: Card) -> bool:
+    """Whether the four-colour deck draws the card in another colour than the classic one (♦ and ♣)."""
+    return FOUR_COLOUR_SUITS[card.suit] != CLASSIC_SUITS[card.suit]
+
+
+def _face_names(lang: str, deck: Deck = Deck.CLASSIC) -> dict[Card, str]:
     letters = dict(rank_letters(lang))
-    return {card: face_name(card, letters.get(card.rank)) for card in full_deck()}
+    return {card: face_name(card, letters.get(card.rank), deck) for card in full_deck()}
 
 
 @functools.cache
 def emoji_images() -> dict[str, EmojiImage]:
     """The whole set, by emoji name (drawn once; about 80 images of a few KB)."""
     drawn: dict[str, EmojiImage] = {}
-    for lang in LANGUAGES:
+    for lang, deck in itertools.product(LANGUAGES, Deck):
         letters = dict(rank_letters(lang))
         for card in full_deck():
-            base = face_name(card, letters.get(card.rank))
+            base = face_name(card, letters.get(card.rank), deck)
             if base not in drawn:
-                drawn[base] = EmojiImage(base, card_emoji(card, letters.get(card.rank)))
+                drawn[base] = EmojiImage(base, card_emoji(card, letters.get(card.rank), deck))
     drawn[BACK] = EmojiImage(BACK, back_emoji())
     drawn[WASTE] = EmojiImage(WASTE, empty_waste_emoji())
     images = {image.name: image for image in drawn.values()}
     assert all(NAME.fullmatch(name) for name in images), "an emoji name Discord would refuse"
+    assert len(images) <= APP_EMOJI_LIMIT // 2, "no room left for a new version beside this one"
     return images
 
 
@@ -106,15 +118,19 @@ class CardEmojis:
             if name in images
         }
         self.ready = len(known) == len(images)
-        self._faces: dict[str, dict[Card, EmojiJSON]] = {}
+        self._faces: dict[tuple[str, Deck], dict[Card, EmojiJSON]] = {}
         self.back: EmojiJSON | None = None
         self.waste: EmojiJSON | None = None
         if self.ready:
-            self._faces = {lang: {c: known[n] for c, n in _face_names(lang).items()} for lang in LANGUAGES}
+            self._faces = {
+                (lang, deck): {c: known[n] for c, n in _face_names(lang, deck).items()}
+                for lang, deck in itertools.product(LANGUAGES, Deck)
+            }
             self.back, self.waste = known[BACK], known[WASTE]
 
-    def face(self, card: Card, lang: str) -> EmojiJSON | None:
-        faces = self._faces.get(lang)
+    def face(self, card: Card, lang: str, deck: Deck = Deck.CLASSIC) -> EmojiJSON | None:
+        """The card's emoji in a language's letters and a deck's colours."""
+        faces = self._faces.get((lang, deck))
         return faces[card] if faces is not None else None
 
     def ids(self) -> set[int]:
@@ -148,14 +164,14 @@ def _kept(text: str | None) -> dict[str, tuple[str, int]]:
 
 
 async def sync_emojis(
-    client: EmojiClient, storage: Storage, *, force: bool = False, deadline: float = DEADLINE
+    client: EmojiClient, notes: Notes, *, force: bool = False, deadline: float = DEADLINE
 ) -> SyncResult:
     """List the application's emojis and upload the images of the set that are missing; with ``force``
     (an owner's sync) also delete the older versions' emojis. The set in use is never deleted: every
     process of the deployment shows it. Never raises for Discord's answers: a failure is logged once and
     the result is empty (text labels); what was uploaded before it stays recorded."""
     images = await asyncio.to_thread(emoji_images)
-    kept = _kept(await storage.meta(META_KEY))
+    kept = _kept(await notes.read(META_KEY))
     before = dict(kept)
     uploaded = deleted = 0
     current: dict[str, int] = {}
@@ -195,7 +211,7 @@ async def sync_emojis(
         return SyncResult(CardEmojis(), uploaded, deleted, reason)
     finally:
         if kept != before:
-            await storage.set_meta(META_KEY, json.dumps({n: list(v) for n, v in sorted(kept.items())}))
+            await notes.write(META_KEY, json.dumps({n: list(v) for n, v in sorted(kept.items())}))
     if uploaded or deleted:
         log.info("card emojis: uploaded %d, deleted %d, %d in use", uploaded, deleted, len(current))
     else:
@@ -208,9 +224,9 @@ class CardEmojiSync:
     the first in the background at start (``start``), an owner's on demand (``sync``). It owns its task,
     watched, and closes it (``close``)."""
 
-    def __init__(self, client: EmojiClient, storage: Storage) -> None:
+    def __init__(self, client: EmojiClient, notes: Notes) -> None:
         self.client = client
-        self.storage = storage
+        self.notes = notes
         self.current = CardEmojis()  # empty (text labels) until a sync has the whole set
         self._tasks = Supervised("card emoji sync")
 
@@ -221,7 +237,7 @@ class CardEmojiSync:
     async def sync(self, *, force: bool = False) -> SyncResult:
         """Sync now and show the result on the buttons from now on (text labels if Discord did not take
         them); ``force`` uploads them all again."""
-        result = await sync_emojis(self.client, self.storage, force=force)
+        result = await sync_emojis(self.client, self.notes, force=force)
         self.current = result.emojis
         return result
 

@@ -1,7 +1,8 @@
-"""The two places where the bot sets what discord.py offers no public option for (the addresses of its REST
-API and of its gateway), each with the reason, and the prebuilt view; nothing else in the bot touches a
-discord.py internal. ``pyproject.toml`` pins discord.py to the minor versions CI tests, so a change of
-these class attributes is caught by the suite before it reaches a deployment.
+"""The places where the bot uses what discord.py offers no public API for, each with the reason: the addresses
+of its REST API and of its gateway, the global commands read and overwritten as raw JSON (the entry point
+command kept), and the prebuilt view; nothing else in the bot touches a discord.py internal.
+``pyproject.toml`` pins discord.py to the minor versions CI tests, so a change of these class attributes
+and ``HTTPClient`` methods is caught by the suite before it reaches a deployment.
 """
 
 from __future__ import annotations
@@ -24,6 +25,24 @@ def point_gateway_at(url: str) -> None:
     """The gateway at ``url`` (the REST base's answer to ``GET /gateway/bot``): discord.py asks Discord's
     own address unless ``DiscordWebSocket.DEFAULT_GATEWAY`` says otherwise."""
     DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
+
+
+async def global_commands(client: discord.Client, application_id: int) -> list[dict[str, Any]]:
+    """The application's global commands as Discord has them (``GET /applications/{id}/commands``), as JSON:
+    the public ``CommandTree.fetch_commands`` parses them into ``AppCommand``s, which know no command of
+    type 4 (an Activity's PRIMARY_ENTRY_POINT) nor its ``handler``, so only ``HTTPClient`` returns them whole."""
+    commands: list[Any] = await client.http.get_global_commands(application_id)
+    return commands
+
+
+async def overwrite_global_commands(
+    client: discord.Client, application_id: int, payload: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Replace the global commands by ``payload`` (``PUT /applications/{id}/commands``): the public
+    ``CommandTree.sync`` sends the tree's commands alone, and Discord refuses an overwrite that leaves out
+    the entry point command it made (50240); ``HTTPClient`` sends the payload as given."""
+    commands: list[Any] = await client.http.bulk_upsert_global_commands(application_id, payload)
+    return commands
 
 
 class PrebuiltView(discord.ui.View):

@@ -10,6 +10,13 @@ Discord lets a player use Pyramide in three kinds of place:
   answered there: its response, its follow-ups and its own webhook. A bot-token request to such a
   channel is refused (403 Missing Access), so the bot never makes one.
 
+An Activity is offered where Discord lets one start and the bot can keep the board in step with it:
+Discord's docs name servers' text and voice channels, DMs and group DMs (``ACTIVITY_CHANNELS``; not
+threads, forum posts, announcement or stage channels), and of these only the places the bot may edit its
+board with its token (a server with the bot, the bot's DM). Where only the interaction can be answered
+(a group DM, a server reached through a player's own install), the Activity's moves could not reach the
+board message, so no launch button is offered there (docs/activity.md, "Places").
+
 A game's statistics belong to its server (``guild_id``), whether the bot is a member or the player's
 own install brought it; games in DMs and group DMs are kept under ``OUTSIDE_SERVERS`` (0), the
 player's own figures outside servers.
@@ -22,7 +29,11 @@ from dataclasses import dataclass
 
 import discord
 
-OUTSIDE_SERVERS = 0  # the guild id of the games played in DMs and group DMs
+from pyramide_service.server_settings import OUTSIDE_SERVERS
+
+# The channels Discord's docs let an Activity be launched in (a group DM, where the bot is never a member,
+# is left out by the place's reach).
+ACTIVITY_CHANNELS = frozenset({discord.ChannelType.text, discord.ChannelType.voice, discord.ChannelType.private})
 
 
 class Reach(enum.Enum):
@@ -36,6 +47,7 @@ class Place:
     reach: Reach
     guild_id: int | None  # the server, whether the bot is a member or not; None outside servers
     channel_id: int
+    channel_type: discord.ChannelType | None = None  # as the interaction names it (None: not said)
 
     @property
     def stats_id(self) -> int:
@@ -56,6 +68,11 @@ class Place:
     def in_server(self) -> bool:
         return self.guild_id is not None
 
+    @property
+    def activities(self) -> bool:
+        """Whether an Activity may be launched here with the board kept in step (see the module's words)."""
+        return self.bot_token and self.channel_type in ACTIVITY_CHANNELS
+
 
 def place_of(interaction: discord.Interaction) -> Place | None:
     """The place of ``interaction``, decided from its context, its channel, and whether the bot is a
@@ -64,13 +81,14 @@ def place_of(interaction: discord.Interaction) -> Place | None:
     if channel_id is None:
         return None
     guild_id = interaction.guild_id
+    kind = getattr(interaction.channel, "type", None)
     if guild_id is not None:
         member = interaction.client.get_guild(guild_id) is not None
-        return Place(Reach.SERVER if member else Reach.INTERACTION, guild_id, channel_id)
+        return Place(Reach.SERVER if member else Reach.INTERACTION, guild_id, channel_id, kind)
     context = interaction.context
     if context.dm_channel or (not context.private_channel and _bots_own_dm(interaction)):
-        return Place(Reach.BOT_DM, None, channel_id)
-    return Place(Reach.INTERACTION, None, channel_id)
+        return Place(Reach.BOT_DM, None, channel_id, kind)
+    return Place(Reach.INTERACTION, None, channel_id, kind)
 
 
 def _bots_own_dm(interaction: discord.Interaction) -> bool:

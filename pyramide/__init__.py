@@ -2,7 +2,7 @@
 
 from .cards import Card, InvalidCard
 from .codes import InvalidCode, InvalidLayout
-from .events import Event, Outcome, Spot
+from .effects import Event, Outcome, Spot
 from .game import STOCK, UNDER, UNDO, WASTE, Game, InvalidAction, InvalidSpot, Move
 from .rules import InvalidRules, Rules
 

@@ -65,14 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     show_parser.add_argument("--png", metavar="FILE", help="also write the board picture to FILE")
     rate_parser = sub.add_parser("rate", help="solve the deal of CODE and, when it can be won, rate its difficulty")
     rate_parser.add_argument("code")
-    backup_parser = sub.add_parser(
-        "backup", help="copy the bot's SQLite database to PATH, consistently, even while the bot runs"
-    )
-    backup_parser.add_argument("path")
-    backup_parser.add_argument("--database", help="the database (default: PYRAMIDE_DB, or pyramide.db)")
     args = parser.parse_args(argv)
-    if args.command == "backup":
-        return backup_command(args.database, args.path)
     try:
         game = Game.from_code(args.code) if args.code else Game.new()
     except InvalidCode as error:
@@ -104,23 +97,6 @@ def rate_command(game: Game, stdout: TextIO = sys.stdout) -> int:
     if verdict.value == "won":
         rating = rate(game)
         print(f"difficulty {rating.tier or 'unrated'} {rating.score:g}", file=stdout)
-    return 0
-
-
-def backup_command(database: str | None, target: str) -> int:
-    import os
-    from pathlib import Path
-
-    from .storage import StorageError
-    from .storage.sqlite import backup
-
-    source = database or os.environ.get("PYRAMIDE_DB", "").strip() or str(Path.cwd() / "pyramide.db")
-    try:
-        pages = backup(source, target)
-    except StorageError as error:
-        print(f"backup failed: {error}", file=sys.stderr)
-        return 1
-    print(f"backed up {source} to {target} ({pages} pages)")
     return 0
 
 

@@ -4,7 +4,7 @@ Every finished game of a player, in the order it is credited, updates a small ``
 the current run of wins, races won, the recent days of dailies...) and then each achievement not yet
 unlocked is checked against that progress and the game just credited. So the unlock in the transaction
 that finishes a game costs O(1) (one progress row read and written), and crediting a long history that
-predates the feature is one pass over it, in chunks (``pyramide.storage.achievements``).
+predates the feature is one pass over it, in chunks (``pyramide_service.storage.achievements``).
 
 Some achievements are not predicates over games but are *awarded* by the unit that decides them (a
 perfect loss, once the solver's verdict on the deal is known; an event's podium, in the transaction that
@@ -225,7 +225,7 @@ CATALOGUE: tuple[Achievement, ...] = (
     # social
     Achievement("race_won", Group.SOCIAL, lambda p, f: p.race_wins >= 1),
     Achievement("races_10", Group.SOCIAL, lambda p, f: p.race_wins >= 10),
-    Achievement(EVENT_PODIUM, Group.SOCIAL),  # awarded when an event ends (pyramide.storage.events.end_event)
+    Achievement(EVENT_PODIUM, Group.SOCIAL),  # awarded when an event ends (pyramide_service.storage.events.end_event)
     Achievement(EVENT_WON, Group.SOCIAL),
 )
 BY_KEY: dict[str, Achievement] = {a.key: a for a in CATALOGUE}

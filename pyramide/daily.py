@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from functools import lru_cache
+from typing import Protocol
 
 from .codes import MAX_DEAL_NUMBER
 from .difficulty import Rating, Tier, find_rated, rate
 from .game import Game
 from .rules import Rules
 from .solver import first_winnable
-from .storage import WON, DailyAttempt
 
 EPOCH = date(2026, 1, 1)  # daily #1
 STRIDE = 7919
@@ -159,8 +159,19 @@ def month_bounds(year: int, month: int) -> tuple[date, date]:
     return date(year, month, 1), date(year, month, monthrange(year, month)[1])
 
 
+class Attempt(Protocol):
+    """A player's daily attempt as the calendar reads it (the application's stored row fits)."""
+
+    @property
+    def day(self) -> str: ...
+    @property
+    def status(self) -> str | None: ...  # None while in play, else the game's result ("won", ...)
+    @property
+    def hints(self) -> int: ...
+
+
 def month_calendar(
-    year: int, month: int, attempts: Sequence[DailyAttempt], now: date, streaks: tuple[int, int]
+    year: int, month: int, attempts: Sequence[Attempt], now: date, streaks: tuple[int, int]
 ) -> MonthCalendar:
     """The calendar of ``year``-``month`` from a player's daily attempts of that month, seen on ``now``."""
     by_day = {attempt.day: attempt for attempt in attempts}
@@ -173,7 +184,7 @@ def month_calendar(
             kinds.append(DayKind.MISSED if EPOCH <= day < now else DayKind.NONE)
         elif attempt.status is None:
             kinds.append(DayKind.OPEN if day >= now else DayKind.GAVE_UP)  # left at midnight: given up
-        elif attempt.status == WON:
+        elif attempt.status == "won":
             kinds.append(DayKind.HINTED if attempt.hints else DayKind.CLEAN)
         else:
             kinds.append(DayKind.GAVE_UP)

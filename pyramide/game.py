@@ -14,7 +14,7 @@ from itertools import combinations
 
 from .cards import Card, InvalidCard
 from .codes import MAX_DEAL_NUMBER, Deal, deal_code, layout_deal, numbered_deal, parse_code
-from .events import (
+from .effects import (
     Blocked,
     Deselected,
     Drew,

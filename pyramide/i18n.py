@@ -16,7 +16,7 @@ from pathlib import Path
 from babel import Locale
 from babel.dates import format_date
 
-from . import events as ev
+from . import effects as ev
 from .cards import RANK_NAMES, Card, InvalidCard
 
 LANGUAGES = ("en", "hr", "da", "ru")

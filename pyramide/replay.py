@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .events import Spot
+from .effects import Spot
 from .game import Game, Move
 from .labels import Labels
 from .render import animate
 from .solver import solve
+from .style import DEFAULT, Style
 
 START_MS = 1200  # the deal, before the first move
 MARK_MS = 450  # the pair or king about to go, ringed
@@ -93,21 +94,24 @@ def fit(frames: list[Frame], limit_ms: int = MAX_PLAYBACK_MS) -> list[Frame]:
     return [Frame(f.game, max(MIN_MS, int(f.ms * scale)), f.highlight) for f in frames]
 
 
-def winning_animation(code: str, labels: Labels, node_limit: int, deadline: float | None) -> Animation | None:
-    """The solver's winning line of the deal ``code`` from its start, animated (``None``: no line found)."""
+def winning_animation(
+    code: str, labels: Labels, node_limit: int, deadline: float | None, style: Style = DEFAULT
+) -> Animation | None:
+    """The solver's winning line of the deal ``code`` from its start, animated in ``style`` (``None``: no
+    line found)."""
     game = Game.from_code(code)
     solution = solve(game, node_limit, deadline)
     if not solution.won:
         return None
-    return _encoded(line_frames(game, solution.line), labels, code, len(solution.line))
+    return _encoded(line_frames(game, solution.line), labels, code, len(solution.line), style)
 
 
-def replay_animation(code: str, actions: Sequence[Spot], labels: Labels) -> Animation:
-    """A player's own game, animated from the deal."""
-    return _encoded(action_frames(Game.from_code(code), actions), labels, code, len(actions))
+def replay_animation(code: str, actions: Sequence[Spot], labels: Labels, style: Style = DEFAULT) -> Animation:
+    """A player's own game, animated from the deal in ``style``."""
+    return _encoded(action_frames(Game.from_code(code), actions), labels, code, len(actions), style)
 
 
-def _encoded(frames: list[Frame], labels: Labels, code: str, moves: int) -> Animation:
+def _encoded(frames: list[Frame], labels: Labels, code: str, moves: int, style: Style) -> Animation:
     durations = [frame.ms for frame in frames]
-    data = animate([(f.game, f.highlight) for f in frames], durations, labels=labels, code=code)
+    data = animate([(f.game, f.highlight) for f in frames], durations, labels=labels, code=code, style=style)
     return Animation(data, "gif", moves, len(frames), sum(durations))

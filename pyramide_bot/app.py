@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -19,20 +20,29 @@ import discord
 from discord.ext import commands
 
 from cogs.common import NO_RACES, Host, RaceWatch
-from cogs.dailies import DailyDeals
 from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
-from cogs.server_settings import ServerSettings
+from cogs.stale import PyramideTree, answer_unclaimed
 from pyramide.i18n import LANGUAGES, rank_letters
-from pyramide.manager import GameManager
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
-from pyramide.solving import SolverService
-from pyramide.storage import Storage
-from pyramide.workers import Workers
+from pyramide_service.dailies import DailyDeals
+from pyramide_service.events import Events
+from pyramide_service.manager import GameManager
+from pyramide_service.notes import Notes
+from pyramide_service.play import Table
+from pyramide_service.player_styles import PlayerStyles
+from pyramide_service.profiles import Profiles
+from pyramide_service.records import Records
+from pyramide_service.server_settings import ServerSettings
+from pyramide_service.servers import Servers
+from pyramide_service.solving import SolverService
+from pyramide_service.storage import Storage
+from pyramide_service.workers import Workers
 
-from .health import Health
+from .command_sync import push_global_commands
+from .health import Figures, Health
 from .settings import DEFAULT_GRACE_DAYS, Deployment
 from .translator import CatalogueTranslator
 
@@ -71,6 +81,7 @@ class PyramideBot(commands.Bot):
         data_grace_days: int = DEFAULT_GRACE_DAYS,
         daily_secret: str | None = None,
         workers: Workers | None = None,
+        offers_activity: bool = False,
         **client_options: Any,
     ) -> None:
         intents = discord.Intents.none()
@@ -79,6 +90,7 @@ class PyramideBot(commands.Bot):
             command_prefix=commands.when_mentioned,  # "@Pyramide sync" works without the message-content intent
             intents=intents,
             help_command=None,
+            tree_cls=PyramideTree,
             allowed_mentions=discord.AllowedMentions(users=False, roles=False, everyone=False),
             **client_options,
         )
@@ -95,16 +107,35 @@ class PyramideBot(commands.Bot):
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
         self.in_flight = 0  # interactions being answered (cogs.answer.answering counts them)
-        self.health = Health(self)
+        self.health = Health(
+            Figures(
+                connected=lambda: self.is_ready() and not self.is_closed(),
+                ping=lambda: self.storage.ping(),
+                latencies=self.shard_latencies,
+                live_games=lambda: self.manager.live_count,
+                solver_waiting=lambda: self.solver.waiting_hints,
+                in_flight=lambda: self.in_flight,
+            )
+        )
         self.data_grace_days = data_grace_days  # a server's data is kept this long after the bot leaves it
         self.metrics_port, self.metrics_host = metrics_port, metrics_host
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
+        self.table = Table(self.manager, self.settings, self.solver)  # every press is played through it
+        # The application's services over storage that the cogs call, by ids and values.
+        self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage)
+        self.servers, self.notes = Servers(storage), Notes(storage)
+        self.styles = PlayerStyles(storage)  # the players' styles of cards and table, read on every board
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
-        self.card_emojis = CardEmojiSync(self, storage)  # the buttons' card faces; text labels until synced
+        self.card_emojis = CardEmojiSync(self, self.notes)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
         self.scoreboards: RaceWatch = NO_RACES
+        # Whether the deployment has the Activity (ACTIVITY_PORT set, its page built): the boards then offer its
+        # launch button where Discord lets an Activity start (cogs.places.Place.activities), in whichever
+        # process draws them, the one serving the page or not.
+        self.offers_activity = offers_activity
+        self._button_templates: dict[type[discord.ui.DynamicItem[Any]], re.Pattern[str]] = {}
 
     async def setup_hook(self) -> None:
         # Card faces of every language are drawn once, and the solver's worker processes started, before
@@ -115,6 +146,9 @@ class PyramideBot(commands.Bot):
             log.warning("solver: compiled core not built (no C compiler at install?), using pure Python")
         await self.tree.set_translator(CatalogueTranslator())
         await self.dailies.choose_secret(self.storage)
+        # Perfect losses a stopped process left owed are paid in the background, once their verdicts come.
+        if owed := await self.manager.owed.resume():
+            log.info("following %d owed verdicts", owed)
         try:  # today's daily is known before the first interaction arrives
             await asyncio.wait_for(self.dailies.prepare(datetime.fromtimestamp(self.clock(), UTC).date()), 15)
         except TimeoutError:
@@ -143,19 +177,23 @@ class PyramideBot(commands.Bot):
             return [command.to_dict(self.tree) for command in commands_]
         return [await command.get_translated_payload(self.tree, translator) for command in commands_]
 
-    async def sync_commands(self, *, force: bool = False) -> bool:
+    async def sync_commands(self, *, force: bool = False) -> int | None:
         """Push the global commands to Discord when they differ from the last push (a hash of the payload
         is kept in the database), so an upgrade never leaves stale commands and a restart costs no
-        request. ``force`` pushes anyway (``bot.py --sync``). Returns whether it pushed."""
-        payload = json.dumps(await self.command_payload(), sort_keys=True, ensure_ascii=False)
+        request. ``force`` pushes anyway (``bot.py --sync``, ``@Pyramide sync``). The Activity's entry point
+        command, which Discord made and the tree does not hold, is kept (``command_sync``). Returns how many
+        commands Discord has after a push, ``None`` when nothing was pushed."""
+        commands_ = await self.command_payload()
+        payload = json.dumps(commands_, sort_keys=True, ensure_ascii=False)
         digest = hashlib.sha256(payload.encode()).hexdigest()
-        if not force and await self.storage.meta("commands_hash") == digest:
+        if not force and await self.notes.read("commands_hash") == digest:
             log.info("slash commands unchanged since the last sync")
-            return False
-        synced = await self.tree.sync()
-        await self.storage.set_meta("commands_hash", digest)
-        log.info("synced %d commands globally (their definition changed)", len(synced))
-        return True
+            return None
+        synced = await push_global_commands(self, commands_)
+        await self.notes.write("commands_hash", digest)
+        kept = ", the Activity's entry point command kept" if len(synced) > len(commands_) else ""
+        log.info("synced %d commands globally (their definition changed)%s", len(commands_), kept)
+        return len(synced)
 
     def flow_started(self) -> None:
         self.in_flight += 1
@@ -192,6 +230,7 @@ class PyramideBot(commands.Bot):
         await self.card_emojis.close()
         await self.dailies.close()
         await self.manager.close()
+        await self.solver.close()
         await super().close()
         await self.health.stop()
         self.release_workers()
@@ -222,6 +261,29 @@ class PyramideBot(commands.Bot):
         if isinstance(error, commands.CommandNotFound | commands.CheckFailure | commands.UserInputError):
             return
         log.error("mention command %s failed", context.command, exc_info=error)
+
+    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        super().add_dynamic_items(*items)
+        self._button_templates.update((item, item.__discord_ui_compiled_template__) for item in items)
+
+    def remove_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        super().remove_dynamic_items(*items)
+        for item in items:
+            self._button_templates.pop(item, None)
+
+    @property
+    def button_templates(self) -> tuple[re.Pattern[str], ...]:
+        """The ids the bot's dynamic items read (a press carrying one reaches the item while its message
+        still carries the button)."""
+        return tuple(self._button_templates.values())
+
+    def reads_button(self, custom_id: str) -> bool:
+        """Whether one of the bot's dynamic items reads ``custom_id`` (whatever message carries it)."""
+        return any(template.fullmatch(custom_id) for template in self._button_templates.values())
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """A press no dynamic item or view of the bot reads is answered as out of date (discord.py drops it)."""
+        await answer_unclaimed(interaction, self._button_templates.values(), self.persistent_views)
 
     async def on_ready(self) -> None:
         log.info("logged in as %s (%s) on %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))

@@ -8,30 +8,39 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-if TYPE_CHECKING:
-    from .app import PyramideBot
-
 log = logging.getLogger(__name__)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
+@dataclass(frozen=True)
+class Figures:
+    """What health reads, handed in by its owner (the bot), so that health knows nothing of the bot."""
+
+    connected: Callable[[], bool]  # the gateway is up and the bot not closing
+    ping: Callable[[], Awaitable[object]]  # storage answers
+    latencies: Callable[[], Iterable[tuple[int, float]]]  # each shard and its heartbeat latency
+    live_games: Callable[[], int]
+    solver_waiting: Callable[[], int]
+    in_flight: Callable[[], int]
+
+
 class _GatewayLatency(Collector):
-    def __init__(self, bot: PyramideBot) -> None:
-        self.bot = bot
+    def __init__(self, latencies: Callable[[], Iterable[tuple[int, float]]]) -> None:
+        self.latencies = latencies
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         family = GaugeMetricFamily(
             "pyramide_gateway_latency_seconds", "Heartbeat latency of each gateway shard", labels=["shard"]
         )
-        for shard, latency in self.bot.shard_latencies():
+        for shard, latency in self.latencies():
             if latency == latency and latency != float("inf"):  # NaN or inf before the first heartbeat
                 family.add_metric([str(shard)], latency)
         yield family
@@ -40,8 +49,8 @@ class _GatewayLatency(Collector):
 class Health:
     """The bot's metrics (one registry per bot) and the HTTP endpoint that serves them."""
 
-    def __init__(self, bot: PyramideBot) -> None:
-        self.bot = bot
+    def __init__(self, figures: Figures) -> None:
+        self.figures = figures
         self.registry = CollectorRegistry()
         self.interactions = Counter(
             "pyramide_interactions", "Interactions answered (presses and commands)", ["kind"], registry=self.registry
@@ -57,15 +66,15 @@ class Health:
             "pyramide_database_errors", "Requests that failed on the database", registry=self.registry
         )
         Gauge("pyramide_live_games", "Games held in memory", registry=self.registry).set_function(
-            lambda: bot.manager.live_count
+            figures.live_games
         )
         Gauge("pyramide_solver_waiting", "Hints queued or being worked out", registry=self.registry).set_function(
-            lambda: bot.solver.waiting_hints
+            figures.solver_waiting
         )
         Gauge("pyramide_in_flight", "Interactions being answered", registry=self.registry).set_function(
-            lambda: bot.in_flight
+            figures.in_flight
         )
-        self.registry.register(_GatewayLatency(bot))
+        self.registry.register(_GatewayLatency(figures.latencies))
         self._runner: web.AppRunner | None = None
         self._storage_failing = False
         self.port: int | None = None
@@ -75,10 +84,10 @@ class Health:
         self.seconds.labels(kind).observe(seconds)
 
     async def ready(self) -> tuple[bool, str]:
-        if not self.bot.is_ready() or self.bot.is_closed():
+        if not self.figures.connected():
             return False, "gateway not connected"
         try:
-            await asyncio.wait_for(self.bot.storage.ping(), 2.0)
+            await asyncio.wait_for(self.figures.ping(), 2.0)
         except Exception as error:  # any failure means not ready; the reason is the answer, and a log line
             if not self._storage_failing:  # one line when it starts failing, not one per probe
                 log.warning("readiness: storage did not answer (%s)", type(error).__name__)

@@ -14,7 +14,7 @@ import discord
 
 from cogs.internals import point_gateway_at
 from pyramide.solver import native
-from pyramide.storage import StorageError, from_url
+from pyramide_service.storage import StorageError, from_url
 
 from .app import PyramideBot, make_bot
 from .logs import configure
@@ -69,6 +69,7 @@ async def run(settings: Settings, sync: bool = False) -> None:
             metrics_host=settings.metrics_host,
             data_grace_days=settings.guild_data_grace_days,
             daily_secret=settings.daily_secret,
+            offers_activity=settings.activity is not None,
         )
         if deployment.shard_count is not None:
             log.info("shards %s of %d", ",".join(map(str, deployment.shard_ids or ())), deployment.shard_count)

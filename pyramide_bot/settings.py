@@ -15,12 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyramide.storage import from_url
+from pyramide_service.storage import from_url
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL")  # the names logging knows
 DEFAULT_GRACE_DAYS = 30
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOST = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*$")
+# An OAuth2 client secret as the developer portal shows it (32 characters today): letters, digits, - and _.
+_CLIENT_SECRET = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
 
 class SettingsError(ValueError):
@@ -62,6 +64,38 @@ class Deployment:
 
 
 @dataclass(frozen=True)
+class ActivitySettings:
+    """The Activity's server: where it listens and the application's client secret, which the code exchange
+    needs. Without ``ACTIVITY_PORT`` there is no Activity and no launch button (docs/activity.md)."""
+
+    port: int  # ACTIVITY_PORT
+    client_secret: str = field(repr=False)  # DISCORD_CLIENT_SECRET: never printed, never logged, never sent to a page
+    host: str = "127.0.0.1"  # ACTIVITY_HOST: the reverse proxy or tunnel in front connects here
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str], metrics_port: int | None) -> ActivitySettings | None:
+        """Read and check the variables; raises ``SettingsError`` with a sentence for the operator that never
+        repeats the secret."""
+        port = _port(environ, "ACTIVITY_PORT")
+        secret = _get(environ, "DISCORD_CLIENT_SECRET")
+        if secret and not _CLIENT_SECRET.fullmatch(secret):
+            raise SettingsError(
+                "DISCORD_CLIENT_SECRET must be the application's OAuth2 client secret as the developer portal shows "
+                f"it (16 to 128 letters, digits, - or _; the value given has {len(secret)} characters)"
+            )
+        if port is None:
+            return None
+        if not secret:
+            raise SettingsError(
+                "ACTIVITY_PORT needs DISCORD_CLIENT_SECRET (the application's OAuth2 client secret, from the "
+                "developer portal's OAuth2 page)"
+            )
+        if port == metrics_port:
+            raise SettingsError(f"ACTIVITY_PORT must differ from METRICS_PORT (both are {port})")
+        return cls(port, secret, _host(environ, "ACTIVITY_HOST", "127.0.0.1"))
+
+
+@dataclass(frozen=True)
 class Settings:
     token: str
     database_url: str
@@ -74,6 +108,7 @@ class Settings:
     guild_data_grace_days: int = DEFAULT_GRACE_DAYS
     pure_solver: bool = False
     deployment: Deployment = field(default_factory=Deployment)
+    activity: ActivitySettings | None = None  # ACTIVITY_PORT unset: no Activity
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], *, default_database: Path) -> Settings:
@@ -83,6 +118,7 @@ class Settings:
             raise SettingsError(
                 "DISCORD_TOKEN is not set: copy .env.example to .env and put your bot token in DISCORD_TOKEN="
             )
+        metrics_port = _port(environ, "METRICS_PORT")
         return cls(
             token=token,
             database_url=database_url(environ, default_database),
@@ -90,11 +126,12 @@ class Settings:
             log_level=_log_level(environ),
             log_file=_log_file(environ),
             daily_secret=_daily_secret(environ),
-            metrics_port=_port(environ, "METRICS_PORT"),
+            metrics_port=metrics_port,
             metrics_host=_host(environ, "METRICS_HOST", "127.0.0.1"),
             guild_data_grace_days=_whole(environ, "GUILD_DATA_GRACE_DAYS", DEFAULT_GRACE_DAYS, 0, 3650, "days"),
             pure_solver=_flag(environ, "PYRAMIDE_PURE_SOLVER", "use the pure Python solver"),
             deployment=Deployment.from_environment(environ),
+            activity=ActivitySettings.from_environment(environ, metrics_port),
         )
 
 
@@ -103,7 +140,7 @@ def _get(environ: Mapping[str, str], name: str) -> str:
 
 
 def database_url(environ: Mapping[str, str], default: Path) -> str:
-    """The database, as ``pyramide.storage.from_url`` takes it: ``DATABASE_URL`` (``sqlite:///ABSOLUTE/PATH``
+    """The database, as ``pyramide_service.storage.from_url`` takes it: ``DATABASE_URL`` (``sqlite:///ABSOLUTE/PATH``
     or ``postgresql://…``), else the SQLite file ``PYRAMIDE_DB``, else ``default``. Raises
     ``SettingsError`` for a URL that names neither (without repeating a password)."""
     url = _get(environ, "DATABASE_URL")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from pyramide.storage import Storage, from_url
-from pyramide.storage.postgres import PostgresStorage
-from pyramide.storage.sqlite import SQLiteStorage
-from pyramide.storage.units import Tx, postgres_sql
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pyramide_service.storage import Storage, from_url, schema
+from pyramide_service.storage.postgres import PostgresStorage
+from pyramide_service.storage.sqlite import SQLiteStorage
+from pyramide_service.storage.units import Tx, postgres_sql
 
 
 def twin(storage: Storage) -> Storage:
@@ -28,3 +33,16 @@ async def raw(storage: Storage, statement: str, *args: object) -> list[tuple]:
         return [tuple(row) for row in await db.rows(statement, *args)]
 
     return await storage._write(run, several=True, long=False, retry=False)
+
+
+@contextmanager
+def schema_before(path: Path, version: int) -> Iterator[sqlite3.Connection]:
+    """A SQLite file at the schema just before ``version`` (as a bot of that time left it), open to be
+    filled with rows of that time; committed and closed at the end of the block."""
+    with sqlite3.connect(path) as db:
+        for step in range(1, version):
+            for statement in schema.migration(step, "sqlite"):
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version = {version - 1}")
+        yield db
+    db.close()

@@ -8,8 +8,9 @@ import pytest
 
 from pyramide import Card, Game, Rules
 from pyramide.cards import full_deck
-from pyramide.storage import Storage, from_url
-from pyramide.workers import Workers
+from pyramide_service.storage import Storage, from_url
+from pyramide_service.workers import Workers
+from tests import outside
 from tests.postgres import PostgresMissing, ThrowawayPostgres, create_database, drop_database, run_to_end
 
 # The test modules whose ``storage`` and ``harness`` run against both backends; elsewhere SQLite only.
@@ -18,6 +19,7 @@ BOTH_BACKENDS = {
     "test_answers",
     "test_storage",
     "test_manager",
+    "test_play",
     "test_stats",
     "test_daily",
     "test_bot",
@@ -29,7 +31,11 @@ BOTH_BACKENDS = {
     "test_events",
     "test_event_rights",
     "test_event_storage",
+    "test_event_outages",
     "test_process_events",
+    "test_command_sync",
+    "test_inputs",
+    "test_styles",
 }
 
 # The example deal of RULES.md, row by row; the texts do not give the stock order,
@@ -74,6 +80,20 @@ def example() -> Game:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: the test is about SQLite itself (its file, locks or pragmas)")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under CI, what the tests need from outside the repository is required: a missing part stops the run
+    here, in one line, before any test (and before pytest-xdist starts its workers)."""
+    absent = outside.missing() if outside.required() else []
+    if absent:
+        raise pytest.UsageError("Required under CI: " + " ".join(f"{part.what}; {part.remedy}." for part in absent))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Elsewhere, one line for each part left out, with how to turn it on (under CI the run has stopped)."""
+    for part in [] if outside.required() else outside.missing():
+        terminalreporter.write_line(part.notice(), yellow=True)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -1,19 +1,24 @@
-"""Discord's published API description (``../shared/discord-api-spec/openapi.json``, beside the clone), as a
-check of what the bot sends: a request's URL resolved to the operation of its path template, and its JSON
-body (or a multipart request's ``payload_json``) validated against that operation's request-body schema
-with ``fastjsonschema``, which compiles each schema to Python once (``jsonschema`` took about ten times as
-long a request, too slow for every request of the suite). The description's schemas use only keywords
-draft 7 reads the same as OpenAPI 3.1's JSON Schema 2020-12, and formats stay annotations, as in 2020-12.
+"""Discord's published API description, as a check of what the bot sends: a request's URL resolved to the
+operation of its path template, and its JSON body (or a multipart request's ``payload_json``) validated
+against that operation's request-body schema with ``fastjsonschema``, which compiles each schema to Python
+once (``jsonschema`` took about ten times as long a request, too slow for every request of the suite). The
+description's schemas use only keywords draft 7 reads the same as OpenAPI 3.1's JSON Schema 2020-12, and
+formats stay annotations, as in 2020-12.
 
 A body that does not match is what Discord refuses with 400 50035 "Invalid Form Body"; ``check`` returns
 the reasons, naming the route and the place in the body of each. A request whose path the description
 does not know is refused too: the bot must not call what Discord does not publish.
+
+The description is not in the repository: ``PYRAMIDE_DISCORD_SPEC`` names the file, else it is looked for
+at ``../shared/discord-api-spec/openapi.json`` beside the clone. Without it the check is left out
+(``tests/outside.py`` says so, and requires it under ``CI``).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +27,9 @@ from urllib.parse import urlsplit
 
 import fastjsonschema
 
-SPEC = Path(__file__).resolve().parent.parent.parent / "shared" / "discord-api-spec" / "openapi.json"
+VARIABLE = "PYRAMIDE_DISCORD_SPEC"
+BESIDE = Path(__file__).resolve().parent.parent.parent / "shared" / "discord-api-spec" / "openapi.json"
+PUBLISHED = "https://github.com/discord/discord-api-spec (specs/openapi.json)"
 API_PREFIX = re.compile(r"^/api(/v[0-9]+)?")
 
 
@@ -39,13 +46,26 @@ def _pointer(*parts: str) -> str:
     return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)
 
 
-def described(spec: Path = SPEC) -> dict[str, Any]:
+def sought() -> Path:
+    """Where the description should be: the path ``PYRAMIDE_DISCORD_SPEC`` gives, when set (a path given on
+    purpose is never swapped for another file), else ``../shared/discord-api-spec/openapi.json``."""
+    given = os.environ.get(VARIABLE, "").strip()
+    return Path(given).expanduser() if given else BESIDE
+
+
+def found() -> bool:
+    """Whether the description is there, so that request bodies are checked against it."""
+    return sought().is_file()
+
+
+def described(spec: Path | None = None) -> dict[str, Any]:
     """The description as published, but for where Discord's docs say otherwise (the description's README
     says that the docs win): the docs' file upload sends ``"attachments": [{"id": 0, ...}]``, a snowflake as
     a JSON integer (as discord.py does), where the description types every snowflake as a string of digits;
     both are accepted."""
+    spec = spec or sought()
     if not spec.is_file():
-        raise FileNotFoundError(f"Discord's API description is not at {spec} (shared/ beside the clone)")
+        raise FileNotFoundError(f"Discord's API description is not at {spec}: set {VARIABLE} ({PUBLISHED})")
     document = _annotations_kept(json.loads(spec.read_text(encoding="utf-8")))
     schemas = document["components"]["schemas"]
     schemas["SnowflakeType"] = {"anyOf": [schemas["SnowflakeType"], {"type": "integer", "minimum": 0}]}

@@ -6,7 +6,11 @@ shards, READY and one GUILD_CREATE per server of the shard, heartbeats, INTERACT
 shard that owns the server (``(guild_id >> 22) % shard_count``), interaction callbacks (JSON and
 multipart), webhooks (followups, the original response), channel messages, threads, command sync,
 the application's emojis (``tests/app_emojis.py``: Discord's limits, and a message whose buttons name
-an emoji the application lacks is refused). Anything else is answered 404 in Discord's error shape.
+an emoji the application lacks is refused), the application's commands (``tests/app_commands.py``: read,
+and overwritten with Discord's entry point command kept, or refused with 50240 when left out) and the
+LAUNCH_ACTIVITY answer (type 12: only a first answer, with no message, to a command, a button or a
+modal; the Activity's instance in ``activity_instances``). Anything else is answered 404 in Discord's
+error shape.
 
 Places reached through a player's own install are modelled as Discord has them: the bot's DMs
 (``dms``: the bot may post there, no threads), group DMs (``group_dms``) and channels of servers
@@ -28,16 +32,20 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.app_commands import AppCommands, EntryPointOmitted
 from tests.app_emojis import AppEmojis, Refused
 from tests.harness import (
     APP_ID,
     BOT_PERMISSIONS,
+    LAUNCH_ACTIVITY,
     MAX_FOLLOWUPS,
     OUTSIDE_APP_PERMISSIONS,
     PLAIN,
     TOKEN_LIFETIME,
     USE_EXTERNAL_APPS,
     Harness,
+    launch_refusal,
+    launched,
     message_payload,
     snowflake,
     user_payload,
@@ -104,6 +112,10 @@ class FakeDiscord:
         self.callbacks: dict[str, int] = {}  # token -> first answers tried, refused ones (40060) included
         self.callback_seen = asyncio.Event()
         self.app_emojis = AppEmojis(APP_ID)
+        self.app_commands = AppCommands(APP_ID)  # ``enable_activities``: with Discord's entry point command
+        self.interactions: dict[str, dict[str, Any]] = {}  # token -> the interaction as sent
+        self.activity_instances: dict[int, dict[str, Any]] = {}  # channel -> the Activity's instance there
+        self.refusals: list[str] = []  # why Discord refused an answer it would not take (a test expects none)
         self.dms: set[int] = set()  # the bot's DMs with players
         self.threads: dict[int, dict[str, Any]] = {}  # the threads the bot made, as Discord describes them
         self.deleted_messages: set[int] = set()  # messages someone deleted: the bot's edits get 404 10008
@@ -292,6 +304,7 @@ class FakeDiscord:
         """Deliver an interaction on the shard(s) owning its server; its answer as it comes."""
         token = payload["token"]
         answer = self.answers.setdefault(token, Answer())
+        self.interactions[token] = payload
         self.channel_of[token] = int(payload["channel_id"])
         if "message" in payload:
             self.original[token] = int(payload["message"]["id"])
@@ -392,8 +405,13 @@ class FakeDiscord:
                     "session_start_limit": {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1},
                 }
             )
-        if re.fullmatch(r"/applications/\d+(/guilds/\d+)?/commands", path) and method == "PUT":
-            return ok([{**c, "id": str(snowflake()), "application_id": str(APP_ID), "version": "1"} for c in body])
+        if match := re.fullmatch(r"/applications/\d+(/guilds/\d+)?/commands", path):
+            if method == "GET" and not match[1]:
+                return ok(self.app_commands.listing())
+            try:
+                return ok(self.app_commands.overwrite(body, guild=bool(match[1])))
+            except EntryPointOmitted as omitted:
+                return reply(omitted.body, 400)
         if match := re.fullmatch(r"/applications/\d+/emojis(/(\d+))?", path):
             if method == "GET" and not match[1]:
                 return ok(self.app_emojis.listing())
@@ -408,9 +426,14 @@ class FakeDiscord:
             self.callback_seen.set()
             if token in self.acknowledged:  # as Discord: one first answer per interaction
                 return reply({"message": "Interaction has already been acknowledged.", "code": 40060}, 400)
+            kind, data = body.get("type"), body.get("data") or {}
+            if kind == LAUNCH_ACTIVITY and (reason := launch_refusal(body, self.interactions.get(token, {}))):
+                self.refusals.append(reason)
+                return reply({"message": "Invalid Form Body", "code": 50035}, 400)
             self.acknowledged.add(token)
             self._record(token, method, path, body, files)
-            kind, data = body.get("type"), body.get("data") or {}
+            if kind == LAUNCH_ACTIVITY:  # the Activity opens in the channel; no message is made or changed
+                return ok(launched(self.activity_instances, self.interactions[token]))
             if kind in (4, 5) and token in self.forced_ephemeral:  # a new message, or "thinking": ephemeral
                 data = {**data, "flags": int(data.get("flags") or 0) | 64}
             channel_id = self.channel_of.get(token, 0)

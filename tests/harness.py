@@ -22,12 +22,13 @@ from typing import Any
 import aiohttp
 import discord
 
-from pyramide.storage.postgres import PostgresStorage
-from pyramide.storage.sqlite import SQLiteStorage
-from pyramide.workers import Workers
 from pyramide_bot.app import PyramideBot
+from pyramide_service.storage.postgres import PostgresStorage
+from pyramide_service.storage.sqlite import SQLiteStorage
+from pyramide_service.workers import Workers
 from tests import discord_api
 from tests import discord_internals as internals
+from tests.app_commands import ENTRY_POINT_KEPT, ENTRY_POINT_MESSAGE, AppCommands, EntryPointOmitted
 from tests.app_emojis import AppEmojis, Refused
 from tests.discord_internals import AsyncWebhookAdapter
 
@@ -247,6 +248,38 @@ REFUSALS = {
     "forbidden": (403, 50013, "Missing Permissions"),
     "invalid": (400, 50035, "Invalid Form Body"),
 }
+LAUNCH_ACTIVITY = 12  # the interaction callback type that opens the application's Activity
+LAUNCHABLE = (2, 3, 5)  # what Discord lets answer with it: a command, a message component, a modal's submission
+
+
+def launch_refusal(body: dict[str, Any], interaction: dict[str, Any]) -> str | None:
+    """Why Discord refuses ``body`` (a callback of type 12) as the answer to ``interaction``, or None: the
+    answer carries no message, and only a command, a component or a modal submission may open an Activity."""
+    if "data" in body:
+        return "LAUNCH_ACTIVITY carries no message: its callback has a type and nothing else"
+    if interaction.get("type") not in LAUNCHABLE:
+        return f"LAUNCH_ACTIVITY does not answer an interaction of type {interaction.get('type')}"
+    return None
+
+
+def launched(instances: dict[int, dict[str, Any]], interaction: dict[str, Any]) -> dict[str, Any]:
+    """Discord's answer to LAUNCH_ACTIVITY: the Activity's instance in the interaction's channel, the running
+    one joined or a new one made (its id as the Embedded App SDK reads it, ``i-<launch>-gc-<server>-<channel>``
+    or ``i-<launch>-pc-<channel>`` outside servers), with the player among its users."""
+    channel_id = int(interaction["channel_id"])
+    guild_id = interaction.get("guild_id")
+    user_id = int((interaction.get("member") or interaction)["user"]["id"])
+    instance = instances.get(channel_id)
+    if instance is None:
+        location = f"gc-{guild_id}-{channel_id}" if guild_id else f"pc-{channel_id}"
+        instance = {"instance_id": f"i-{snowflake()}-{location}", "channel_id": channel_id, "guild_id": guild_id}
+        instance["users"] = []
+        instances[channel_id] = instance
+    if user_id not in instance["users"]:
+        instance["users"].append(user_id)
+    instance_id = instance["instance_id"]
+    answer = {"id": str(interaction["id"]), "type": interaction["type"], "activity_instance_id": instance_id}
+    return {"interaction": answer, "resource": {"type": LAUNCH_ACTIVITY, "activity_instance": {"id": instance_id}}}
 
 
 class Hub:
@@ -260,8 +293,8 @@ class Hub:
     def __init__(self, *, conform: bool = True) -> None:
         self.guild_id = GUILD_ID
         # Whether request bodies are checked against Discord's API description (benches leave it out of the
-        # CPU they measure).
-        self.conforming = conform
+        # CPU they measure; without the description it is left out, and the run's summary says so).
+        self.conforming = conform and discord_api.found()
         self.faults: list[Fault] = []
         self.rest_faults: list[tuple[str, str, int, str, int]] = []
         self.created: dict[str, float] = {}  # interaction token -> when Discord sent it
@@ -277,7 +310,10 @@ class Hub:
         self.in_flight: Callable[[], int] = lambda: 0  # the bot's count of interactions being answered
         # interaction token -> (channel, message the interaction came from); set by Harness._dispatch
         self.targets: dict[str, tuple[int, int | None]] = {}
+        self.interactions: dict[str, dict[str, Any]] = {}  # interaction token -> the interaction as sent
         self.app_emojis = AppEmojis(APP_ID)  # the application's own emojis (kept across restarts)
+        self.app_commands = AppCommands(APP_ID)  # its commands (``enable_activities``: with Discord's entry point)
+        self.activity_instances: dict[int, dict[str, Any]] = {}  # channel -> the Activity's instance running there
         # Channels the bot is not in (group DMs, channels of servers without the bot): a bot-token request
         # to one is refused with 403 Missing Access, and counted in ``unreachable``.
         self.outside: set[int] = {GROUP_DM_ID, FOREIGN_CHANNEL_ID}
@@ -332,6 +368,7 @@ class Hub:
     def webhook(self, route: Any, data: Any, files: Any, multipart: Any) -> Any:
         sent = self.record(route.method, route.path, data, files, multipart)
         self.conform(route, data, multipart)
+        self.launchable(route, sent)
         result = self._serve(route, sent)
         message = result.get("resource", {}).get("message") if isinstance(result, dict) else None
         message = message or (result if isinstance(result, dict) and "channel_id" in result else None)
@@ -340,6 +377,16 @@ class Hub:
         elif sent.token in self.original and route.path.endswith("/callback"):
             sent.message_id = self.original[sent.token]
         return result
+
+    def launchable(self, route: Any, sent: Sent) -> None:
+        """Refuse a LAUNCH_ACTIVITY answer Discord would not take (``launch_refusal``), as not given."""
+        if not route.path.endswith("/callback") or (sent.data or {}).get("type") != LAUNCH_ACTIVITY:
+            return
+        reason = launch_refusal(sent.data or {}, self.interactions.get(route.webhook_token, {}))
+        if reason is not None:
+            self.invalid.append(reason)
+            self.acknowledged.discard(route.webhook_token)
+            raise discord_error(*REFUSALS["invalid"])
 
     def _serve(self, route: Any, sent: Sent) -> Any:
         token = route.webhook_token
@@ -351,6 +398,8 @@ class Hub:
             kind = sent.data["type"]  # type: ignore[index]
             interaction = {"id": str(route.webhook_id), "type": 2}
             channel_id, message_id = self.targets[token]
+            if kind == LAUNCH_ACTIVITY:  # the Activity opens; no message is made or changed
+                return launched(self.activity_instances, self.interactions[token])
             if kind in (4, 5) and token in self.forced_ephemeral:
                 sent.body["flags"] = int(sent.body.get("flags") or 0) | 64
             if kind in (4, 7):  # new message / update the component's message
@@ -516,11 +565,23 @@ class Hub:
             return self.message(int(params["channel_id"]), sent.body, int(params["message_id"]))
         if path.startswith("/applications/{application_id}/emojis"):
             return self.emoji_request(route.method, ids[1] if len(ids) > 1 else 0, data)
-        if path.endswith("/commands") and route.method == "PUT":  # command sync: Discord echoes them with ids
-            return [
-                {**command, "id": str(snowflake()), "application_id": str(APP_ID), "version": "1"} for command in data
-            ]
+        if path.endswith("/commands"):
+            return self.commands_request(route.method, path, data)
         return None
+
+    def commands_request(self, method: str, path: str, data: Any) -> Any:
+        """The application's commands: the global ones read, or overwritten (the entry point command kept or
+        the overwrite refused, as Discord does); a server's overwritten."""
+        if method == "GET" and path == "/applications/{application_id}/commands":
+            return self.app_commands.listing()
+        if method != "PUT":
+            raise refused(405, 0, "405: Method Not Allowed")
+        try:
+            return self.app_commands.overwrite(data, guild="/guilds/" in path)
+        except Refused as refusal:
+            raise bad_request(refusal) from None
+        except EntryPointOmitted:
+            raise discord_error(400, ENTRY_POINT_KEPT, ENTRY_POINT_MESSAGE) from None
 
     def emoji_request(self, method: str, emoji_id: int, data: Any) -> Any:
         """The application-emoji routes: list, create (Discord's limits), delete."""
@@ -598,6 +659,7 @@ class Harness:
         self.guild_id = GUILD_ID
         self.installer: int | None = None  # whose user install brings the bot outside its server (None: the user)
         self.foreign_permissions = USE_EXTERNAL_APPS  # a member's in the server without the bot
+        self.activity = False  # whether the bot serves the Activity (ACTIVITY_PORT): its launch button on boards
 
     async def start(self) -> Harness:
         self.hub.guild_id = self.guild_id
@@ -606,7 +668,7 @@ class Harness:
         else:
             self.storage = SQLiteStorage(self.db_path, synchronous=self.synchronous)
         await self.storage.open()
-        bot = PyramideBot(self.storage, clock=lambda: self.now[0], workers=self.workers)
+        bot = PyramideBot(self.storage, clock=lambda: self.now[0], workers=self.workers, offers_activity=self.activity)
         internals.log_in(bot, APP_ID, BOT_USER)
         internals.route_rest(bot, self.hub.http_request)
         self.hub.in_flight = lambda: bot.in_flight
@@ -784,6 +846,7 @@ class Harness:
         """Hand an interaction to the bot as the gateway would, without waiting for the answer."""
         assert self.bot is not None
         self.hub.targets[payload["token"]] = (int(payload["channel_id"]), message_id)
+        self.hub.interactions[payload["token"]] = payload
         self.hub.created[payload["token"]] = time.perf_counter()
         self.deliver(payload)
 
@@ -835,6 +898,7 @@ class Harness:
     async def _dispatch(self, payload: dict[str, Any], message_id: int | None = None) -> list[Sent]:
         assert self.bot is not None
         self.hub.targets[payload["token"]] = (int(payload["channel_id"]), message_id)
+        self.hub.interactions[payload["token"]] = payload
         self.hub.created[payload["token"]] = time.perf_counter()
         before = len(self.hub.sent)
         known = asyncio.all_tasks()

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyramide import Game
-from pyramide.events import Event
-from pyramide.manager import ActResult, GameManager, Live
-from pyramide.storage import ENDED
+from pyramide.effects import Event
+from pyramide_service.manager import ActResult, GameManager, Live
+from pyramide_service.storage import ENDED
 
 
 async def deal(

@@ -5,14 +5,13 @@ and reset, rarity, and the migration from the schema before them."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from dataclasses import replace
 
-from pyramide.credits import Credits, daily_tier_of
-from pyramide.storage import WON, GameRecord, Storage, from_url, schema
-from pyramide.storage.codec import pack_log
-from pyramide.storage.schema import ACHIEVEMENTS_VERSION
-from tests.backends import raw, twin
+from pyramide_service.credits import Credits, daily_tier_of
+from pyramide_service.storage import WON, GameRecord, Storage, from_url
+from pyramide_service.storage.codec import pack_log
+from pyramide_service.storage.schema import ACHIEVEMENTS_VERSION
+from tests.backends import raw, schema_before, twin
 
 GUILD, OTHER_GUILD, PLAYER, FRIEND = 111, 222, 7001, 7002
 CODE = "PY1-N-AAAAAAS"
@@ -184,11 +183,7 @@ async def test_rarity_is_the_share_of_a_servers_players_and_of_all_players(stora
 
 async def test_migrated_from_the_schema_before_and_its_history_credited(tmp_path):
     path = tmp_path / "old.db"
-    with sqlite3.connect(path) as db:
-        for version in range(1, ACHIEVEMENTS_VERSION):
-            for statement in schema.migration(version, "sqlite"):
-                db.execute(statement)
-        db.execute(f"PRAGMA user_version = {ACHIEVEMENTS_VERSION - 1}")
+    with schema_before(path, ACHIEVEMENTS_VERSION) as db:
         for n in range(3):  # won strict one-pass games in 80 s, stored before the achievements existed
             db.execute(
                 "INSERT INTO games (guild_id, channel_id, owner_id, code, rules, status, score, moves, created_at,"

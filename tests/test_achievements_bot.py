@@ -3,16 +3,32 @@ once; /pyramide achievements and the player card of /pyramide stats, in every pl
 
 from __future__ import annotations
 
+import contextlib
 import io
 
 from PIL import Image
 
 from pyramide import Game
 from pyramide.solver import solve
+from pyramide_service.manager import GameManager
 from tests.backends import raw
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, DM_CHANNEL_ID, OWNER, STRANGER, Harness, labels, start
 from tests.play import play
+
+
+def winning_presses(game: Game) -> list[str]:
+    """The buttons that clear the kings-and-pairs deal, in order: row by row, bottom up."""
+    presses = []
+    for row in range(6, -1, -1):
+        first_spot = row * (row + 1) // 2
+        names = [str(game.pyramid[i]) for i in range(first_spot, first_spot + row + 1)]
+        while names:
+            first = names.pop(0)
+            presses.append(first)
+            if not first.startswith("K"):
+                presses.append(names.pop(0))
+    return presses
 
 
 async def win(harness: Harness) -> str:
@@ -20,14 +36,8 @@ async def win(harness: Harness) -> str:
     game = kings_and_pairs()
     await start(harness, game.code)
     sent = []
-    for row in range(6, -1, -1):
-        first_spot = row * (row + 1) // 2
-        names = [str(game.pyramid[i]) for i in range(first_spot, first_spot + row + 1)]
-        while names:
-            first = names.pop(0)
-            sent = await harness.press(harness.board_button(first))
-            if not first.startswith("K"):
-                sent = await harness.press(harness.board_button(names.pop(0)))
+    for name in winning_presses(game):
+        sent = await harness.press(harness.board_button(name))
     assert "New game" in labels(harness.board())
     return sent[-1].content
 
@@ -194,3 +204,29 @@ async def win_again(harness: Harness) -> str:
             if not first.startswith("K"):
                 sent = await harness.press(harness.board_button(names.pop(0)))
     return sent[-1].content
+
+
+class _Stopped(BaseException):
+    """The process stopping between a move's store and the game's close."""
+
+
+async def test_a_game_closed_at_its_next_load_announces_what_it_unlocked_where_it_is_next_shown(harness, monkeypatch):
+    game = kings_and_pairs()
+    await start(harness, game.code)
+    names = winning_presses(game)
+    for name in names[:-1]:
+        await harness.press(harness.board_button(name))
+
+    async def stopped(*args: object) -> None:
+        raise _Stopped()
+
+    monkeypatch.setattr(GameManager, "_finish", stopped)  # the winning move is stored, then the process stops
+    with contextlib.suppress(_Stopped):
+        await harness.press(harness.board_button(names[-1]))
+    monkeypatch.undo()
+    await harness.restart()
+    sent = await harness.command("draw")  # the next thing the player does in the channel
+    text = " ".join(s.content or "" for s in sent)
+    assert "You won!" in text and text.count("Achievement unlocked: First win") == 1, text
+    sent = await harness.command("draw")
+    assert "Achievement unlocked" not in " ".join(s.content or "" for s in sent)  # once

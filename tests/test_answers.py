@@ -16,9 +16,9 @@ import discord
 import pytest
 
 from pyramide.daily import day_key, today
-from pyramide.storage import redact
-from pyramide.storage.postgres import PostgresStorage
 from pyramide_bot.logs import RedactTokens
+from pyramide_service.storage import redact
+from pyramide_service.storage.postgres import PostgresStorage
 from tests.backends import raw
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.harness import CHANNEL_ID, OWNER, STRANGER, labels, start

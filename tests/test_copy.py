@@ -1,4 +1,4 @@
-"""Moving up: ``python -m pyramide.storage copy`` from a SQLite file to PostgreSQL keeps every record."""
+"""Moving up: ``python -m pyramide_service.storage copy`` from a SQLite file to PostgreSQL keeps every record."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from pyramide import STOCK, Game
-from pyramide.manager import GameManager
-from pyramide.storage import WON, GameRecord, GuildSettings, Storage
-from pyramide.storage.postgres import PostgresStorage
-from pyramide.storage.sqlite import SQLiteStorage
+from pyramide_service.manager import GameManager
+from pyramide_service.storage import WON, GameRecord, GuildSettings, Storage
+from pyramide_service.storage.postgres import PostgresStorage
+from pyramide_service.storage.sqlite import SQLiteStorage
 from tests.backends import raw
 from tests.play import deal, end, play
 
@@ -65,7 +65,7 @@ async def picture(storage: Storage) -> tuple:
 
 def run_copy(source: str, target: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pyramide.storage", "copy", source, target],
+        [sys.executable, "-m", "pyramide_service.storage", "copy", source, target],
         capture_output=True,
         text=True,
         timeout=120,
@@ -121,7 +121,7 @@ def test_a_copy_to_a_database_that_cannot_be_used_fails_with_the_reason(tmp_path
 
 async def test_a_copy_that_loses_a_row_is_refused_and_leaves_the_target_empty(tmp_path, postgres_url, monkeypatch):
     """The counts are checked for real: a copy that wrote one action too few is rolled back whole."""
-    from pyramide.storage import copy as moving
+    from pyramide_service.storage import copy as moving
 
     path = tmp_path / "pyramide.db"
     sqlite = SQLiteStorage(path)

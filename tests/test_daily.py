@@ -12,7 +12,7 @@ from pyramide import Game, Rules
 from pyramide.daily import daily_game
 from pyramide.difficulty import rate
 from pyramide.solver import solve
-from pyramide.storage import ENDED, WON
+from pyramide_service.storage import ENDED, WON
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, labels
 from tests.play import play
 

@@ -46,8 +46,9 @@ def emoji_requests(h: Harness) -> list[tuple[str, str]]:
 
 def test_the_images_are_128_px_pngs_well_under_discords_limit_with_valid_unique_names():
     images = card_emojis.emoji_images()
-    # 52 faces, the face cards with the letters of hr/da (V, D, R) and of ru (Т, В, Д, К), back and waste
-    assert len(images) == 52 + 3 * 4 + 4 * 4 + 2
+    # 52 faces, the face cards with the letters of hr/da (V, D, R) and of ru (Т, В, Д, К), back and waste;
+    # then the four-colour deck's own ♦ and ♣ (its ♠ and ♥ are the classic ones), with those letters too
+    assert len(images) == 52 + 3 * 4 + 4 * 4 + 2 + (26 + 3 * 2 + 4 * 2)
     for name, image in images.items():
         assert card_emojis.NAME.fullmatch(name)
         decoded = Image.open(io.BytesIO(image.png))
@@ -157,7 +158,11 @@ async def test_a_changed_sprite_uploads_only_the_changed_images(harness, monkeyp
     card_emojis.emoji_images.cache_clear()
     count = len(app.uploads)
     await harness.restart()
-    red = {n for n, image in card_emojis.emoji_images().items() if image.base[len("pyr_") :].split("_")[0][-1] in "HD"}
+    red = {
+        n
+        for n, image in card_emojis.emoji_images().items()
+        if image.base[len("pyr_") :].split("_")[0][-1] in "HD" and not image.base.endswith(card_emojis.FOUR_COLOUR)
+    }  # the four-colour deck's ♦ is blue: unchanged
     assert sorted(app.uploads[count:]) == sorted(red) and len(red) == 26 + 3 * 2 + 4 * 2
 
 
@@ -236,11 +241,11 @@ async def test_two_processes_starting_together_share_one_set_and_delete_nothing(
         app.deletions.clear()
         await second.start()
         await asyncio.gather(
-            card_emojis.sync_emojis(first.bot, first.storage), card_emojis.sync_emojis(second.bot, second.storage)
+            card_emojis.sync_emojis(first.bot, first.bot.notes), card_emojis.sync_emojis(second.bot, second.bot.notes)
         )
         assert set(app.by_name()) == set(card_emojis.emoji_images()) and not app.deletions
         for h in (first, second):
-            result = await card_emojis.sync_emojis(h.bot, h.storage)
+            result = await card_emojis.sync_emojis(h.bot, h.bot.notes)
             assert result.emojis.ready and result.emojis.ids() <= set(app.emojis) and result.uploaded == 0
     finally:
         await second.stop()

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from pyramide.storage import EventOver, EventTaken, GameRecord
+from pyramide_service.storage import EventOver, EventTaken, GameRecord
 from tests.backends import raw, twin
 
 GUILD, CHANNEL = 1, 2

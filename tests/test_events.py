@@ -9,8 +9,8 @@ import pytest
 from cogs.pyramide import contest, standings
 from pyramide import Game
 from pyramide.solver import Verdict
-from pyramide.storage import EventTaken, GameRecord
-from pyramide.tournament import parse_duration
+from pyramide_service.events import parse_duration
+from pyramide_service.storage import EventTaken, GameRecord
 from tests.deals import clear_kings_and_pairs, kings_and_pairs, stuck_game, two_pass
 from tests.harness import (
     ADMIN,
@@ -530,3 +530,37 @@ async def test_a_player_without_a_stored_name_is_a_player_on_the_podium_not_a_nu
     sent = await harness.command("event standings", event=str(event_id))
     alt = sent[-1].body["attachments"][0]["description"]
     assert "a player" in alt and "4321" not in alt
+
+
+async def test_an_event_deal_whose_board_is_refused_is_taken_back_and_can_be_opened_again(harness, fixed_deals):
+    event_id = await start_event(harness)
+    threads = len(harness.hub.threads)
+    harness.hub.refuse("POST", "/channels/{channel_id}/messages")
+    sent = await harness.command("event play")
+    assert "could not post your board" in sent[-1].content
+    thread_id = int(harness.hub.threads[threads]["id"])
+    assert any(s.method == "DELETE" and s.url.endswith(f"/channels/{thread_id}") for s in harness.hub.sent)
+    assert await harness.storage.event_entries(event_id, OWNER) == []  # nothing counted
+    thread = await open_deal(harness, OWNER)
+    assert (await harness.bot.manager.live(thread)).record.event_deal == 0  # the same deal, not the next
+
+
+async def test_an_event_deal_that_cannot_be_taken_back_is_logged(harness, fixed_deals, caplog):
+    await start_event(harness)
+    storage = harness.storage
+
+    async def fails(*args):
+        raise OSError("disk I/O error")
+
+    storage.remember_name = fails  # a step after the entry was stored fails...
+    storage.discard_game = fails  # ...and so does taking the entry back
+    threads = len(harness.hub.threads)
+    try:
+        sent = await harness.command("event play")
+    finally:
+        del storage.remember_name, storage.discard_game
+    assert "Something went wrong" in sent[-1].content
+    thread_id = int(harness.hub.threads[threads]["id"])
+    assert any(s.method == "DELETE" and s.url.endswith(f"/channels/{thread_id}") for s in harness.hub.sent)
+    left = [r for r in caplog.records if "was not taken back" in r.getMessage()]
+    assert left and left[0].exc_info is not None  # visible, with its traceback, not swallowed

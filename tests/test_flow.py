@@ -228,6 +228,8 @@ async def test_same_deal_again_only_from_this_channel(harness):
 async def test_a_long_card_name_is_answered_within_discords_limits(harness):
     await start(harness, "PY1-N-AAAAAAS")
     sent = await harness.command("tap", card="Z" * 5000)
+    assert sent[-1].ephemeral and "card must be 1 to 40 characters long" in sent[-1].content
+    sent = await harness.command("tap", card="Z" * 40)
     assert sent[-1].ephemeral and "is not a card" in sent[-1].content
     assert len(sent[-1].content) < 200
 

@@ -11,10 +11,10 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from prometheus_client import generate_latest
 
-from pyramide.storage import from_url
 from pyramide_bot.app import make_bot
 from pyramide_bot.process import connect
 from pyramide_bot.settings import Deployment
+from pyramide_service.storage import from_url
 from tests.fake_discord import FakeDiscord, Guild
 
 GUILD_A = 1 << 40  # shard 0 of 2

@@ -1,13 +1,15 @@
 """The game manager on a real SQLite file: stored before answered, idle engines dropped and rebuilt."""
 
 import asyncio
+import dataclasses
 
 import pytest
 
 from pyramide import STOCK, Game
-from pyramide.manager import BrokenGame, GameManager, NoGame
-from pyramide.storage import ENDED
+from pyramide_service.manager import BrokenGame, GameManager, NoGame
+from pyramide_service.storage import ENDED, WON
 from tests.backends import raw, twin
+from tests.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.play import deal, play
 
 
@@ -69,3 +71,27 @@ async def test_a_corrupt_action_log_is_reported_not_crashed(storage):
     manager.forget(5)
     with pytest.raises(BrokenGame):
         await manager.live(5)
+
+
+async def test_a_game_won_by_its_last_stored_move_hands_its_ending_to_the_next_turn_once(storage):
+    """The winning move was stored, then the process stopped before the game was closed: the next load
+    closes it (its achievements decided then), and the next turn of its channel is handed the closed game
+    with what it unlocked, to show its ending; a load outside a turn leaves it to that turn; once only."""
+    manager = GameManager(storage)
+    await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=kings_and_pairs())
+    plan = kings_and_pairs()
+    clear_kings_and_pairs(plan)
+    for action in plan.actions[:-1]:
+        await play(manager, 5, lambda g, a=action: g.tap(a))
+    record = (await storage.live_game(5)).id
+    totals = dataclasses.replace(await storage.live_game(5), score=plan.score, moves=plan.moves, removed=plan.removed)
+    await storage.append_action(record, len(plan.actions) - 1, plan.actions[-1], 2000.0, totals)  # then it stopped
+    restarted = GameManager(storage)
+    assert await restarted.live(5) is None  # closed on the way in (a load outside a turn)
+    async with restarted.turn(5) as turn:
+        assert turn.live is None and turn.closed is not None
+        assert turn.closed.record.id == record and turn.closed.record.status == WON
+        assert "first_win" in (turn.closed.record.unlocked or ())
+    async with restarted.turn(5) as turn:
+        assert turn.closed is None  # shown once
+    assert [u.key for u in await storage.unlocked(9)].count("first_win") == 1

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from pyramide import STOCK
-from pyramide.storage import GameRecord, StorageOutcomeUnknown, StorageUnavailable
-from pyramide.storage.postgres import PostgresStorage
+from pyramide_service.storage import GameRecord, StorageOutcomeUnknown, StorageUnavailable
+from pyramide_service.storage.postgres import PostgresStorage
 from tests.backends import raw
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, Harness, start
@@ -189,7 +189,7 @@ async def test_a_short_outage_is_ridden_out_by_retries_and_logged_once_with_its_
             )
             assert stored == [(count,)]
         warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
-        assert [r.name for r in warnings] == ["pyramide.storage.outage"], [r.getMessage() for r in warnings]
+        assert [r.name for r in warnings] == ["pyramide_service.storage.outage"], [r.getMessage() for r in warnings]
         assert "did not answer for" in warnings[0].getMessage()
         assert not [r for r in caplog.records if r.name.startswith("asyncpg")]
     finally:

@@ -380,6 +380,10 @@ async def test_the_cluster_script_starts_a_process_per_shard_range_and_stops_the
         ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL must be one of DEBUG, INFO, WARNING, WARN, ERROR, CRITICAL"),
         ({"LOG_FILE": "/no/such/folder/pyramide.log"}, "LOG_FILE must be a file in a folder that exists"),
         ({"PYRAMIDE_PURE_SOLVER": "yes"}, "PYRAMIDE_PURE_SOLVER must be 1"),
+        ({"ACTIVITY_PORT": "web"}, "ACTIVITY_PORT must be a port number from 1 to 65535"),
+        ({"ACTIVITY_PORT": "8090"}, "ACTIVITY_PORT needs DISCORD_CLIENT_SECRET"),
+        ({"DISCORD_CLIENT_SECRET": "hunter2"}, "DISCORD_CLIENT_SECRET must be the application's OAuth2 client secret"),
+        ({"ACTIVITY_PORT": "8090", "DISCORD_CLIENT_SECRET": "hunter2" * 3, "ACTIVITY_HOST": "?"}, "ACTIVITY_HOST must"),
     ],
 )
 def test_a_wrong_setting_stops_the_bot_with_one_line_naming_it(tmp_path, variables, says):
@@ -399,6 +403,9 @@ def test_a_wrong_setting_stops_the_bot_with_one_line_naming_it(tmp_path, variabl
         "LOG_FILE": "",
         "DAILY_SECRET": "",
         "PYRAMIDE_PURE_SOLVER": "",
+        "ACTIVITY_PORT": "",
+        "ACTIVITY_HOST": "",
+        "DISCORD_CLIENT_SECRET": "",
         **variables,
     }
     result = subprocess.run(

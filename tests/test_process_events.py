@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pyramide.tournament import deal_key
+from pyramide_service.events import deal_key
 from tests.deals import kings_and_pairs, stuck_game, two_pass
 from tests.fake_discord import FakeDiscord, Guild
 from tests.harness import MANAGE_GUILD, PLAIN

@@ -230,3 +230,34 @@ async def test_unloading_the_game_cog_cancels_the_scoreboard_edits_it_owns(harne
     # extension's modules leave sys.modules, and what a test patched in them would no longer be seen).
     assert sys.modules["cogs.pyramide.race"] is race_module
     assert harness.bot.scoreboards is not scoreboards  # the bot no longer tells a closed cog's scoreboards
+
+
+async def test_a_race_that_cannot_be_stored_leaves_nothing_behind_and_a_failed_take_back_is_logged(harness, caplog):
+    storage = harness.storage
+    real_discard = storage.discard_game
+    discarded = []
+
+    async def fails(*args):
+        raise OSError("disk I/O error")
+
+    async def discard_one(game_id):  # the first game is taken back, the second cannot be
+        if discarded:
+            raise OSError("disk I/O error")
+        discarded.append(game_id)
+        await real_discard(game_id)
+
+    storage.create_race = fails
+    storage.discard_game = discard_one
+    try:
+        sent = await harness.command("race", opponent=discord.Object(STRANGER), code=kings_and_pairs().code)
+    finally:
+        del storage.create_race, storage.discard_game
+    assert "Something went wrong" in sent[-1].content
+    threads = [int(thread["id"]) for thread in harness.hub.threads]
+    assert len(threads) == 2
+    for thread in threads:  # both threads went, and neither engine is kept
+        assert any(s.method == "DELETE" and s.url.endswith(f"/channels/{thread}") for s in harness.hub.sent)
+        assert harness.bot.manager.peek(thread) is None
+    assert await storage.live_game(threads[0]) is None
+    left = [r for r in caplog.records if "was not taken back" in r.getMessage()]
+    assert len(left) == 1 and left[0].exc_info is not None

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from pyramide_bot.settings import Deployment, Settings, SettingsError
+from pyramide_bot.settings import ActivitySettings, Deployment, Settings, SettingsError
+
+SECRET = "Ab3_-" * 6 + "xy"  # 32 characters, as the developer portal shows a client secret
 
 
 def test_with_only_a_token_every_setting_has_its_documented_default(tmp_path):
@@ -13,6 +15,7 @@ def test_with_only_a_token_every_setting_has_its_documented_default(tmp_path):
     assert settings == Settings(token="x.y.z", database_url=str(tmp_path / "pyramide.db"))
     assert (settings.metrics_port, settings.metrics_host, settings.guild_data_grace_days) == (None, "127.0.0.1", 30)
     assert settings.log_level == "INFO" and settings.daily_secret is None and settings.deployment == Deployment()
+    assert settings.activity is None  # no Activity, and no launch button on the boards
 
 
 def test_good_values_are_taken(tmp_path):
@@ -29,12 +32,37 @@ def test_good_values_are_taken(tmp_path):
         "PYRAMIDE_PURE_SOLVER": "1",
         "SHARD_COUNT": "4",
         "SHARD_IDS": "2,3",
+        "ACTIVITY_PORT": "8090",
+        "ACTIVITY_HOST": "0.0.0.0",
+        "DISCORD_CLIENT_SECRET": f" {SECRET} ",
     }
     settings = Settings.from_environment(environ, default_database=Path("unused.db"))
     assert settings.database_url == f"sqlite:///{tmp_path}/p.db" and settings.dev_guild_id == 123456789012345678
     assert settings.log_level == "DEBUG" and settings.log_file == tmp_path / "bot.log"
     assert (settings.metrics_port, settings.metrics_host, settings.guild_data_grace_days) == (9108, "::", 0)
     assert settings.pure_solver and settings.deployment == Deployment(None, 4, (2, 3))
+    assert settings.activity == ActivitySettings(8090, SECRET, "0.0.0.0")
+    assert SECRET not in repr(settings)  # the secret is never printed, not even with the settings
+
+
+def test_the_activity_needs_its_client_secret_and_a_port_of_its_own(tmp_path):
+    environ = {"DISCORD_TOKEN": "x.y.z", "ACTIVITY_PORT": "8090"}
+    with pytest.raises(SettingsError, match=r"^ACTIVITY_PORT needs DISCORD_CLIENT_SECRET"):
+        Settings.from_environment(environ, default_database=tmp_path / "p.db")
+    environ.update(DISCORD_CLIENT_SECRET=SECRET, METRICS_PORT="8090")
+    with pytest.raises(SettingsError, match=r"^ACTIVITY_PORT must differ from METRICS_PORT \(both are 8090\)$"):
+        Settings.from_environment(environ, default_database=tmp_path / "p.db")
+    # A secret without ACTIVITY_PORT is kept unused: no Activity is served.
+    environ.update(ACTIVITY_PORT="", METRICS_PORT="")
+    assert Settings.from_environment(environ, default_database=tmp_path / "p.db").activity is None
+
+
+@pytest.mark.parametrize("secret", ["hunter2", "a secret with spaces in it!", "x" * 129])
+def test_a_malformed_client_secret_is_named_and_never_repeated(tmp_path, secret):
+    environ = {"DISCORD_TOKEN": "x.y.z", "DISCORD_CLIENT_SECRET": secret}
+    with pytest.raises(SettingsError, match=r"^DISCORD_CLIENT_SECRET must be the application's OAuth2") as raised:
+        Settings.from_environment(environ, default_database=tmp_path / "p.db")
+    assert secret not in str(raised.value)
 
 
 def test_a_missing_token_names_the_variable_and_the_file_to_put_it_in():

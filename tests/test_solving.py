@@ -5,6 +5,7 @@ channel's lock only for a bounded time, and work beyond its cap is answered "bus
 from __future__ import annotations
 
 import asyncio
+import gc
 import multiprocessing
 import os
 import time
@@ -14,7 +15,7 @@ import pytest
 from pyramide import Rules
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
-from pyramide.workers import Workers, die_with_parent
+from pyramide_service.workers import Workers, die_with_parent
 from tests.deals import stuck_game
 from tests.harness import OTHER_CHANNEL_ID, start
 from tests.holding import hold_until
@@ -72,6 +73,41 @@ async def test_a_verdict_not_given_in_time_is_unknown_and_the_channel_goes_on(ha
         sent = await harness.command("new", channel_id=OTHER_CHANNEL_ID)  # the channel is free again
         assert sent[0].png is not None, [s.content for s in sent]
     finally:
+        release.touch()
+        await asyncio.wait_for(held, 30)
+
+
+async def test_a_shutdown_with_a_verdict_in_flight_leaves_no_task_behind_nor_unread(harness, tmp_path):
+    """The bot stops while an ended game's verdict is still being worked out (its player already read "not
+    known" after the bounded wait): the bot's close ends it, so no task of the bot is left running, and
+    nothing is reported as a task exception never retrieved."""
+    solver = harness.bot.solver
+    await start(harness, "PY1-N-AAAAAAS")  # (today's daily deal is worked out once, before the worker is held)
+    release = tmp_path / "release"
+    held = asyncio.ensure_future(solver.workers.verdicts.run(hold_until, str(release), 20.0))
+    loop = asyncio.get_running_loop()
+    reported: list[dict] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    try:
+        await harness.command("new", code=stuck_game().code, channel_id=OTHER_CHANNEL_ID)
+        await harness.command("draw", channel_id=OTHER_CHANNEL_ID)
+        known, before = asyncio.all_tasks(), len(harness.hub.sent)
+        ending = asyncio.ensure_future(harness.command("end", channel_id=OTHER_CHANNEL_ID))
+        for _ in range(200):  # answered "not known" after the bounded wait, the verdict still asked
+            if says(harness.hub.sent[before:], UNKNOWN):
+                break
+            await asyncio.sleep(0.05)
+        assert says(harness.hub.sent[before:], UNKNOWN) and not release.exists()
+        await harness.bot.close()
+        left = [task for task in asyncio.all_tasks() - known - {asyncio.current_task(), ending} if not task.done()]
+        assert left == [], [task.get_name() for task in left]
+        await asyncio.wait_for(ending, 5)
+        gc.collect()
+        await asyncio.sleep(0)
+        assert reported == [], reported
+    finally:
+        loop.set_exception_handler(previous)
         release.touch()
         await asyncio.wait_for(held, 30)
 

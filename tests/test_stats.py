@@ -12,9 +12,9 @@ from pyramide import Game
 from pyramide.daily import daily_deal_number, daily_game, daily_number, daily_start, time_to_next
 from pyramide.difficulty import rate
 from pyramide.solver import solve
-from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage, from_url, schema
-from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
+from pyramide_service.stats import day_streaks, player_stats
+from pyramide_service.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage, from_url, schema
+from pyramide_service.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests import discord_internals as internals
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
@@ -195,7 +195,7 @@ async def test_a_newer_schema_is_refused(tmp_path):
 
 
 async def test_postgresql_has_the_same_schema_versions_and_migrates_a_previous_one(postgres_url):
-    from pyramide.storage import postgres
+    from pyramide_service.storage import postgres
 
     assert postgres.SCHEMA_VERSION == SCHEMA_VERSION  # one version number means one schema on both
     old = postgres.PostgresStorage(postgres_url)

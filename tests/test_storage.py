@@ -15,10 +15,19 @@ import asyncpg
 import pytest
 
 from pyramide import STOCK, Game
-from pyramide.manager import GameManager, StaleBoard
-from pyramide.solving import SolverService
-from pyramide.storage import BROKEN, ENDED, WON, GameStatus, MoveConflict, StorageError, StorageUnavailable, from_url
-from pyramide.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
+from pyramide_service.manager import GameManager, StaleBoard
+from pyramide_service.solving import SolverService
+from pyramide_service.storage import (
+    BROKEN,
+    ENDED,
+    WON,
+    GameStatus,
+    MoveConflict,
+    StorageError,
+    StorageUnavailable,
+    from_url,
+)
+from pyramide_service.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.backends import raw, twin
 from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, labels, start
@@ -220,7 +229,7 @@ async def test_postgresql_connections_cut_by_the_server_are_replaced_without_los
 
 async def test_a_read_only_postgresql_database_is_refused_at_start_not_at_the_first_move(postgres_url):
     """A standby, or a user without write rights: the write probe at start names it."""
-    from pyramide.storage.postgres import PostgresStorage
+    from pyramide_service.storage.postgres import PostgresStorage
 
     first = PostgresStorage(postgres_url)
     await first.open()  # the tables exist
@@ -351,7 +360,7 @@ def test_packed_logs_round_trip_every_action():
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from pyramide.storage.codec import pack_log, unpack_log
+    from pyramide_service.storage.codec import pack_log, unpack_log
 
     action = st.one_of(st.integers(0, 27), st.sampled_from(["waste", "under", "stock", "undo"]))
 
@@ -442,7 +451,8 @@ async def test_a_backup_taken_while_the_bot_writes_restores_every_finished_game(
         await end(manager, channel)
     await deal(manager, guild_id=1, channel_id=99, owner_id=9, game=Game.from_number(99))
     await play(manager, 99, lambda g: g.tap(STOCK))  # a game in play, its action in the WAL
-    command = [sys.executable, "-m", "pyramide", "backup", str(tmp_path / "copy.db"), "--database", storage.path]
+    copy = str(tmp_path / "copy.db")
+    command = [sys.executable, "-m", "pyramide_service.storage", "backup", copy, "--database", storage.path]
     result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False)
     assert result.returncode == 0 and "backed up" in result.stdout, result.stderr
     again = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False)
@@ -461,7 +471,7 @@ async def test_a_backup_taken_while_the_bot_writes_restores_every_finished_game(
 
 
 async def test_a_migration_makes_a_backup_first(tmp_path):
-    from pyramide.storage import schema
+    from pyramide_service.storage import schema
 
     old = tmp_path / "pyramide.db"
     with sqlite3.connect(old) as db:

@@ -16,8 +16,8 @@ import asyncpg
 import pytest
 
 from pyramide import STOCK, Game
-from pyramide.manager import GameManager
-from pyramide.storage import (
+from pyramide_service.manager import GameManager
+from pyramide_service.storage import (
     ENDED,
     PLAYING,
     WON,
@@ -30,8 +30,8 @@ from pyramide.storage import (
     from_url,
     schema,
 )
-from pyramide.storage.postgres import PostgresStorage
-from pyramide.storage.schema import columns
+from pyramide_service.storage.postgres import PostgresStorage
+from pyramide_service.storage.schema import columns
 from tests.backends import raw, twin
 from tests.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
 from tests.play import deal, end, play

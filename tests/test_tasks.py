@@ -1,12 +1,12 @@
 """Background tasks are kept, watched and dropped (cogs.tasks), and the daily deal worked out ahead logs
-whatever stops it (cogs.dailies)."""
+whatever stops it (pyramide_service.dailies)."""
 
 import asyncio
 import logging
 from datetime import UTC, date, datetime
 
-from cogs.dailies import DailyDeals
-from cogs.tasks import Supervised
+from pyramide_service.dailies import DailyDeals
+from pyramide_service.tasks import Supervised
 
 
 async def test_a_failed_task_is_logged_with_its_traceback_and_dropped(caplog):

@@ -9,16 +9,16 @@ from collections.abc import Callable
 import discord
 
 from pyramide import UNDER, WASTE, Card, Game, InvalidCard
-from pyramide import events as ev
+from pyramide import effects as ev
 from pyramide.i18n import card_name, parse_card, t
 
 from ..answer import Answer, answering
 from ..common import bot_of, language
+from . import controls
 from .dealing import deal_again
 from .hints import show_hint
-from .places import settings_key
-from .policy import allowed
-from .turns import QUIET_EVENTS, current_or_redraw, finish, live_or_say, play, tap_action
+from .places import Place, settings_key
+from .turns import QUIET_EVENTS, finish, play, press_of, tap_action
 
 log = logging.getLogger(__name__)
 
@@ -30,20 +30,33 @@ async def press(answer: Answer, game_id: int, version: int, action: str) -> None
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
-    if action in ("new", "again"):
+    if action == controls.LAUNCH:
+        await launch(answer, place)
+        return
+    if action in controls.DEALS:
         await deal_again(answer, game_id, action)
         return
-    if action == "hint":
+    if action == controls.HINT:
         await show_hint(answer, lang, game_id=game_id, version=version)
         return
-    async with answer.bot.manager.turn(place.channel_id) as turn:
-        live = await current_or_redraw(answer, turn, game_id, version, lang)
-        if live is None or not await allowed(answer, live, lang):
-            return
-        if action == "end":
-            await finish(answer, turn, lang, edit=True)
-            return
-        await play(answer, turn, lang, tap_action(action), edit=True)
+    pressed = press_of(answer, game_id, version)
+    if action == controls.END:
+        await finish(answer, pressed, edit=True)
+        return
+    await play(answer, pressed, tap_action(action), edit=True)
+
+
+async def launch(answer: Answer, place: Place) -> None:
+    """The Activity's button: Discord opens the Activity on this channel, which shows the channel's game
+    whatever board the button was under. It is the interaction's first answer, with nothing loaded first.
+    A button left from before the Activity was turned off, or from a place it does not open in, is answered
+    privately with the reason."""
+    if not answer.bot.offers_activity:
+        await answer.say(t(answer.lang, "error.launch_unavailable"))
+    elif not place.activities:
+        await answer.say(t(answer.lang, "error.launch_not_here"))
+    else:
+        await answer.launch()
 
 
 async def command_move(
@@ -71,11 +84,7 @@ async def command_move(
         if place is None:
             await answer.say(t(lang, "error.guild_only"))
             return
-        async with answer.bot.manager.turn(place.channel_id) as turn:
-            live = await live_or_say(answer, turn, lang)
-            if live is None or not await allowed(answer, live, lang):
-                return
-            await play(answer, turn, lang, action_in(lang), edit=False)
+        await play(answer, press_of(answer), action_in(lang), edit=False)
 
 
 def card_action(text: str, lang: str) -> Callable[[Game], ev.Event]:
@@ -95,9 +104,7 @@ async def command_end(interaction: discord.Interaction) -> None:
         if place is None:
             await answer.say(t(lang, "error.guild_only"))
             return
-        async with answer.bot.manager.turn(place.channel_id) as turn:
-            if await live_or_say(answer, turn, lang) is not None:
-                await finish(answer, turn, lang, edit=False)
+        await finish(answer, press_of(answer), edit=False)
 
 
 async def command_hint(interaction: discord.Interaction) -> None:

@@ -13,8 +13,8 @@ import discord
 from pyramide import Game
 from pyramide.i18n import t
 from pyramide.replay import MAX_BYTES, Animation, replay_animation, winning_animation
-from pyramide.solving import SolverBusy, wait_nodes
-from pyramide.storage import PLAYING, GameRecord
+from pyramide_service import PLAYING, GameRecord
+from pyramide_service.solving import SolverBusy, wait_nodes
 
 from ..answer import Answer
 from ..common import board_labels, mention
@@ -47,7 +47,9 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
 async def post_animation(answer: Answer, kind: str, code: str, record: GameRecord | None = None) -> None:
     """Draw and post the winning line of ``code`` ("line"), or ``record``'s game as played ("mine")."""
     lang, bot = answer.lang, answer.bot
-    key = (kind, code if kind == "line" or record is None else str(record.id), lang)
+    # Drawn in the style of the player whose game it was (of the one who asked, for a deal of nobody's game).
+    style = await bot.styles.get(record.owner_id if record is not None else answer.interaction.user.id)
+    key = (kind, code if kind == "line" or record is None else str(record.id), lang, style)
     animation: Animation | None = bot.solver.animations.get(key)
     if animation is None:
         if not bot.solver.has_room("animation"):
@@ -57,10 +59,10 @@ async def post_animation(answer: Answer, kind: str, code: str, record: GameRecor
         if kind == "line":
             deadline = time.monotonic() + LINE_SECONDS
             nodes = wait_nodes(Game.from_code(code).rules)
-            found = await bot.solver.animate(winning_animation, code, labels, nodes, deadline)
+            found = await bot.solver.animate(winning_animation, code, labels, nodes, deadline, style)
         else:
             assert record is not None
-            found = await bot.solver.animate(replay_animation, code, tuple(record.actions), labels)
+            found = await bot.solver.animate(replay_animation, code, tuple(record.actions), labels, style)
         if found is None:
             await answer.say(t(lang, "anim.none"))
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 from datetime import date
@@ -12,16 +13,19 @@ import discord
 from pyramide import UNDER, WASTE, Game
 from pyramide.daily import daily_number
 from pyramide.i18n import card_name, t
-from pyramide.manager import Live
-from pyramide.render import render_board
+from pyramide.render import faces_for, faces_ready, render_board
 from pyramide.solver import Verdict
-from pyramide.storage import ENDED, PLAYING, WON, GameRecord
+from pyramide.style import Deck
+from pyramide_service.ending import Ending
+from pyramide_service.manager import Live
+from pyramide_service.opening import show_at
+from pyramide_service.storage import ENDED, PLAYING, WON, GameRecord
 
-from ..answer import DISCORD_ERRORS, Answer, log_refusal, refused
+from ..answer import Answer
 from ..common import board_labels, mention
 from ..emojis import CardEmojis
 from . import controls
-from .words import tier_words
+from .words import tier_line, tier_words
 
 
 def daily_name(record: GameRecord, lang: str) -> str:
@@ -34,10 +38,27 @@ def finished(game: Game, record: GameRecord) -> bool:
     return game.is_over or record.status != PLAYING
 
 
-def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
+def launch_offered(answer: Answer, record: GameRecord) -> bool:
+    """Whether the board of ``record`` offers the Activity's launch button: the Activity is served, and the
+    board is in the place the interaction came from (one posted elsewhere is in a thread made for it), where
+    Discord lets an Activity start and the bot can edit the board (``cogs.places.Place.activities``)."""
+    place = answer.place
+    return (
+        answer.bot.offers_activity
+        and place is not None
+        and place.activities
+        and record.channel_id == place.channel_id
+    )
+
+
+def _launch_button(record: GameRecord, lang: str) -> discord.ui.Button[Any]:
+    return controls.board_button(record.id, 0, controls.LAUNCH, label=t(lang, "button.launch"))
+
+
+def _finished_view(live: Live, lang: str, winnable: bool, launch: bool) -> discord.ui.View:
     """Under a finished board: share (a counted daily), a new game, the same deal again, and the
     animations: how the deal could have been won (when the solver proved it winnable) and the game as
-    it was played."""
+    it was played; with ``launch``, the Activity's button last (a sixth button starts a second row)."""
     view = discord.ui.View(timeout=None)
     record = live.record
     if record.event_id is not None:
@@ -45,25 +66,31 @@ def _finished_view(live: Live, lang: str, winnable: bool) -> discord.ui.View:
         view.add_item(controls.event_play_button(record.event_id, label=t(lang, "contest.button.next")))
         view.add_item(
             controls.board_button(
-                record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
+                record.id, 0, controls.NEW, label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
             )
         )
+        if launch:
+            view.add_item(_launch_button(record, lang))
         view.stop()
         return view
     if record.counted and record.daily is not None:
         view.add_item(controls.share_button(record.id, label=t(lang, "button.share")))
     view.add_item(
-        controls.board_button(record.id, 0, "new", label=t(lang, "button.new_game"), style=discord.ButtonStyle.success)
+        controls.board_button(
+            record.id, 0, controls.NEW, label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
+        )
     )
     view.add_item(
         controls.board_button(
-            record.id, 0, "again", label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
+            record.id, 0, controls.AGAIN, label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
         )
     )
     if winnable:
         view.add_item(controls.animation_button("line", record.id, label=t(lang, "button.winning_line")))
     if record.actions:
         view.add_item(controls.animation_button("mine", record.id, label=t(lang, "button.replay")))
+    if launch:
+        view.add_item(_launch_button(record, lang))
     view.stop()
     return view
 
@@ -77,14 +104,18 @@ def board_view(
     dead: bool = False,
     winnable: bool = False,
     emojis: CardEmojis | None = None,
+    launch: bool = False,
+    deck: Deck = Deck.CLASSIC,
 ) -> discord.ui.View:
     """One button per playable card, the waste, the stock, then undo, hint and end. The cards of a hint
     are blue, a selected card green; a game where nothing can be removed any more also offers a new
     deal or the same one again. With ``emojis`` (a complete set) the cards, the empty waste and the
-    stock show their faces beside the short labels (which screen readers and search still read)."""
+    stock show their faces beside the short labels (which screen readers and search still read), in the
+    colours of the owner's ``deck``. With ``launch``, the Activity's button follows the stock (that row holds
+    at most three others)."""
     game, record = game or live.game, live.record
     if finished(game, record):
-        return _finished_view(live, lang, winnable)
+        return _finished_view(live, lang, winnable, launch)
     view = controls.ButtonRows()
     version = game.version
     emojis = emojis or CardEmojis()
@@ -110,29 +141,34 @@ def board_view(
             if spot in highlight
             else discord.ButtonStyle.secondary
         )
-        button(str(spot), card_name(card, lang), style, row=position // 5, emoji=emojis.face(card, lang))
+        button(str(spot), card_name(card, lang), style, row=position // 5, emoji=emojis.face(card, lang, deck))
     row = (min(len(cards), 15) + 4) // 5
     top = game.card_at(WASTE)
     waste_style = discord.ButtonStyle.success if game.selected == WASTE else discord.ButtonStyle.primary
-    waste_emoji = emojis.face(top, lang) if top else emojis.waste
-    button("w", card_name(top, lang) if top else "—", waste_style, row, disabled=top is None, emoji=waste_emoji)
+    waste_emoji = emojis.face(top, lang, deck) if top else emojis.waste
+    waste = card_name(top, lang) if top else "—"
+    button(controls.TAP_WASTE, waste, waste_style, row, disabled=top is None, emoji=waste_emoji)
     under = game.card_at(UNDER)
     if under is not None:
         style = discord.ButtonStyle.success if game.selected == UNDER else discord.ButtonStyle.secondary
-        button("u", t(lang, "button.under", card=card_name(under, lang)), style, row, emoji=emojis.face(under, lang))
+        label = t(lang, "button.under", card=card_name(under, lang))
+        button(controls.TAP_UNDER, label, style, row, emoji=emojis.face(under, lang, deck))
     if game.stock:
-        button("s", t(lang, "button.draw", n=len(game.stock)), discord.ButtonStyle.primary, row, emoji=emojis.back)
+        draw = t(lang, "button.draw", n=len(game.stock))
+        button(controls.TAP_STOCK, draw, discord.ButtonStyle.primary, row, emoji=emojis.back)
     elif game.can_turn:
-        button("s", t(lang, "button.turn"), discord.ButtonStyle.primary, row)
+        button(controls.TAP_STOCK, t(lang, "button.turn"), discord.ButtonStyle.primary, row)
     else:
-        button("s", t(lang, "button.no_stock"), discord.ButtonStyle.secondary, row, disabled=True)
+        button(controls.TAP_STOCK, t(lang, "button.no_stock"), discord.ButtonStyle.secondary, row, disabled=True)
+    if launch:
+        button(controls.LAUNCH, t(lang, "button.launch"), discord.ButtonStyle.secondary, row)
     row += 1
-    button("undo", t(lang, "button.undo"), discord.ButtonStyle.secondary, row, disabled=not game.can_undo)
-    button("hint", t(lang, "button.hint"), discord.ButtonStyle.secondary, row)
-    button("end", t(lang, "button.end"), discord.ButtonStyle.danger, row)
+    button(controls.UNDO, t(lang, "button.undo"), discord.ButtonStyle.secondary, row, disabled=not game.can_undo)
+    button(controls.HINT, t(lang, "button.hint"), discord.ButtonStyle.secondary, row)
+    button(controls.END, t(lang, "button.end"), discord.ButtonStyle.danger, row)
     if dead:  # beside undo, hint and end: with 15 cards on three rows, a sixth row would not exist
-        button("new", t(lang, "button.new_game"), discord.ButtonStyle.success, row)
-        button("again", t(lang, "button.same_deal"), discord.ButtonStyle.primary, row)
+        button(controls.NEW, t(lang, "button.new_game"), discord.ButtonStyle.success, row)
+        button(controls.AGAIN, t(lang, "button.same_deal"), discord.ButtonStyle.primary, row)
     return view
 
 
@@ -173,8 +209,10 @@ async def board_message(
     highlight: tuple = (),
     game: Game | None = None,
     dead: bool = False,
+    ending: Ending | None = None,
 ) -> dict[str, Any]:
-    """content, file and view of a game message, drawn from ``game`` (a snapshot) or ``live.game``."""
+    """content, file and view of a game message, drawn from ``game`` (a snapshot) or ``live.game``; a
+    finished game's deal difficulty and whether it was winnable are its ``ending``'s, when given."""
     snapshot = game or live.game
     record = live.record
     banner = t(lang, "board.ended") if record.status == ENDED else None
@@ -186,9 +224,17 @@ async def board_message(
     # Drawn on the event loop: a board of a game played press by press costs a median 0.64 ms (bench/render.py,
     # from cached layers and words, ISA-L's deflate), less than handing it to a thread to wait for the GIL.
     # The processes of a cluster (one per core) are how a bot uses more than one core.
-    png = render_board(snapshot, labels=board_labels(lang), highlight=highlight, banner=banner, code=code)
+    # In the style of the player whose game it is, whoever pressed (another player's game keeps its own).
+    style = await answer.bot.styles.get(record.owner_id)
+    labels = board_labels(lang)
+    if not faces_ready(labels.ranks, style):  # a style's first board in a language: half a second, in a thread
+        await asyncio.to_thread(faces_for, labels.ranks, style)
+    png = render_board(snapshot, labels=labels, highlight=highlight, banner=banner, code=code, style=style)
     title = t(lang, "board.title", player=mention(record.owner_id), code=code)
-    lines = [" · ".join(filter(None, (title, tier_words(record, lang, answer.bot.solver))))]
+    tier = tier_words(record, lang, answer.bot.solver) if ending is None else tier_line(ending.tier, lang)
+    # asked of finished boards only
+    winnable = finished(snapshot, record) and (deal_winnable(answer, record) if ending is None else ending.winnable)
+    lines = [" · ".join(filter(None, (title, tier)))]
     lines.extend(line for line in status if line)
     return {
         "content": "\n".join(lines)[:2000],
@@ -200,35 +246,20 @@ async def board_message(
             highlight=highlight,
             dead=dead,
             emojis=answer.bot.card_emojis.current,
-            winnable=finished(snapshot, record) and deal_winnable(answer, record),  # asked of finished boards only
+            deck=style.deck,
+            winnable=winnable,
+            launch=launch_offered(answer, record),
         ),
     }
 
 
-async def take_back(answer: Answer, live: Live) -> None:
-    """Remove a new game nobody saw (its board could not be posted): stored game, daily attempt and engine."""
-    bot = answer.bot
-    await bot.storage.discard_game(live.record.id)
-    bot.manager.forget(live.record.channel_id)
-
-
-async def post_board(
-    answer: Answer, live: Live, lang: str, status: list[str], *, new: bool = False, **options: Any
-) -> None:
-    """Answer with a fresh game message and make it the game's message (the old one loses its buttons).
-    The board of a ``new`` game that cannot be posted takes the game back (nobody saw it, and it would
-    keep the channel busy), whatever Discord answered; the failure is raised on."""
+async def post_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
+    """Answer with a fresh game message and make it the game's message (the old one loses its buttons)."""
     message = await board_message(answer, live, lang, status, **options)
     old = live.record.message_id
-    try:
-        sent = await answer.post(note=status[0] if status else "", **message)
-    except Exception:
-        if new:
-            await take_back(answer, live)
-        raise
-    live.record.message_id = sent.id
+    sent = await answer.post(note=status[0] if status else "", **message)
     interaction = answer.interaction
-    await answer.bot.storage.set_message(live.record.id, sent.id)
+    await show_at(answer.bot.manager, live, sent.id)
     place = answer.place
     # Where only the interaction can be answered, the old board keeps its buttons: a press on it is
     # answered privately as out of date.
@@ -238,33 +269,6 @@ async def post_board(
             await interaction.channel.get_partial_message(old).edit(view=None)  # type: ignore[union-attr]
 
 
-async def post_board_to(
-    target: discord.abc.Messageable, answer: Answer, live: Live, lang: str, status: list[str], *, made: bool
-) -> bool:
-    """Post a new game's board in ``target`` (a thread, or the channel itself) and make it the game's
-    message. If Discord refuses it, the game nobody saw is taken back (and its daily attempt), and a
-    thread made for it (``made``) is deleted; returns whether it was posted (or, for a counted daily
-    whose answer was lost on the way, may have been)."""
-    bot = answer.bot
-    message = await board_message(answer, live, lang, status)
-    try:
-        sent = await target.send(**message)
-    except DISCORD_ERRORS as error:
-        log_refusal(f"board of game {live.record.id} in {live.record.channel_id}", error)
-        if live.record.counted and not refused(error):
-            # A lost answer may have posted the board: a counted daily whose deal may have been seen keeps
-            # its attempt (a press on that board plays it; /pyramide daily play names where it is).
-            return True
-        await take_back(answer, live)
-        if made and isinstance(target, discord.Thread):
-            with contextlib.suppress(discord.HTTPException):
-                await target.delete()
-        return False
-    live.record.message_id = sent.id
-    await bot.storage.set_message(live.record.id, sent.id)
-    return True
-
-
 async def update_board(answer: Answer, live: Live, lang: str, status: list[str], **options: Any) -> None:
     """Redraw the message whose button was pressed (the old picture is replaced)."""
     message = await board_message(answer, live, lang, status, **options)
@@ -272,17 +276,13 @@ async def update_board(answer: Answer, live: Live, lang: str, status: list[str],
     await answer.update(attachments=[file], **message)
     message_id = answer.interaction.message.id if answer.interaction.message else None
     if message_id is not None and live.record.message_id != message_id:
-        live.record.message_id = message_id
-        await answer.bot.storage.set_message(live.record.id, message_id)
+        await show_at(answer.bot.manager, live, message_id)
 
 
 async def show(answer: Answer, live: Live, lang: str, status: list[str], *, edit: bool, **kwargs: Any) -> None:
-    try:
-        if edit:
-            await update_board(answer, live, lang, status, **kwargs)
-        else:
-            await post_board(answer, live, lang, status, **kwargs)
-    finally:  # a race's scoreboard follows its games' stored state, whatever became of the board's answer
-        await answer.bot.scoreboards.progress(live.record, lang)
-        if live.record.event_id is not None and live.record.status != PLAYING:  # stored: its standings changed
-            answer.bot.dispatch("pyramide_event_changed", live.record.event_id)
+    """Redraw the pressed message (``edit``) or post a new one (a typed command). Whoever follows the game
+    (a race's scoreboard, an event's announcement) is told by the application, not from here."""
+    if edit:
+        await update_board(answer, live, lang, status, **kwargs)
+    else:
+        await post_board(answer, live, lang, status, **kwargs)

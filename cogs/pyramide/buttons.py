@@ -14,14 +14,10 @@ from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
 from . import adapters, animation, controls, daily, dealing, race, records
-from .controls import CODE_SPOTS
-
-BOARD_ACTIONS = {str(i) for i in range(28)} | set(CODE_SPOTS) | {"undo", "hint", "end", "new", "again"}
-MAX_ID = (1 << 63) - 1  # Discord snowflakes and our row ids fit a signed 64-bit integer
-BOARD_ID = re.compile(r"(?P<game>[0-9]{1,19}):(?P<version>[0-9]{1,9}):(?P<action>[a-z0-9]{1,6})")
+from .controls import row_id
 
 
-class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<rest>.{0,95})"):
+class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=controls.BOARD):
     """A button of a game message. Its custom_id ``pyr:<game>:<version>:<action>`` names the game, the
     board version it was drawn for and the action, so it keeps working after a restart. Any other
     ``pyr:`` id (forged, malformed, too large) is answered as out of date."""
@@ -45,19 +41,11 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<
         self.action = action
 
     @classmethod
-    def parse(cls, rest: str) -> tuple[int, int, str] | None:
-        match = BOARD_ID.fullmatch(rest)
-        if match is None or match["action"] not in BOARD_ACTIONS:
-            return None
-        game_id = int(match["game"])
-        return (game_id, int(match["version"]), match["action"]) if 0 < game_id <= MAX_ID else None
-
-    @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> BoardButton:
-        parsed = cls.parse(match["rest"])
-        return cls(*parsed) if parsed else cls(0, 0, "")
+        press = controls.parse_board(match["rest"])
+        return cls(press.game_id, press.version, press.action) if press else cls(0, 0, "")
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
@@ -67,7 +55,7 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyr:(?P<
             await adapters.press(answer, self.game_id, self.version, self.action)
 
 
-class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew:(?P<rest>.{0,90})"):
+class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=controls.NEW_GAME):
     """The answer to "a game is already running here": end game ``game_id`` and deal, or keep it.
 
     ``deal`` is a deal code, or ``W-<rules token>`` for a winnable deal still to be found."""
@@ -93,10 +81,8 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> NewGameChoice:
-        found = re.fullmatch(r"(replace|keep):([0-9]{1,19}):([A-Z0-9-]{0,70})", match["rest"])
-        if found is None or int(found[2]) > MAX_ID:
-            return cls("", 0, "")
-        return cls(found[1], int(found[2]), found[3])
+        found = controls.parse_new_game_choice(match["rest"])
+        return cls(found.choice, found.game_id, found.deal) if found else cls("", 0, "")
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
@@ -120,7 +106,7 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrnew
             await dealing.start_game(answer, game, replace_id=self.game_id, notes=notes)
 
 
-class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare:(?P<game>[0-9]{1,19})"):
+class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=controls.SHARE):
     """Posts a finished counted daily's spoiler-free share line in the channel the thread belongs to."""
 
     def __init__(self, game_id: int, *, label: str = "\u200b") -> None:
@@ -133,16 +119,14 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrshare
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> ShareButton:
-        return cls(min(int(match["game"]), MAX_ID))
+        return cls(row_id(match["game"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
             await daily.share_daily(answer, self.game_id)
 
 
-class AnimationButton(
-    discord.ui.DynamicItem[discord.ui.Button], template=r"pyranim:(?P<kind>line|mine):(?P<game>[0-9]{1,19})"
-):
+class AnimationButton(discord.ui.DynamicItem[discord.ui.Button], template=controls.ANIMATION):
     """Under a finished board: "Show a winning line" (``line``) or "Replay my game" (``mine``)."""
 
     def __init__(self, kind: str, game_id: int, *, label: str = "\u200b") -> None:
@@ -156,14 +140,14 @@ class AnimationButton(
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> AnimationButton:
-        return cls(match["kind"], min(int(match["game"]), MAX_ID))
+        return cls(match["kind"], row_id(match["game"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
             await animation.show_animation(answer, self.game_id, self.kind)
 
 
-class RaceGiveUp(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrrace:giveup:(?P<race>[0-9]{1,19})"):
+class RaceGiveUp(discord.ui.DynamicItem[discord.ui.Button], template=controls.RACE_GIVE_UP):
     """Under a race's scoreboard: the presser gives up their own game in the race."""
 
     def __init__(self, race_id: int, *, label: str = "\u200b") -> None:
@@ -176,17 +160,14 @@ class RaceGiveUp(discord.ui.DynamicItem[discord.ui.Button], template=r"pyrrace:g
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> RaceGiveUp:
-        return cls(min(int(match["race"]), MAX_ID))
+        return cls(row_id(match["race"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
             await race.give_up(answer, self.race_id)
 
 
-class LeaderboardPage(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pyrlb:(?P<period>today|week|all):(?P<page>[0-9]{1,6}):(?P<way>[pn])(?::(?P<rules>[A-Z0-9-]{1,8}))?",
-):
+class LeaderboardPage(discord.ui.DynamicItem[discord.ui.Button], template=controls.LEADERBOARD):
     """Previous (``p``) or next (``n``) page of a leaderboard; ``page`` is the page it leads to, ``rules``
     the rule set it shows (``-``: all)."""
 
@@ -237,7 +218,7 @@ class _Confirmation(
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> _Confirmation:
-        return cls(match["choice"], min(int(match["player"]), MAX_ID))
+        return cls(match["choice"], row_id(match["player"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction) as answer:
@@ -247,7 +228,7 @@ class _Confirmation(
         raise NotImplementedError
 
 
-class ResetChoice(_Confirmation, template=r"pyrreset:(?P<choice>yes|no):(?P<player>[0-9]{1,19})"):
+class ResetChoice(_Confirmation, template=controls.RESET):
     """The answer to /pyramide-admin reset-stats."""
 
     prefix = "pyrreset"
@@ -256,7 +237,7 @@ class ResetChoice(_Confirmation, template=r"pyrreset:(?P<choice>yes|no):(?P<play
         await records.confirm_reset(answer, self.choice, self.player)
 
 
-class ForgetChoice(_Confirmation, template=r"pyrforget:(?P<choice>yes|no):(?P<player>[0-9]{1,19})"):
+class ForgetChoice(_Confirmation, template=controls.FORGET):
     """The answer to /pyramide forget-me: delete the player's data, or not."""
 
     prefix = "pyrforget"

@@ -12,30 +12,23 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from pyramide import STOCK, Rules
-from pyramide.difficulty import TIERS, Tier
 from pyramide.i18n import t
-from pyramide.storage import GuildSettings
+from pyramide_service import inputs
+from pyramide_service.inputs import check
 
 from ..answer import Answer, answering
 from ..common import NO_RACES, Host, text
-from . import adapters, buttons, daily, dealing, profile, records
+from ..refused import refused_value
+from . import adapters, buttons, daily, dealing, looks, profile, records
 from .contest_commands import EventAdminCommands, EventCommands
 from .dealing import rated_finder
+from .declared import CARD, CODE, IDLE_MINUTES, choices_of
 from .race import Scoreboards, start_race
 
 log = logging.getLogger(__name__)
 
-PASS_CHOICES = [
-    Choice(name=text("choice.passes.unlimited"), value=-1),
-    Choice(name=text("choice.passes.one"), value=0),
-    Choice(name=text("choice.passes.two"), value=1),
-    Choice(name=text("choice.passes.three"), value=2),
-]
-PERIOD_CHOICES = [
-    Choice(name=text("choice.period.today"), value="today"),
-    Choice(name=text("choice.period.week"), value="week"),
-    Choice(name=text("choice.period.all"), value="all"),
-]
+PASS_CHOICES = choices_of("passes")
+PERIOD_CHOICES = choices_of("period")
 DYNAMIC_ITEMS = (
     buttons.BoardButton,
     buttons.NewGameChoice,
@@ -46,16 +39,13 @@ DYNAMIC_ITEMS = (
     buttons.ResetChoice,
     buttons.ForgetChoice,
 )
-RULES_CHOICES = [Choice(name=text(f"choice.rules.{token}"), value=token) for token in ("N", "P0", "P2", "S", "W", "C")]
-TIER_CHOICES = [Choice(name=text(f"choice.tier.{tier}"), value=str(tier)) for tier in TIERS]
-MONTH_CHOICES = [
-    Choice(name=text("choice.month.this"), value="this"),
-    Choice(name=text("choice.month.last"), value="last"),
-]
-WHO_CHOICES = [
-    Choice(name=text("choice.who.owner"), value="owner"),
-    Choice(name=text("choice.who.anyone"), value="anyone"),
-]
+RULES_CHOICES = choices_of("rules")
+TIER_CHOICES = choices_of("difficulty")
+MONTH_CHOICES = choices_of("month")
+WHO_CHOICES = choices_of("who_can_play")
+DECK_CHOICES = choices_of("deck")
+CORNER_CHOICES = choices_of("corners")
+TABLE_CHOICES = choices_of("table")
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -85,10 +75,12 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         # The race scoreboards are this cog's: every flow tells them of a stored board through the bot.
         self.scoreboards = Scoreboards(self.bot)
         self.bot.scoreboards = self.scoreboards
+        self._unsubscribe = self.bot.table.listeners.subscribe(self.scoreboards.changed)  # a press's changes
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
+        self._unsubscribe()
         self.bot.scoreboards = NO_RACES
         await self.scoreboards.close()
 
@@ -111,7 +103,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     async def new(
         self,
         interaction: discord.Interaction,
-        code: str | None = None,
+        code: app_commands.Range[str, CODE.low, CODE.high] | None = None,
         strict: bool | None = None,
         passes: int | None = None,
         draw_with_waste: bool | None = None,
@@ -121,14 +113,11 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         difficulty: str | None = None,
         anyone: bool | None = None,
     ) -> None:
-        rules = {
-            "strict_win": strict,
-            "pass_limit": passes,
-            "draw_with_waste": draw_with_waste,
-            "pair_with_cover": card_with_cover,
-        }
+        check("code", code)
+        rules = inputs.rule_options(strict, passes, draw_with_waste, card_with_cover)
+        tier = inputs.tier(difficulty)
         finder = None
-        if difficulty is not None:
+        if tier is not None:
             refusal = None
             if code:
                 refusal = "error.difficulty_code"
@@ -138,7 +127,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
                 async with answering(interaction) as answer:
                     await answer.say(t(answer.lang, refusal))
                 return
-            finder = rated_finder(Tier(difficulty))
+            finder = rated_finder(tier)
         await dealing.new_game(
             interaction,
             code=code,
@@ -158,24 +147,21 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         self,
         interaction: discord.Interaction,
         opponent: discord.User,
-        code: str | None = None,
+        code: app_commands.Range[str, CODE.low, CODE.high] | None = None,
         strict: bool | None = None,
         passes: int | None = None,
         draw_with_waste: bool | None = None,
         card_with_cover: bool | None = None,
     ) -> None:
-        rules = {
-            "strict_win": strict,
-            "pass_limit": passes,
-            "draw_with_waste": draw_with_waste,
-            "pair_with_cover": card_with_cover,
-        }
+        check("code", code)
+        rules = inputs.rule_options(strict, passes, draw_with_waste, card_with_cover)
         await start_race(interaction, self.scoreboards, opponent, code, rules)
 
     @app_commands.command(name="tap", description=text("cmd.tap"))
     @app_commands.rename(card=text("opt.card"))
     @app_commands.describe(card=text("cmd.tap.card"))
-    async def tap(self, interaction: discord.Interaction, card: str) -> None:
+    async def tap(self, interaction: discord.Interaction, card: app_commands.Range[str, CARD.low, CARD.high]) -> None:
+        check("card", card)
         await adapters.command_move(interaction, lambda lang: adapters.card_action(card, lang))
 
     @tap.autocomplete("card")
@@ -227,7 +213,24 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     async def leaderboard(
         self, interaction: discord.Interaction, period: str = "all", rules: str | None = None
     ) -> None:
+        inputs.checked(period=period, rules=rules)
         await records.show_leaderboard(interaction, period, rules)
+
+    @app_commands.command(name="style", description=text("cmd.style"))
+    @app_commands.rename(deck=text("opt.deck"), corners=text("opt.corners"), table=text("opt.table"))
+    @app_commands.describe(
+        deck=text("cmd.style.deck"), corners=text("cmd.style.corners"), table=text("cmd.style.table")
+    )
+    @app_commands.choices(deck=DECK_CHOICES, corners=CORNER_CHOICES, table=TABLE_CHOICES)
+    async def style(
+        self,
+        interaction: discord.Interaction,
+        deck: str | None = None,
+        corners: str | None = None,
+        table: str | None = None,
+    ) -> None:
+        async with answering(interaction) as answer:
+            await looks.choose_style(answer, deck, corners, table)
 
     @app_commands.command(name="forget-me", description=text("cmd.forget_me"))
     async def forget_me(self, interaction: discord.Interaction) -> None:
@@ -242,32 +245,12 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     @app_commands.describe(month=text("cmd.daily.month.month"))
     @app_commands.choices(month=MONTH_CHOICES)
     async def daily_month(self, interaction: discord.Interaction, month: str = "this") -> None:
+        check("month", month)
         await daily.show_month(interaction, last=month == "last")
 
     @daily.command(name="leaderboard", description=text("cmd.daily.leaderboard"))
     async def daily_leaderboard(self, interaction: discord.Interaction) -> None:
         await daily.show_daily_leaderboard(interaction)
-
-    @commands.Cog.listener()
-    async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """A press discord.py would drop without an answer: a button the message no longer carries,
-        or an id of ours that none of our buttons reads. It is answered as out of date."""
-        if interaction.type is not discord.InteractionType.component:
-            return
-        data: dict[str, Any] = dict(interaction.data or {})
-        custom_id = str(data.get("custom_id", ""))
-        if not custom_id.startswith("pyr"):
-            return
-        components = interaction.message.components if interaction.message is not None else []
-        present = any(
-            getattr(child, "custom_id", None) == custom_id
-            for row in components
-            for child in getattr(row, "children", ())
-        )
-        ours = any(item.__discord_ui_compiled_template__.fullmatch(custom_id) for item in DYNAMIC_ITEMS)
-        if not present or not ours:
-            async with answering(interaction) as answer:
-                await answer.say(t(answer.lang, "error.stale_board"))
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -277,7 +260,10 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
 
 async def report_error(interaction: discord.Interaction, error: Exception) -> None:
     """A command that failed before its flow began (a check, an option): logged, and the player told that
-    nothing was lost (every answered move is stored)."""
+    nothing was lost (every answered move is stored). A value outside the command's limits is not a
+    failure: the tree answers it (cogs.stale)."""
+    if refused_value(error) is not None:
+        return
     log.error("command failed", exc_info=error)
     async with answering(interaction) as answer:
         await answer.rescue(t(answer.lang, "error.generic"))
@@ -317,9 +303,10 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
         interaction: discord.Interaction,
         error_help: bool | None = None,
         who_can_play: str | None = None,
-        idle_minutes: app_commands.Range[int, 1, 1440] | None = None,
+        idle_minutes: app_commands.Range[int, IDLE_MINUTES.low, IDLE_MINUTES.high] | None = None,
         new_in_thread: bool | None = None,
     ) -> None:
+        inputs.checked(who_can_play=who_can_play, idle_minutes=idle_minutes)  # before any permission or lookup
         async with answering(interaction) as answer:
             await self._settings(answer, error_help, who_can_play, idle_minutes, new_in_thread)
 
@@ -337,11 +324,12 @@ class PyramideAdmin(commands.GroupCog, group_name="pyramide-admin", group_descri
             return
         guild_id = interaction.guild_id or 0
         current = await answer.settings(guild_id)
-        changed = GuildSettings(
-            error_help=current.error_help if error_help is None else error_help,
-            anyone_can_play=current.anyone_can_play if who_can_play is None else who_can_play == "anyone",
-            idle_minutes=current.idle_minutes if idle_minutes is None else idle_minutes,
-            new_in_thread=current.new_in_thread if new_in_thread is None else new_in_thread,
+        changed = inputs.settings_update(
+            current,
+            error_help=error_help,
+            who_can_play=who_can_play,
+            idle_minutes=idle_minutes,
+            new_in_thread=new_in_thread,
         )
         lines = []
         if changed != current:

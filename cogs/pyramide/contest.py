@@ -6,7 +6,6 @@ the database, with the codes revealed and how each could have been won a press a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import logging
 
@@ -14,22 +13,21 @@ import discord
 
 from pyramide import Game, Rules
 from pyramide.i18n import t
-from pyramide.manager import Live
 from pyramide.render import render_podium, render_standings
-from pyramide.solving import SolverService
-from pyramide.storage import EventOver, EventRecord, EventTaken
-from pyramide.tournament import MAX_NAME, MAX_RUNNING, deal_key, places
+from pyramide_service.events import MAX_NAME, MAX_RUNNING, deal_key, places
+from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
+from pyramide_service.solving import SolverService
+from pyramide_service.storage import EventOver, EventRecord, EventTaken
 
-from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, lost, refused
+from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, lost
 from ..common import Host, bot_of, missing_permission
 from . import standings as shown
 from .animation import post_animation
-from .board import board_message, post_board_to, take_back
 from .daily import IN_PLACE, refuses_a_thread
 from .dealing import Finder, winnable_game
 from .places import Reach
 from .podium import podium_picture, standings_picture
-from .threads import create_thread, remove_thread
+from .tables import BoardTable, answer_attempt
 
 log = logging.getLogger(__name__)
 
@@ -192,71 +190,45 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     interaction = answer.interaction
     lang, bot, place = answer.lang, answer.bot, answer.place
     assert place is not None
-    channel = interaction.channel
-    in_place = isinstance(channel, IN_PLACE)
+    in_place = isinstance(interaction.channel, IN_PLACE)
     if await refuses_a_thread(answer, in_place):
         return
     await answer.defer()
     number, deals = position + 1, len(event.codes)
-    title = [t(lang, "contest.deal_title", name=event.name, number=number, deals=deals)]
-    thread: discord.Thread | None = None
-    if in_place:
-        target: discord.abc.Messageable = channel  # type: ignore[assignment]
-        target_id = place.channel_id
-    else:
-        name = t(lang, "contest.thread", name=event.name, number=number, player=interaction.user.display_name)
-        thread = await create_thread(channel, name[:100])
-        if thread is None:
-            await answer.say(t(lang, "error.no_thread"))
-            return
-        with contextlib.suppress(discord.HTTPException):
-            await thread.add_user(interaction.user)
-        target, target_id = thread, thread.id
-    live: Live | None = None
-    game = Game.from_code(event.codes[position])
+    deal = Deal(
+        Game.from_code(event.codes[position]),
+        place.stats_id,
+        interaction.user.id,
+        interaction.user.display_name,
+        lang,
+        event=(event.id, position),
+    )
+
+    async def title(dealt: Dealt) -> list[str]:
+        return [t(lang, "contest.deal_title", name=event.name, number=number, deals=deals)]
+
+    table = BoardTable(
+        answer,
+        title,
+        thread_name=lambda player: t(
+            lang, "contest.thread", name=event.name, number=number, player=player.display_name
+        ),
+        note=t(lang, "contest.ready_here", number=number, deals=deals),
+    )
     try:
-        async with bot.manager.turn(target_id) as turn:
-            if turn.live is not None:
-                await remove_thread(thread)
-                await answer.say(t(lang, "contest.busy_here"))
-                return
-            live = await turn.start(
-                guild_id=place.stats_id,
-                owner_id=interaction.user.id,
-                game=game,
-                locale=lang,
-                event=(event.id, position),
-            )
-            await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
-            if thread is None:
-                message = await board_message(answer, live, lang, title)
-                try:
-                    sent = await answer.post(note=t(lang, "contest.ready_here", number=number, deals=deals), **message)
-                except discord.HTTPException as error:
-                    if refused(error):  # the player never saw this board: its attempt is taken back
-                        await take_back(answer, live)
-                    raise  # (a lost answer may have shown the deal: the attempt stays, its board playable)
-                live.record.message_id = sent.id
-                await bot.storage.set_message(live.record.id, sent.id)
-                return
-            if not await post_board_to(target, answer, live, lang, title, made=True):
-                await answer.say(t(lang, "error.daily_post", permission="Attach Files / Send Messages in Threads"))
-                return
+        opened = await open_deal(bot.manager, table, deal, Here(place.channel_id) if in_place else InThread())
     except EventTaken:  # the same player opened it at the same moment elsewhere
-        await remove_thread(thread)
         await answer.say(t(lang, "contest.taken", number=number))
         return
     except EventOver:
-        await remove_thread(thread)
         await answer.say(t(lang, "contest.over", name=event.name))
         return
-    except Exception:
-        if thread is not None and live is not None and live.record.message_id is None:  # nobody saw it
-            with contextlib.suppress(Exception):
-                await take_back(answer, live)
-        await remove_thread(thread)
-        raise
-    await answer.say(t(lang, "contest.ready", number=number, deals=deals, thread=f"<#{target_id}>"))
+    busy = t(lang, "contest.busy_here")
+
+    def ready(channel_id: int) -> str:
+        return t(lang, "contest.ready", number=number, deals=deals, thread=f"<#{channel_id}>")
+
+    await answer_attempt(answer, opened, in_answer=in_place, busy=busy, ready=ready)
 
 
 # ------------------------------------------------------------------------------ looking and ending

@@ -14,59 +14,55 @@ from discord.app_commands import Choice
 from discord.ext import commands, tasks
 
 from pyramide import Rules
-from pyramide.difficulty import TIERS, Tier
 from pyramide.i18n import t
-from pyramide.tournament import DEFAULT_DEALS, DEFAULT_HOURS, MAX_DEALS, MIN_DEALS, parse_duration
+from pyramide_service import inputs
+from pyramide_service.events import DEFAULT_DEALS
+from pyramide_service.inputs import check
+from pyramide_service.listeners import Change
 
 from ..answer import answering
 from ..common import Host, text
 from ..tasks import stop_loop
-from . import contest, dealing
+from . import contest, controls, dealing
 from . import standings as shown
+from .declared import DEALS, DURATION, EVENT, NAME, choices_of
 
 log = logging.getLogger(__name__)
 
 MAX_ID = 2**63 - 1
-PASS_CHOICES = [
-    Choice(name=text("choice.passes.unlimited"), value=-1),
-    Choice(name=text("choice.passes.one"), value=0),
-    Choice(name=text("choice.passes.two"), value=1),
-    Choice(name=text("choice.passes.three"), value=2),
-]
-TIER_CHOICES = [Choice(name=text(f"choice.tier.{tier}"), value=str(tier)) for tier in TIERS]
+PASS_CHOICES = choices_of("passes")
+TIER_CHOICES = choices_of("difficulty")
 
 
-class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=r"pye:play:(?P<event>[0-9]{1,19})"):
+class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVENT_PLAY):
     """Play: under an event's announcement, and under a finished deal of it."""
 
     def __init__(self, event_id: int) -> None:
-        super().__init__(discord.ui.Button(custom_id=f"pye:play:{event_id}", label="\u200b"))
+        super().__init__(controls.event_play_button(event_id))
         self.event_id = event_id
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> EventPlay:
-        return cls(min(int(match["event"]), MAX_ID))
+        return cls(controls.row_id(match["event"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         await contest.play_event(interaction, self.event_id)
 
 
-class EventLine(
-    discord.ui.DynamicItem[discord.ui.Button], template=r"pye:line:(?P<event>[0-9]{1,19}):(?P<position>[0-9])"
-):
+class EventLine(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVENT_LINE):
     """Under an ended event's results: how one of its deals could have been won."""
 
     def __init__(self, event_id: int, position: int) -> None:
-        super().__init__(discord.ui.Button(custom_id=f"pye:line:{event_id}:{position}", label="\u200b"))
+        super().__init__(controls.event_line_button(event_id, position))
         self.event_id, self.position = event_id, position
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
     ) -> EventLine:
-        return cls(min(int(match["event"]), MAX_ID), int(match["position"]))
+        return cls(controls.row_id(match["event"]), int(match["position"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction, private=False) as answer:
@@ -89,7 +85,10 @@ class EventCommands(app_commands.Group):
     @app_commands.command(name="standings", description=text("cmd.event.standings"))
     @app_commands.rename(event=text("opt.event"))
     @app_commands.describe(event=text("cmd.event.event"))
-    async def standings(self, interaction: discord.Interaction, event: str | None = None) -> None:
+    async def standings(
+        self, interaction: discord.Interaction, event: app_commands.Range[str, EVENT.low, EVENT.high] | None = None
+    ) -> None:
+        check("event", event)
         await contest.show_standings(interaction, event)
 
     @standings.autocomplete("event")
@@ -133,55 +132,49 @@ class EventAdminCommands(app_commands.Group):
     async def start(
         self,
         interaction: discord.Interaction,
-        name: app_commands.Range[str, 1, 60],
-        deals: app_commands.Range[int, MIN_DEALS, MAX_DEALS] = DEFAULT_DEALS,
-        duration: app_commands.Range[str, 1, 20] = "7d",
+        name: app_commands.Range[str, NAME.low, NAME.high],
+        deals: app_commands.Range[int, DEALS.low, DEALS.high] = DEFAULT_DEALS,
+        duration: app_commands.Range[str, DURATION.low, DURATION.high] = "7d",
         strict: bool | None = None,
         passes: int | None = None,
         draw_with_waste: bool | None = None,
         card_with_cover: bool | None = None,
         difficulty: str | None = None,
     ) -> None:
-        given = {
-            "strict_win": strict,
-            "pass_limit": passes,
-            "draw_with_waste": draw_with_waste,
-            "pair_with_cover": card_with_cover,
-        }
+        # Every value checked before any permission, lookup or search (the deal count sizes the search).
+        hours = inputs.event_terms(name, deals, duration)
+        given = inputs.rule_options(strict, passes, draw_with_waste, card_with_cover)
+        tier = inputs.tier(difficulty)
         rules = Rules().with_options(**dealing.options(given))
-        hours = parse_duration(duration) if duration != "7d" else float(DEFAULT_HOURS)
-        refusal = None
-        if hours is None:
-            refusal = "contest.error.duration"
-        elif difficulty is not None and not rules.is_default:
-            refusal = "error.difficulty_rules"
-        if refusal is not None or hours is None:
+        if tier is not None and not rules.is_default:
             async with answering(interaction) as answer:
-                await answer.say(t(answer.lang, refusal or "contest.error.duration"))
+                await answer.say(t(answer.lang, "error.difficulty_rules"))
             return
-        finder = dealing_finder(difficulty)
+        finder = dealing.rated_finder(tier) if tier is not None else None
         await contest.start_event(interaction, name, deals, hours, rules, difficulty, finder)
 
     @app_commands.command(name="end", description=text("cmd.event.end"))
     @app_commands.rename(event=text("opt.event"))
     @app_commands.describe(event=text("cmd.event.event"))
-    async def end(self, interaction: discord.Interaction, event: str | None = None) -> None:
+    async def end(
+        self, interaction: discord.Interaction, event: app_commands.Range[str, EVENT.low, EVENT.high] | None = None
+    ) -> None:
+        check("event", event)
         await contest.end_command(interaction, event, cancelled=False)
 
     @app_commands.command(name="cancel", description=text("cmd.event.cancel"))
     @app_commands.rename(event=text("opt.event"))
     @app_commands.describe(event=text("cmd.event.event"))
-    async def cancel(self, interaction: discord.Interaction, event: str | None = None) -> None:
+    async def cancel(
+        self, interaction: discord.Interaction, event: app_commands.Range[str, EVENT.low, EVENT.high] | None = None
+    ) -> None:
+        check("event", event)
         await contest.end_command(interaction, event, cancelled=True)
 
     @end.autocomplete("event")
     @cancel.autocomplete("event")
     async def running_choices(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
         return [Choice(name=n, value=v) for n, v in await contest.event_choices(interaction, current, running=True)]
-
-
-def dealing_finder(difficulty: str | None) -> dealing.Finder | None:
-    return dealing.rated_finder(Tier(difficulty)) if difficulty is not None else None
 
 
 class Events(commands.Cog):
@@ -193,9 +186,11 @@ class Events(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
+        self._unsubscribe = self.bot.table.listeners.subscribe(self.changed)
         self.due.start()
 
     async def cog_unload(self) -> None:
+        self._unsubscribe()
         await stop_loop(self.due)
         await self.announcements.close()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
@@ -233,6 +228,11 @@ class Events(commands.Cog):
                 and self.announcements.shown.get(event.id) != event.version
             ):
                 self.announcements.schedule(event.id)
+
+    async def changed(self, change: Change) -> None:
+        """A press's change (``pyramide_service.listeners``): a finished deal of an event changed its standings."""
+        if change.event_id is not None and change.finished:
+            self.announcements.schedule(change.event_id)
 
     @commands.Cog.listener()
     async def on_pyramide_event_changed(self, event_id: int) -> None:

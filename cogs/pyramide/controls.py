@@ -1,25 +1,106 @@
-"""The buttons of Pyramide's messages as they are sent: their ``custom_id``s and the plain buttons that
-carry them. This is the game cog's lowest layer: every module that puts buttons on a message builds them
-here, and ``buttons`` (the ``DynamicItem``s registered on the bot, at the top) reads the same ids back
-when one is pressed and hands the press over. Discord dispatches a press by its ``custom_id`` alone, so
-the button sent need not be the class that answers it."""
+"""The buttons of Pyramide's messages: their ``custom_id``s, built and read back here alone, and the
+plain buttons that carry them. This is the game cog's lowest layer: every module that puts buttons on a
+message builds them here; ``buttons`` (the ``DynamicItem``s registered on the bot, at the top) matches a
+press with the templates below and reads it with the parsers below before handing it over. Discord
+dispatches a press by its ``custom_id`` alone, so the button sent need not be the class that answers it.
+
+An id already sent stays on its message for as long as the message lives: a change of this protocol
+keeps reading the ids of earlier versions (a leaderboard page without its rule set is one), or answers
+them as out of date, never with an error."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
 import discord
 
 from ..internals import PrebuiltView
 
-SPOT_CODES = {"waste": "w", "under": "u", "stock": "s"}
+TAP_WASTE, TAP_UNDER, TAP_STOCK = "w", "u", "s"
+SPOT_CODES = {"waste": TAP_WASTE, "under": TAP_UNDER, "stock": TAP_STOCK}
 CODE_SPOTS = {v: k for k, v in SPOT_CODES.items()}
 SECONDARY = discord.ButtonStyle.secondary
+MAX_ID = (1 << 63) - 1  # Discord snowflakes and our row ids fit a signed 64-bit integer
+
+# A game message's actions besides its cards (a pyramid position 0-27, or a spot's code of SPOT_CODES).
+UNDO, HINT, END, NEW, AGAIN = "undo", "hint", "end", "new", "again"
+LAUNCH = "launch"  # a board's action that opens the Activity on the board's channel (LAUNCH_ACTIVITY)
+DEALS = (NEW, AGAIN)  # a new deal, the same deal again: from a finished (or dead) board
+BOARD_ACTIONS = frozenset({str(i) for i in range(28)} | set(CODE_SPOTS) | {UNDO, HINT, END, NEW, AGAIN, LAUNCH})
+
+# What each kind of button's id looks like, for discord.py's DynamicItem (``template=``): a loose match
+# where a malformed id must still reach its item (to be answered as out of date), a strict one elsewhere.
+BOARD = r"pyr:(?P<rest>.{0,95})"
+NEW_GAME = r"pyrnew:(?P<rest>.{0,90})"
+SHARE = r"pyrshare:(?P<game>[0-9]{1,19})"
+ANIMATION = r"pyranim:(?P<kind>line|mine):(?P<game>[0-9]{1,19})"
+RACE_GIVE_UP = r"pyrrace:giveup:(?P<race>[0-9]{1,19})"
+LEADERBOARD = r"pyrlb:(?P<period>today|week|all):(?P<page>[0-9]{1,6}):(?P<way>[pn])(?::(?P<rules>[A-Z0-9-]{1,8}))?"
+RESET = r"pyrreset:(?P<choice>yes|no):(?P<player>[0-9]{1,19})"
+FORGET = r"pyrforget:(?P<choice>yes|no):(?P<player>[0-9]{1,19})"
+EVENT_PLAY = r"pye:play:(?P<event>[0-9]{1,19})"
+EVENT_LINE = r"pye:line:(?P<event>[0-9]{1,19}):(?P<position>[0-9])"
+ALL = (BOARD, NEW_GAME, SHARE, ANIMATION, RACE_GIVE_UP, LEADERBOARD, RESET, FORGET, EVENT_PLAY, EVENT_LINE)
+TEMPLATES = tuple(re.compile(template) for template in ALL)
+_BOARD_REST = re.compile(r"(?P<game>[0-9]{1,19}):(?P<version>[0-9]{1,9}):(?P<action>[a-z0-9]{1,6})")
+_NEW_GAME_REST = re.compile(r"(?P<choice>replace|keep):(?P<game>[0-9]{1,19}):(?P<deal>[A-Z0-9-]{0,70})")
+
+
+def ours(custom_id: str) -> bool:
+    """Whether ``custom_id`` is one some button of ours reads (whatever it then makes of it)."""
+    return any(template.fullmatch(custom_id) for template in TEMPLATES)
+
+
+def row_id(digits: str) -> int:
+    """An id read from a custom_id, capped where a database row's could be."""
+    return min(int(digits), MAX_ID)
+
+
+@dataclass(frozen=True)
+class BoardPress:
+    """A game message's button: the game, the board version it was drawn for, and the action."""
+
+    game_id: int
+    version: int
+    action: str
+
+
+def spot_of(action: str) -> int | str:
+    """The card's pyramid position or the spot (``waste``, ``under``, ``stock``) a tap action names."""
+    return int(action) if action.isdigit() else CODE_SPOTS[action]
 
 
 def board_id(game_id: int, version: int, action: str) -> str:
     """The custom_id of a game message's button: ``pyr:<game>:<version>:<action>``."""
     return f"pyr:{game_id}:{version}:{action}"
+
+
+def parse_board(rest: str) -> BoardPress | None:
+    """A game message button's id after ``pyr:``; ``None`` for anything else (forged, malformed, too large)."""
+    match = _BOARD_REST.fullmatch(rest)
+    if match is None or match["action"] not in BOARD_ACTIONS:
+        return None
+    game_id = int(match["game"])
+    return BoardPress(game_id, int(match["version"]), match["action"]) if 0 < game_id <= MAX_ID else None
+
+
+@dataclass(frozen=True)
+class NewGameChoice:
+    """The answer to "a game is already running here": ``replace`` game ``game_id`` by ``deal`` (a code,
+    or ``W-<rules>`` for a winnable deal still to be found), or ``keep`` it."""
+
+    choice: str
+    game_id: int
+    deal: str
+
+
+def parse_new_game_choice(rest: str) -> NewGameChoice | None:
+    match = _NEW_GAME_REST.fullmatch(rest)
+    if match is None or int(match["game"]) > MAX_ID:
+        return None
+    return NewGameChoice(match["choice"], int(match["game"]), match["deal"])
 
 
 def _button(custom_id: str, label: str, style: discord.ButtonStyle, **options: Any) -> discord.ui.Button[Any]:

@@ -4,7 +4,6 @@ and a spoiler-free result to share."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import logging
 from datetime import UTC, date, datetime
@@ -23,17 +22,16 @@ from pyramide.daily import (
     today,
 )
 from pyramide.i18n import month_name, t, weekday_names
-from pyramide.manager import Live
 from pyramide.render import MonthPicture, render_month
-from pyramide.stats import day_streaks
-from pyramide.storage import PLAYING, DailyAttempt, DailyTaken
+from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
+from pyramide_service.stats import day_streaks
+from pyramide_service.storage import PLAYING, DailyAttempt, DailyTaken
 
-from ..answer import Answer, answering, refused
+from ..answer import Answer, answering
 from ..common import mention, missing_permission
-from .board import board_message, post_board_to, take_back
 from .places import OUTSIDE_SERVERS, of_this_place
 from .records import time_text
-from .threads import create_thread, remove_thread
+from .tables import BoardTable, answer_attempt
 from .words import share_text
 
 log = logging.getLogger(__name__)
@@ -104,97 +102,42 @@ async def play_daily(interaction: discord.Interaction) -> None:
         if attempt is not None:
             await answer.say(await _already(answer, attempt, lang, now))
             return
-        channel = interaction.channel
-        if not place.threads:  # a DM, a group DM, a server without the bot: played here, as an answer
-            await answer.defer()
-            await play_daily_here(answer, lang, now)
-            return
-        in_place = isinstance(channel, IN_PLACE)
-        if await refuses_a_thread(answer, in_place):
+        # Where no thread can be made (a DM, a group DM, a server without the bot) it is played here,
+        # as an answer; in a thread or a voice channel, in the channel itself.
+        here = not place.threads
+        in_place = here or isinstance(interaction.channel, IN_PLACE)
+        if not here and await refuses_a_thread(answer, in_place):
             return
         await answer.defer()
-        game = await todays_game(answer, day)
-        thread: discord.Thread | None = None
-        if in_place:
-            target: discord.abc.Messageable = channel  # type: ignore[assignment]
-            target_id = place.channel_id
-        else:
-            name = t(lang, "daily.thread", number=number, player=interaction.user.display_name)[:100]
-            thread = await create_thread(channel, name)
-            if thread is None:
-                await answer.say(t(lang, "error.no_thread"))
-                return
-            with contextlib.suppress(discord.HTTPException):
-                await thread.add_user(interaction.user)
-            target, target_id = thread, thread.id
-        live: Live | None = None
-        try:
-            async with bot.manager.turn(target_id) as turn:
-                if turn.live is not None:
-                    await remove_thread(thread)
-                    await answer.say(t(lang, "error.daily_busy_here"))
-                    return
-                live = await turn.start(
-                    guild_id=place.stats_id, owner_id=interaction.user.id, game=game, daily=key, locale=lang
-                )
-                await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
-                title = [t(lang, "daily.title", number=number)]
-                posted = await post_board_to(target, answer, live, lang, title, made=thread is not None)
-                if not posted:
-                    # The player never saw this board: its attempt and the empty thread were taken back.
-                    await answer.say(t(lang, "error.daily_post", permission="Attach Files / Send Messages in Threads"))
-                    return
-        except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
-            await remove_thread(thread)
-            await answer.say(await _already(answer, taken.attempt, lang, now))
-            return
-        except Exception:
-            # Any later step failed before the board was up: nothing of this attempt stays half-made
-            # (the counted attempt is taken back with its game, so the player may open it again).
-            if live is not None and live.record.message_id is None:
-                try:
-                    await take_back(answer, live)
-                except Exception:  # the failure above is raised on; this one must be seen too
-                    log.exception("daily game %s: its counted attempt was left with no board", live.record.id)
-                await remove_thread(thread)
-            elif live is None:
-                await remove_thread(thread)
-            raise
-        await answer.say(
-            "\n".join((t(lang, "daily.ready", number=number, thread=f"<#{target_id}>"), next_daily(lang, now)))
+        deal = Deal(
+            await todays_game(answer, day),
+            place.stats_id,
+            interaction.user.id,
+            interaction.user.display_name,
+            lang,
+            daily=key,
         )
 
+        async def title(dealt: Dealt) -> list[str]:
+            return [t(lang, "daily.title", number=number)]
 
-async def play_daily_here(answer: Answer, lang: str, now: datetime) -> None:
-    """The daily where no thread can be made: its board is the interaction's own answer (public, as in
-    a server's thread or voice channel; its code hidden until the attempt is over)."""
-    interaction, bot, place = answer.interaction, answer.bot, answer.place
-    assert place is not None
-    day = today(now)
-    key, number = day_key(day), daily_number(day)
-    game = await todays_game(answer, day)
-    try:
-        async with bot.manager.turn(place.channel_id) as turn:
-            if turn.live is not None:
-                await answer.say(t(lang, "error.daily_busy_here"))
-                return
-            live = await turn.start(
-                guild_id=place.stats_id, owner_id=interaction.user.id, game=game, daily=key, locale=lang
-            )
-            await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
-            message = await board_message(answer, live, lang, [t(lang, "daily.title", number=number)])
-            note = "\n".join((t(lang, "daily.ready_here", number=number), next_daily(lang, now)))
-            try:
-                sent = await answer.post(note=note, **message)
-            except discord.HTTPException as error:
-                if refused(error):  # the player never saw this board: its attempt is taken back
-                    await bot.storage.discard_game(live.record.id)
-                    bot.manager.forget(place.channel_id)
-                raise  # (a lost answer may have shown the deal: the attempt stays, its board playable)
-            live.record.message_id = sent.id
-            await bot.storage.set_message(live.record.id, sent.id)
-    except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
-        await answer.say(await _already(answer, taken.attempt, lang, now))
+        table = BoardTable(
+            answer,
+            title,
+            thread_name=lambda player: t(lang, "daily.thread", number=number, player=player.display_name),
+            note="\n".join((t(lang, "daily.ready_here", number=number), next_daily(lang, now))),
+            send_here=not here,
+        )
+        try:
+            opened = await open_deal(bot.manager, table, deal, Here(place.channel_id) if in_place else InThread())
+        except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
+            await answer.say(await _already(answer, taken.attempt, lang, now))
+            return
+
+        def ready(channel_id: int) -> str:
+            return "\n".join((t(lang, "daily.ready", number=number, thread=f"<#{channel_id}>"), next_daily(lang, now)))
+
+        await answer_attempt(answer, opened, in_answer=here, busy=t(lang, "error.daily_busy_here"), ready=ready)
 
 
 async def _already(answer: Answer, attempt: DailyAttempt, lang: str, now: datetime) -> str:

@@ -16,18 +16,19 @@ from pyramide import Game, InvalidCode, Rules
 from pyramide.codes import MAX_DEAL_NUMBER
 from pyramide.difficulty import Tier
 from pyramide.i18n import t
-from pyramide.manager import Live
-from pyramide.solving import SolverBusy, SolverService
-from pyramide.storage import ABANDONED, ENDED, PLAYING
+from pyramide_service.manager import Live
+from pyramide_service.opening import Deal, Dealt, Here, InThread, NotPosted, Opened, Where, open_deal
+from pyramide_service.solving import SolverBusy, SolverService
+from pyramide_service.storage import ABANDONED, ENDED, PLAYING, GameStatus
 
 from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
 from ..common import mention, missing_permission
 from . import controls
-from .board import post_board, post_board_to
 from .daily import peeks_at_the_daily
 from .places import of_this_place, settings_key
 from .policy import may_replace
 from .standings import peeks_at_an_event
+from .tables import BoardTable
 from .words import code_problem, rules_words
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,6 @@ async def start_game(
     game: Game,
     *,
     replace_id: int | None = None,
-    daily: str | None = None,
     notes: tuple[str, ...] = (),
     thread: discord.Thread | None = None,
     anyone: bool | None = None,
@@ -52,59 +52,68 @@ async def start_game(
     ``anyone`` (``/pyramide new``'s option) decides who may play from now on in this channel."""
     interaction = answer.interaction
     lang = answer.lang
-    bot = answer.bot
     place = answer.place
     if place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
-    async with bot.manager.turn(thread.id if thread is not None else place.channel_id) as turn:
-        running = turn.live
+
+    async def admit(running: Live | None) -> GameStatus | None:
         if replace_id is not None:
             # The prompt is used once: its buttons go, whatever happens next.
             if running is None or running.record.id != replace_id:
                 await answer.update(content=t(lang, "error.prompt_used"), view=None)
-                return
+                return None
             allowed_to_end, ending = await may_replace(answer, running)
             if not allowed_to_end:
                 await answer.update(
                     content=t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id)), view=None
                 )
-                return
+                return None
             await answer.update(content=t(lang, "new.replacing"), view=None)
         elif running is not None:
             await ask_replace(answer, running, game, lang)
-            return
+            return None
         else:
             ending = ENDED
-        if daily is None and await peeks_at_the_daily(answer, game):
+        if await peeks_at_the_daily(answer, game):
             await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
-            return
+            return None
         if await peeks_at_an_event(answer, game):  # a running event's deal waits until it is over
             await _refuse(answer, replace_id, t(lang, "contest.peek"))
-            return
+            return None
         answer.private = False
-        live = await turn.start(
-            guild_id=place.stats_id, owner_id=interaction.user.id, game=game, daily=daily, locale=lang, ending=ending
-        )
-        await bot.storage.remember_name(interaction.user.id, interaction.user.display_name)
+        return ending
+
+    async def lines(dealt: Dealt) -> list[str]:
         if anyone is not None:
             await choose_who_plays(answer, anyone)
         status = [t(lang, "new.dealt"), *notes]
-        if turn.broken is not None:
+        if dealt.broken:
             status.insert(0, t(lang, "new.broken_closed"))
         if not game.rules.is_default:
             status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
-        if thread is not None:
-            await post_in_thread(answer, thread, live, lang, status)
+        return status
+
+    table = BoardTable(answer, lines)
+    where: Where = Here(place.channel_id)
+    if thread is not None:
+        table.add_thread(thread)
+        where = InThread(thread.id)
+    user = interaction.user
+    deal = Deal(game, place.stats_id, user.id, user.display_name, lang)
+    opened = await open_deal(answer.bot.manager, table, deal, where, admit)
+    if isinstance(opened, NotPosted):
+        error = opened.error
+        if thread is not None and isinstance(error, DISCORD_ERRORS):  # the thread went with the game
+            await answer.say(t(lang, "error.thread_permission", permission="Attach Files / Send Messages in Threads"))
             return
-        try:
-            await post_board(answer, live, lang, status, new=True)
-        except DISCORD_ERRORS as error:
-            turn.live = None  # taken back by post_board: the channel is free
-            if lost(error):
-                raise
-            log.error("board of game %s refused by Discord: %s", live.record.id, describe_failure(error))
-            await answer.rescue(t(lang, "error.board_refused"))
+        if not isinstance(error, DISCORD_ERRORS) or lost(error):
+            raise error
+        log.error("board of game %s refused by Discord: %s", opened.dealt.live.record.id, describe_failure(error))
+        await answer.rescue(t(lang, "error.board_refused"))
+    elif isinstance(opened, Opened) and thread is not None:
+        owner = mention(opened.dealt.live.record.owner_id)
+        await answer.announce(content=t(lang, "new.in_thread", player=owner, thread=f"<#{thread.id}>"))
 
 
 async def choose_who_plays(answer: Answer, anyone: bool) -> None:
@@ -140,17 +149,6 @@ async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
     with contextlib.suppress(discord.HTTPException):
         await thread.add_user(interaction.user)
     return thread
-
-
-async def post_in_thread(answer: Answer, thread: discord.Thread, live: Live, lang: str, status: list[str]) -> None:
-    """The board goes into the new thread; the command is answered with a link to it. If the board
-    cannot be posted there, the thread and the game nobody saw go away."""
-    if not await post_board_to(thread, answer, live, lang, status, made=True):
-        await answer.say(t(lang, "error.thread_permission", permission="Attach Files / Send Messages in Threads"))
-        return
-    await answer.announce(
-        content=t(lang, "new.in_thread", player=mention(live.record.owner_id), thread=f"<#{thread.id}>")
-    )
 
 
 async def _refuse(answer: Answer, prompt: int | None, text: str) -> None:

@@ -7,50 +7,33 @@ from typing import Any
 
 from pyramide import STOCK, Game
 from pyramide.i18n import card_name, t
-from pyramide.solving import SolverBusy
+from pyramide_service.play import Kind
 
 from ..answer import Answer
 from .board import show
-from .policy import allowed
-from .turns import current_or_redraw, live_or_say
+from .turns import press_of, refused, slow
 
 
 async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, version: int | None = None) -> None:
     """Hint: checked and snapshotted inside the lock, worked out outside it (other moves go on), and
-    answered inside it again only if the board is still where the hint was asked."""
-    bot = answer.bot
-    place = answer.place
-    if place is None:
+    answered inside it again only if the board is still where the hint was asked (``Table.hint``)."""
+    if answer.place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
-    channel_id = place.channel_id
     edit = game_id is not None
-    async with bot.manager.turn(channel_id) as turn:
-        if edit:
-            assert game_id is not None and version is not None
-            live = await current_or_redraw(answer, turn, game_id, version, lang)
-        else:
-            live = await live_or_say(answer, turn, lang)
-        if live is None or not await allowed(answer, live, lang):
+    async with answer.bot.table.hint(press_of(answer, game_id, version), slow=slow(answer)) as outcome:
+        if await refused(answer, outcome, lang):
             return
-        snapshot = live.game.copy()
-    answer.private = False
-    await answer.defer()
-    try:
-        suggestion = await bot.manager.hint(live, snapshot, request=answer.interaction.id)
-    except SolverBusy:
-        await answer.say(t(lang, "error.solver_busy"))
-        return
-    async with bot.manager.turn(channel_id) as turn:
-        now = turn.live
-        if now is None or now.record.id != live.record.id or now.game.version != snapshot.version:
-            if now is not None and now.record.id == live.record.id:
-                await show(answer, now, lang, [t(lang, "hint.moved_on")], edit=edit, game=now.game.copy())
+        live, snapshot = outcome.live, outcome.snapshot
+        if outcome.kind is Kind.MOVED_ON:
+            if live is not None:
+                await show(answer, live, lang, [t(lang, "hint.moved_on")], edit=edit, game=snapshot)
             else:
                 await answer.say(t(lang, "hint.moved_on"))
             return
-        status, highlight, dead = hint_words(suggestion, snapshot, lang)
-        await show(answer, now, lang, status, edit=edit, highlight=highlight, game=snapshot, dead=dead)
+        assert live is not None and snapshot is not None
+        status, highlight, dead = hint_words(outcome.hint, snapshot, lang)
+        await show(answer, live, lang, status, edit=edit, highlight=highlight, game=snapshot, dead=dead)
 
 
 def hint_words(suggestion: Any, game: Game, lang: str) -> tuple[list[str], tuple, bool]:

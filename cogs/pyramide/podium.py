@@ -10,8 +10,8 @@ from babel.dates import format_date
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.render import PodiumPicture, StandingsPicture
-from pyramide.storage import EventRecord, EventStanding
-from pyramide.tournament import PODIUM
+from pyramide_service import EventRecord, EventStanding
+from pyramide_service.events import PODIUM
 
 SHOWN = 10  # rows of the standings picture
 

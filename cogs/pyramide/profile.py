@@ -12,14 +12,13 @@ from datetime import UTC, date, datetime, timedelta
 import discord
 
 from pyramide.achievements import BY_KEY, CATALOGUE
-from pyramide.daily import day_key, month_bounds, month_calendar, today
+from pyramide.daily import month_calendar, today
 from pyramide.i18n import day_text, month_name, short_day, t
 from pyramide.labels import format_duration
 from pyramide.render.badges import BadgeCell, BadgeGrid, render_badges
 from pyramide.render.card import CardBadge, PlayerCard, render_card
-from pyramide.stats import PlayerStats, day_streaks, recent_days
-from pyramide.storage import RaceStats, ResultRow
-from pyramide.storage.achievements import Rarity, Unlocked
+from pyramide_service import RaceStats, Rarity, ResultRow, Unlocked
+from pyramide_service.stats import PlayerStats, recent_days
 
 from ..answer import Answer, answering
 from ..places import Place
@@ -102,11 +101,9 @@ async def achievements_answer(answer: Answer, player: discord.abc.User | None) -
         await answer.say(t(lang, "achievements.outside_own_only"))
         return
     who = player or interaction.user
-    storage = answer.bot.storage
     credited = await _credited(answer, who.id)
-    unlocked = await storage.unlocked(who.id)
-    rarity = await storage.rarity(place.guild_id if place.in_server else None)
-    grid, alt = badge_grid(who.display_name, unlocked, rarity, place.in_server, lang)
+    found = await answer.bot.profiles.achievements(who.id, place.guild_id if place.in_server else None)
+    grid, alt = badge_grid(who.display_name, found.unlocked, found.rarity, place.in_server, lang)
     png = await asyncio.to_thread(render_badges, grid)
     picture = discord.File(io.BytesIO(png), filename="achievements.png", description=alt)
     if credited:
@@ -129,12 +126,10 @@ async def card_file(
     interaction, lang, bot = answer.interaction, answer.lang, answer.bot
     day = today(now)
     await _credited(answer, who.id)
-    unlocked = await bot.storage.unlocked(who.id)
-    rarity = await bot.storage.rarity(place.guild_id if place.in_server else None)
-    first, last = month_bounds(day.year, day.month)
-    attempts = await bot.storage.daily_month(who.id, day_key(first), day_key(last))
-    streaks = day_streaks(await bot.storage.daily_days(who.id), day)
-    calendar = month_calendar(day.year, day.month, attempts, day, streaks)
+    found = await bot.profiles.achievements(who.id, place.guild_id if place.in_server else None)
+    unlocked, rarity = found.unlocked, found.rarity
+    month = await bot.profiles.daily_month(who.id, day)
+    calendar = month_calendar(day.year, day.month, month.attempts, day, month.day_streak)
     if place.in_server:
         subtitle = interaction.guild.name if interaction.guild and interaction.guild.name else str(place.stats_id)
     else:

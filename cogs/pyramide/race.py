@@ -20,16 +20,18 @@ from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
-from pyramide.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_service.listeners import Change
+from pyramide_service.opening import Deal, Dealt, NotPosted, RaceOpened, open_race
+from pyramide_service.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_service.tasks import Supervised
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
 from ..common import Host, mention
-from ..tasks import Supervised
 from . import controls, dealing
-from .board import board_message, post_board_to
+from .board import board_message
 from .daily import missing_thread_permission, peeks_at_the_daily
 from .standings import peeks_at_an_event
-from .threads import create_thread
+from .tables import BoardTable
 
 log = logging.getLogger(__name__)
 
@@ -109,13 +111,18 @@ class Scoreboards:
             self.forget([game_id for _, game_id in race.players])
 
     async def progress(self, record: GameRecord, lang: str) -> None:
-        """After a game's board changed (``board.show``, the move already stored): if it is a race game,
-        refresh the scoreboard. (Who won, or that nobody did, was decided by the database in the
-        transaction that closed the game.)"""
-        race_id = await self.race_of(record.id)
-        if race_id is None:
-            return
-        self.schedule(race_id, lang)
+        """After a game changed (the change already stored): if it is a race game, refresh the scoreboard.
+        (Who won, or that nobody did, was decided by the database in the transaction that closed the game.)"""
+        await self._follow(record.id, lang)
+
+    async def changed(self, change: Change) -> None:
+        """A listener of the application's changes (``pyramide_service.listeners``): a press's."""
+        await self._follow(change.game_id, change.lang)
+
+    async def _follow(self, game_id: int, lang: str) -> None:
+        race_id = await self.race_of(game_id)
+        if race_id is not None:
+            self.schedule(race_id, lang)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, and shutting down)."""
@@ -224,90 +231,79 @@ async def start_race(
             return
         answer.private = False
         await answer.defer()
-        players = [interaction.user, opponent]
-        threads: list[discord.Thread] = []
-        games: list[tuple[int, int]] = []
-        race_id: int | None = None
-        scoreboard_message: discord.Message | None = None
+        players = (interaction.user, opponent)
+        table = RaceBoards(answer, scoreboards, players)
+        deals = [
+            Deal(game.copy(), interaction.guild_id, player.id, player.display_name, lang) for player in players
+        ]
         try:
-            for index, player in enumerate(players):
-                name = t(lang, "race.thread", player=player.display_name)[:100]
-                thread = await create_thread(channel, name)
-                if thread is None:
-                    raise NoThread
-                threads.append(thread)
-                with contextlib.suppress(discord.HTTPException):
-                    await thread.add_user(player)
-                async with bot.manager.turn(thread.id) as turn:
-                    live = await turn.start(
-                        guild_id=interaction.guild_id, owner_id=player.id, game=game.copy(), locale=lang
-                    )
-                games.append((player.id, live.record.id))
-                await bot.storage.remember_name(player.id, player.display_name)
-                status = [t(lang, "race.board", opponent=mention(players[1 - index].id))]
-                if not await post_board_to(thread, answer, live, lang, status, made=True):
-                    threads.remove(thread)  # deleted with its game by post_board_to
-                    games.pop()
-                    raise NoThread
-            race_id = await bot.storage.create_race(interaction.guild_id, channel.id, game.code, bot.clock(), games)
-            scoreboards.started(race_id, [game_id for _, game_id in games])
-            race = await bot.storage.race(race_id)
-            assert race is not None
-            content, view = await scoreboard(bot, race, lang)
-            links = " · ".join(f"{mention(p.id)}: <#{th.id}>" for p, th in zip(players, threads, strict=True))
-            scoreboard_message = await answer.post(
-                content=content + "\n" + links, view=view, allowed_mentions=discord.AllowedMentions(users=True)
-            )
-            await bot.storage.set_race_message(race_id, scoreboard_message.id)
-        except Exception as error:
-            # Whatever failed, nothing of the race stays half-made: its games, threads and scoreboard go.
+            opened = await open_race(bot.manager, table, deals, channel.id)
+        except Exception:
+            # Whatever failed, nothing of the race stayed half-made: its games, threads and scoreboard went.
             # The failure itself is logged by ``answering`` (a refusal at error level).
-            await _take_back_race(bot, scoreboards, race_id, games, threads, scoreboard_message)
-            if isinstance(error, NoThread):
-                log.warning("race not started: a thread could not be made or its board posted")
-                await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
-                return
+            table.forget()
             raise
-        scoreboards.posted(race_id)
+        if isinstance(opened, NotPosted) and not isinstance(opened.error, DISCORD_ERRORS):
+            table.forget()
+            raise opened.error
+        if not isinstance(opened, RaceOpened):
+            table.forget()
+            log.warning("race not started: a thread could not be made or its board posted")
+            await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
+            return
+        scoreboards.posted(opened.race_id)
 
 
-class NoThread(Exception):
-    """A race's thread could not be made, or its board not posted there."""
+class RaceBoards(BoardTable):
+    """A race's ``pyramide_service.opening.RaceTable``: a private thread and a board for each player, the
+    scoreboard as the command's answer, and the scoreboards' bookkeeping of what it showed."""
 
+    def __init__(self, answer: Answer, scoreboards: Scoreboards, players: tuple[discord.abc.User, ...]) -> None:
+        lang = answer.lang
 
-async def _take_back_race(
-    bot: Host,
-    scoreboards: Scoreboards,
-    race_id: int | None,
-    games: list[tuple[int, int]],
-    threads: list[discord.Thread],
-    scoreboard_message: discord.Message | None,
-) -> None:
-    """Remove what a race that could not start had made (best effort, each part on its own)."""
-    scoreboards.forget([game_id for _, game_id in games])
-    if race_id is not None:
-        scoreboards.last_edit.pop(race_id, None)
-    for _, game_id in games:
+        async def lines(dealt: Dealt) -> list[str]:
+            opponent = next(p for p in players if p.id != dealt.live.record.owner_id)
+            return [t(lang, "race.board", opponent=mention(opponent.id))]
+
+        def thread_name(player: discord.abc.User) -> str:
+            return t(lang, "race.thread", player=player.display_name)
+
+        super().__init__(answer, lines, thread_name=thread_name, players=players)
+        self.scoreboards = scoreboards
+        self.seats: list[tuple[int, int, int]] = []  # player, game, thread of each board posted
+        self.race_id: int | None = None
+        self.message: discord.Message | None = None
+
+    async def post(self, dealt: Dealt) -> int:
+        self.seats.append((dealt.live.record.owner_id, dealt.live.record.id, dealt.channel_id))
+        return await super().post(dealt)
+
+    async def post_scoreboard(self, race_id: int) -> int:
+        self.race_id = race_id
+        self.scoreboards.started(race_id, [game for _, game, _ in self.seats])
+        bot, lang = self.answer.bot, self.answer.lang
+        race = await bot.storage.race(race_id)
+        assert race is not None
+        content, view = await scoreboard(bot, race, lang)
+        links = " · ".join(f"{mention(player)}: <#{thread}>" for player, _, thread in self.seats)
+        self.message = await self.answer.post(
+            content=content + "\n" + links, view=view, allowed_mentions=discord.AllowedMentions(users=True)
+        )
+        return self.message.id
+
+    async def remove_message(self, message_id: int) -> None:
+        if self.message is None:
+            return
         try:
-            await bot.storage.discard_game(game_id)
-        except Exception:  # best effort: the other parts are still removed, and this one is seen in the log
-            log.exception("race: game %s not taken back", game_id)
-    if race_id is not None:
-        try:
-            await bot.storage.close_race(race_id, bot.clock())  # no players left: it never counts
-        except Exception:  # (as above)
-            log.exception("race %s not closed", race_id)
-    for thread in threads:
-        bot.manager.forget(thread.id)
-        try:
-            await thread.delete()
+            await self.message.delete()
         except DISCORD_ERRORS as error:
-            log_refusal(f"removal of race thread {thread.id}", error)
-    if scoreboard_message is not None:
-        try:
-            await scoreboard_message.delete()
-        except DISCORD_ERRORS as error:
-            log_refusal(f"removal of race scoreboard {scoreboard_message.id}", error)
+            log_refusal(f"removal of race scoreboard {message_id}", error)
+
+    def forget(self) -> None:
+        """A race that did not start: nothing of it is kept by the scoreboards."""
+        self.scoreboards.forget([game for _, game, _ in self.seats])
+        if self.race_id is not None:
+            self.scoreboards.last_edit.pop(self.race_id, None)
 
 
 async def give_up(answer: Answer, race_id: int) -> None:

@@ -10,8 +10,7 @@ from pyramide import Rules
 from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide.labels import format_duration
-from pyramide.stats import day_streaks, player_stats
-from pyramide.storage import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow
+from pyramide_service import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow, inputs
 
 from ..answer import Answer, answering
 from ..common import mention
@@ -56,16 +55,15 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
         # Outside servers a player's figures gather their DMs and group DMs: only they see them.
         await answer.say(t(lang, "stats.outside_own_only"))
         return
-    bot = answer.bot
     who = player or interaction.user
     guild_id = place.stats_id
-    rows = await bot.storage.results(guild_id, who.id)
-    if not rows:
+    record = await answer.bot.records.player(guild_id, who.id, today(_now(answer)))
+    if record is None:
         words = t(lang, "stats.none", player=mention(who.id)) if place.in_server else t(lang, "stats.none_outside")
         await answer.announce(content=words)
         return
-    stats = player_stats(rows)
-    current_days, best_days = day_streaks(await bot.storage.daily_days(who.id), today(_now(answer)))
+    stats, races, events = record.stats, record.races, record.events
+    current_days, best_days = record.day_streak
     if place.in_server:
         guild_name = interaction.guild.name if interaction.guild and interaction.guild.name else str(guild_id)
         title = t(lang, "stats.title", player=who.display_name, guild=guild_name)
@@ -86,18 +84,16 @@ async def stats_answer(answer: Answer, player: discord.abc.User | None) -> None:
         ("stats.day_streak", t(lang, "stats.day_streak_value", current=current_days, best=best_days)),
         ("stats.hints", str(stats.hints)),
     ]
-    races = await bot.storage.race_stats(guild_id, who.id)
     if races.played:
         best = time_text(races.best_seconds, lang)
         fields.append(("stats.races", t(lang, "stats.races_value", played=races.played, won=races.won, best=best)))
-    events = await bot.storage.event_stats(guild_id, who.id)
     if events.played:
         value = t(lang, "stats.events_value", played=events.played, podiums=events.podiums, wins=events.wins)
         fields.append(("stats.events", value))
     for key, value in fields:
         embed.add_field(name=t(lang, key), value=value)
     embed.add_field(name=t(lang, "stats.recent"), value="".join(RESULT_MARKS[r] for r in stats.recent), inline=False)
-    card = await profile.card_file(answer, who, place, rows, stats, races, _now(answer))
+    card = await profile.card_file(answer, who, place, record.rows, stats, races, _now(answer))
     await answer.announce(embed=embed, file=card)
 
 
@@ -112,14 +108,12 @@ async def leaderboard_page(
     answer: Answer, period: str, page: int, rules: str | None = None
 ) -> tuple[discord.Embed, discord.ui.View]:
     """A page of this server's leaderboard (``rules``: one rule set only), with the asking player's rank."""
-    interaction, lang, storage = answer.interaction, answer.lang, answer.bot.storage
-    guild_id = interaction.guild_id or 0
+    inputs.checked(period=period, rules=rules)  # a page's button carries them too
+    interaction, lang = answer.interaction, answer.lang
     since = period_start(period, _now(answer))
-    total = await storage.leaderboard_size(guild_id, since, rules)
-    pages = max(1, -(-total // PAGE))
-    page = min(max(page, 0), pages - 1)
-    rows = await storage.leaderboard(guild_id, since, PAGE, page * PAGE, rules)
-    rank = await storage.leaderboard_rank(guild_id, since, interaction.user.id, rules)
+    guild_id, player_id = interaction.guild_id or 0, interaction.user.id
+    board = await answer.bot.records.leaderboard(guild_id, since, page, PAGE, player_id, rules)
+    page, pages, total, rows, rank = board.page, board.pages, board.total, board.rows, board.rank
     dash = t(lang, "stats.dash")
     lines = [
         t(
@@ -183,7 +177,7 @@ async def confirm_reset(answer: Answer, choice: str, player: int) -> None:
     if not interaction.permissions.manage_guild:
         await answer.say(t(lang, "error.manage_server"))
         return
-    count = await answer.bot.storage.reset_stats(interaction.guild_id or 0, player or None)
+    count = await answer.bot.records.reset(interaction.guild_id or 0, player or None)
     await answer.update(content=t(lang, "reset.done", count=count), view=None)
 
 
@@ -240,7 +234,8 @@ async def confirm_forget(answer: Answer, choice: str, player: int) -> None:
         await answer.update(content=t(lang, "reset.cancelled"), view=None)
         return
     bot = answer.bot
-    count, channels = await bot.storage.forget_player(player)
+    count, channels = await bot.records.forget(player)
+    bot.styles.forget(player)
     for channel_id in channels:
         bot.manager.forget(channel_id)
     await answer.update(content=t(lang, "forget.done", count=count), view=None)

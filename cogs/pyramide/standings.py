@@ -16,12 +16,12 @@ import discord
 from pyramide import Game, Rules
 from pyramide.i18n import t
 from pyramide.labels import format_duration
-from pyramide.storage import EventRecord, EventStanding, Storage
-from pyramide.tournament import deal_key, places
+from pyramide_service import EventRecord, EventStanding
+from pyramide_service.events import Entries, places
+from pyramide_service.tasks import Supervised
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal
 from ..common import Host, mention
-from ..tasks import Supervised
 from . import controls
 from .words import rules_words
 
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 async def peeks_at_an_event(answer: Answer, game: Game) -> bool:
     """Whether ``game`` deals the cards of a running event's deal (under any rules)."""
-    return await answer.bot.storage.is_running_deal(deal_key(game))
+    return await answer.bot.events.is_running_deal(game)
 
 
 def player_name(standing: EventStanding) -> str:
@@ -157,10 +157,10 @@ def results(event: EventRecord, standings: list[EventStanding], lang: str) -> tu
 
 
 async def mine_line(
-    storage: Storage, event: EventRecord, standings: list[EventStanding], player: int, lang: str
+    book: Entries, event: EventRecord, standings: list[EventStanding], player: int, lang: str
 ) -> str:
     """Where a player stands: their place and totals, or how many deals they have left."""
-    entries = await storage.event_entries(event.id, player)
+    entries = await book.event_entries(event.id, player)
     place = next((p for p, s in places(standings) if s.player_id == player), None)
     left = len(event.codes) - len(entries)
     if place is None:
@@ -250,10 +250,10 @@ async def redraw(bot: Host, event_id: int) -> int | Literal["gone"] | None:
     """Edit an event's announcement to show its newest state: the version of the standings it shows,
     ``GONE`` when the announcement is gone (deleted, or its channel: the event goes on without it), or
     ``None`` when the edit failed otherwise (lost on the way, refused): tried again by the next check."""
-    event = await bot.storage.event(event_id)
+    event = await bot.events.event(event_id)
     if event is None or event.message_id is None:
         return event.version if event is not None else GONE
-    standings = await bot.storage.event_standings(event_id)
+    standings = await bot.events.standings(event_id)
     channel = bot.get_partial_messageable(event.channel_id, guild_id=event.guild_id)
     try:
         await channel.get_partial_message(event.message_id).edit(**announcement(event, standings, event.locale or "en"))

@@ -74,6 +74,7 @@ from .geometry import (
     WHITE,
     WIDTH,
     card_position,
+    palette_file,
     waste_positions,
 )
 from .month import CELL_GAP, CELL_H, CELL_W, MONTH_COLOURS, MonthPicture, render_month
@@ -84,6 +85,7 @@ from .sprites import (
     Sprites,
     build_palette,
     faces_for,
+    faces_ready,
     load_font,
     paste,
     put,
@@ -170,8 +172,10 @@ __all__ = [
     "emoji_sheet",
     "empty_waste_emoji",
     "faces_for",
+    "faces_ready",
     "footer_layout",
     "load_font",
+    "palette_file",
     "paletted_png",
     "paste",
     "put",

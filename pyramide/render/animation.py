@@ -6,7 +6,7 @@ import io
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from ..events import Spot
+from ..effects import Spot
 from ..game import Game
 from .board import render_paletted
 

@@ -16,9 +16,10 @@ from typing import TypedDict, Unpack
 from PIL import Image, ImageDraw
 
 from ..bounded import LRU
-from ..events import Outcome, Spot
+from ..effects import Outcome, Spot
 from ..game import PYRAMID_SIZE, STOCK, UNDER, WASTE, Game
 from ..labels import Labels, format_duration
+from ..style import DEFAULT, Style
 from .geometry import (
     BANNER_BOTTOM,
     BANNER_TOP,
@@ -28,7 +29,6 @@ from .geometry import (
     GOLD,
     HEIGHT,
     MARGIN,
-    MUTED,
     PILE_COUNT_Y,
     PILE_LABEL_Y,
     PILE_PASS_Y,
@@ -38,7 +38,6 @@ from .geometry import (
     STOCK_BOX,
     STOCK_X,
     STOCK_Y,
-    TEXT,
     TOP,
     WASTE_BOX,
     WASTE_RIGHT,
@@ -51,10 +50,12 @@ from .png import paletted_png
 from .sprites import Faces, faces_for, load_font, paste, put, sprites, text_run, text_runs, text_width
 
 
-def _pile_text(image: Image.Image, text: str, size: int, y: int, centre: int, fill: tuple[int, int, int]) -> None:
+def _pile_text(
+    image: Image.Image, text: str, size: int, y: int, centre: int, fill: tuple[int, int, int], style: Style
+) -> None:
     while size > 9 and text_width(text, size) > PILE_TEXT_WIDTH:
         size -= 1
-    put(image, text_run(text, size, y, fill=fill), centre, y, "centre")
+    put(image, text_run(text, size, y, fill=fill, style=style), centre, y, "centre")
 
 
 # --- The footer: score, moves and time on the left, the deal code on the right, never overlapping ---
@@ -114,7 +115,7 @@ def footer_layout(pairs: tuple[tuple[str, str], ...], code: str) -> FooterLayout
     return layout
 
 
-def _footer(image: Image.Image, game: Game, labels: Labels, now: float | None, code: str) -> None:
+def _footer(image: Image.Image, game: Game, labels: Labels, now: float | None, code: str, style: Style) -> None:
     pairs = [(labels.score, str(game.score)), (labels.moves, str(game.moves))]
     seconds = elapsed_seconds(game, now)
     if seconds is not None:
@@ -126,15 +127,16 @@ def _footer(image: Image.Image, game: Game, labels: Labels, now: float | None, c
         y = middle - layout.size * 6 // 10
         x = float(MARGIN)
         for piece in _footer_pieces(layout.pairs, layout.joiner):
-            paste(image, text_run(piece, layout.size, y), (round(x) - 1, y))
+            paste(image, text_run(piece, layout.size, y, fill=style.colours.text, style=style), (round(x) - 1, y))
             x += _advance(piece, layout.size)
         line_height = layout.code_size + 3
         top = middle - line_height * len(layout.code_lines) // 2 - 1
         for i, line in enumerate(layout.code_lines):
             y = top + i * line_height
-            put(image, text_run(line, layout.code_size, y, bold=False, fill=MUTED), WIDTH - MARGIN, y, "right")
+            run = text_run(line, layout.code_size, y, bold=False, fill=style.colours.muted, style=style)
+            put(image, run, WIDTH - MARGIN, y, "right")
 
-    _region(image, ("footer", layout), FOOTER_BOX, draw)
+    _region(image, ("footer", layout, style), FOOTER_BOX, draw)
 
 
 # --- The board ---
@@ -159,9 +161,11 @@ def _place(
     spot: Spot | None,
     selected: Spot | None,
     highlight: Collection[Spot],
+    style: Style,
 ) -> None:
-    """A card (or pile) at ``xy``: raised in a gold ring when selected, in a blue ring when hinted."""
-    cache = sprites()
+    """A card (or pile) at ``xy``: raised in a gold ring when selected, in a blue ring when hinted (the
+    outline, not the colour, is the sign, whatever the style)."""
+    cache = sprites(style)
     x, y = xy
     if spot is not None and spot == selected:
         y -= RAISE
@@ -175,7 +179,9 @@ def _place(
 _layers: LRU[tuple[object, ...], Image.Image] = LRU(48)
 
 
-def _pyramid_layer(game: Game, ranks: tuple[tuple[int, str], ...], highlight: Collection[Spot]) -> Image.Image:
+def _pyramid_layer(
+    game: Game, ranks: tuple[tuple[int, str], ...], highlight: Collection[Spot], style: Style
+) -> Image.Image:
     """The table with the pyramid on it, cached: most presses draw from the stock, select a card or show
     a hint and leave the pyramid as it was, so a board usually costs a copy of this layer, the rings of
     the selected and hinted free cards drawn over it, the piles and the footer.
@@ -186,12 +192,12 @@ def _pyramid_layer(game: Game, ranks: tuple[tuple[int, str], ...], highlight: Co
     covered = [spot for spot in (game.selected, *highlight) if isinstance(spot, int) and not game.is_free(spot)]
     selected = game.selected if game.selected in covered else None
     marked = tuple(sorted(set(covered) - {selected}))
-    key = (pyramid, selected, marked, game.rules.pair_with_cover, ranks)
+    key = (pyramid, selected, marked, game.rules.pair_with_cover, ranks, style)
     layer = _layers.get(key)
     if layer is not None:
         return layer
-    cache = sprites()
-    faces = faces_for(ranks)
+    cache = sprites(style)
+    faces = faces_for(ranks, style)
     layer = cache.table.copy()
     playable = set(game.selectable_spots()) if game.rules.pair_with_cover else set()
     for index in range(PYRAMID_SIZE):  # empty places first: the cards above lie over their outlines
@@ -207,20 +213,20 @@ def _pyramid_layer(game: Game, ranks: tuple[tuple[int, str], ...], highlight: Co
             sprite = faces.playable[card]
         else:
             sprite = faces.covered[card]
-        _place(layer, sprite, card_position(index), index, selected, marked)
+        _place(layer, sprite, card_position(index), index, selected, marked, style)
     # A selected covered card is drawn again on top so that its raise is not hidden by the row below.
     if selected is not None and (raised := pyramid[selected]) is not None:
-        _place(layer, faces.playable[raised], card_position(selected), selected, selected, marked)
+        _place(layer, faces.playable[raised], card_position(selected), selected, selected, marked, style)
     return _layers.put(key, layer)
 
 
-def _free_rings(image: Image.Image, game: Game, faces: Faces, highlight: Collection[Spot]) -> None:
+def _free_rings(image: Image.Image, game: Game, faces: Faces, highlight: Collection[Spot], style: Style) -> None:
     """The selected and hinted free pyramid cards, in their rings, over the cached layer. Nothing lies
     over a free card, its ring fits in the gaps beside it, and it is raised no more than the ring is
     wide, so this draws exactly what drawing it inside the layer would."""
     for spot in sorted({game.selected, *highlight} - {None}, key=lambda s: s == game.selected):
         if isinstance(spot, int) and game.is_free(spot) and (card := game.pyramid[spot]) is not None:
-            _place(image, faces.free[card], card_position(spot), spot, game.selected, highlight)
+            _place(image, faces.free[card], card_position(spot), spot, game.selected, highlight, style)
 
 
 _regions: LRU[tuple[object, ...], Image.Image] = LRU(2048)
@@ -238,9 +244,9 @@ def _region(
     _regions.put(key, image.crop((box[0] + 1, box[1], box[2] + 1, box[3])))
 
 
-def _stock(image: Image.Image, game: Game, labels: Labels, highlight: Collection[Spot]) -> None:
+def _stock(image: Image.Image, game: Game, labels: Labels, highlight: Collection[Spot], style: Style) -> None:
     """The stock: a back, or an empty place (with a turn-back mark when the waste can go back)."""
-    cache = sprites()
+    cache = sprites(style)
     count = len(game.stock)
     sprite = cache.back if count else cache.turn_pile if game.can_turn else cache.empty_pile
     words = [labels.stock, labels.cards(count)]
@@ -249,25 +255,26 @@ def _stock(image: Image.Image, game: Game, labels: Labels, highlight: Collection
         words.append(labels.passes.format(current=min(game.passes + 1, total), total=total))
 
     def draw() -> None:
-        _place(image, sprite, (STOCK_X, STOCK_Y), STOCK, game.selected, highlight)
+        _place(image, sprite, (STOCK_X, STOCK_Y), STOCK, game.selected, highlight, style)
         centre = STOCK_X + CARD_W // 2
+        felt = style.colours
         for text, size, y, fill in zip(
             words,
             (14, 16, 14),
             (PILE_LABEL_Y, PILE_COUNT_Y, PILE_PASS_Y),
-            (MUTED, TEXT, MUTED),
+            (felt.muted, felt.text, felt.muted),
             strict=False,  # no passes line
         ):
             if text:
-                _pile_text(image, text, size, y, centre, fill)
+                _pile_text(image, text, size, y, centre, fill, style)
 
-    _region(image, ("stock", id(sprite), STOCK in highlight, *words), STOCK_BOX, draw)
+    _region(image, ("stock", id(sprite), STOCK in highlight, style, *words), STOCK_BOX, draw)
 
 
-def _waste(image: Image.Image, game: Game, labels: Labels, highlight: Collection[Spot]) -> None:
+def _waste(image: Image.Image, game: Game, labels: Labels, highlight: Collection[Spot], style: Style) -> None:
     """The waste: up to three cards fanned, the top one on the right."""
-    cache = sprites()
-    faces = faces_for(labels.ranks)
+    cache = sprites(style)
+    faces = faces_for(labels.ranks, style)
     waste = game.waste
     positions = waste_positions(len(waste))
     shown = waste[-len(positions) :] if positions else ()
@@ -282,15 +289,15 @@ def _waste(image: Image.Image, game: Game, labels: Labels, highlight: Collection
         if not waste:
             paste(image, cache.empty_pile, (WASTE_RIGHT - CARD_W, TOP), cache.card_mask)
         for card, xy, spot in zip(shown, positions, spots, strict=True):
-            _place(
-                image, faces.free[card] if spot is not None else faces.covered[card], xy, spot, game.selected, highlight
-            )
+            sprite = faces.free[card] if spot is not None else faces.covered[card]
+            _place(image, sprite, xy, spot, game.selected, highlight, style)
         centre = WASTE_RIGHT - CARD_W // 2
+        felt = style.colours
         if labels.waste:
-            _pile_text(image, labels.waste, 14, PILE_LABEL_Y, centre, MUTED)
-        _pile_text(image, words[1], 16, PILE_COUNT_Y, centre, TEXT)
+            _pile_text(image, labels.waste, 14, PILE_LABEL_Y, centre, felt.muted, style)
+        _pile_text(image, words[1], 16, PILE_COUNT_Y, centre, felt.text, style)
 
-    _region(image, ("waste", shown, tuple(spots), marks, labels.ranks, *words), WASTE_BOX, draw)
+    _region(image, ("waste", shown, tuple(spots), marks, labels.ranks, style, *words), WASTE_BOX, draw)
 
 
 def _compose(
@@ -300,21 +307,22 @@ def _compose(
     highlight: Collection[Spot],
     banner: str | None,
     code: str | None,
+    style: Style,
 ) -> Image.Image:
-    faces = faces_for(labels.ranks)
-    image = _pyramid_layer(game, labels.ranks, highlight).copy()
-    _free_rings(image, game, faces, highlight)
-    _stock(image, game, labels, highlight)
-    _waste(image, game, labels, highlight)
-    _footer(image, game, labels, now, code or game.code)
+    faces = faces_for(labels.ranks, style)
+    image = _pyramid_layer(game, labels.ranks, highlight, style).copy()
+    _free_rings(image, game, faces, highlight, style)
+    _stock(image, game, labels, highlight, style)
+    _waste(image, game, labels, highlight, style)
+    _footer(image, game, labels, now, code or game.code, style)
     if game.outcome is not None:
-        _banner(image, labels.won if game.outcome is Outcome.WON else labels.stuck, game.outcome)
+        _banner(image, labels.won if game.outcome is Outcome.WON else labels.stuck, game.outcome, style)
     elif banner:
-        _banner(image, banner, None)
+        _banner(image, banner, None, style)
     return image
 
 
-def _banner(image: Image.Image, text: str, outcome: Outcome | None) -> None:
+def _banner(image: Image.Image, text: str, outcome: Outcome | None, style: Style) -> None:
     """A dark band across the board with the result (only on finished boards, so drawn each time)."""
     box = (1, BANNER_TOP, WIDTH + 1, BANNER_BOTTOM)  # on the canvas, past the filter column
     band = Image.blend(image.crop(box).convert("RGB"), Image.new("RGB", (WIDTH, BANNER_BOTTOM - BANNER_TOP)), 170 / 255)
@@ -325,7 +333,7 @@ def _banner(image: Image.Image, text: str, outcome: Outcome | None) -> None:
         font = load_font(size)
     colour = GOLD if outcome is Outcome.WON else WHITE
     ImageDraw.Draw(band).text((WIDTH // 2, band.height // 2), text, font=font, fill=colour, anchor="mm")
-    image.paste(sprites().to_palette(band), box[:2])
+    image.paste(sprites(style).to_palette(band), box[:2])
 
 
 class DrawOptions(TypedDict, total=False):
@@ -334,13 +342,15 @@ class DrawOptions(TypedDict, total=False):
     ``labels``: the words in the player's language; ``now``: the clock for the time shown; ``highlight``:
     the hinted spots; ``banner``: a text across the board (for example "Game ended"; a won or stuck game
     gets its banner from ``labels`` without it); ``code``: replaces the deal code in the footer (a daily
-    in play shows its name, not its code)."""
+    in play shows its name, not its code); ``style``: the deck, corners and table of the player whose game it
+    is (the default style without it)."""
 
     labels: Labels | None
     now: float | None
     highlight: Collection[Spot]
     banner: str | None
     code: str | None
+    style: Style | None
 
 
 def render_paletted(game: Game, **options: Unpack[DrawOptions]) -> Image.Image:
@@ -356,6 +366,7 @@ def _board_canvas(game: Game, options: DrawOptions) -> Image.Image:
         options.get("highlight", ()),
         options.get("banner"),
         options.get("code"),
+        options.get("style") or DEFAULT,
     )
 
 
@@ -378,4 +389,4 @@ def render_image(game: Game, **options: Unpack[DrawOptions]) -> Image.Image:
 
 def render_board(game: Game, **options: Unpack[DrawOptions]) -> bytes:
     """The board as PNG bytes: a paletted PNG (a third of the bytes of RGB to compress)."""
-    return paletted_png(_board_canvas(game, options))
+    return paletted_png(_board_canvas(game, options), options.get("style") or DEFAULT)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from PIL import Image, ImageDraw, ImageFont
 
 from ..cards import Card
+from ..style import FOUR_COLOUR_SUITS, Deck
 from .geometry import BACK_EDGE, BACK_FIELD, BACK_LINES, BAND, BLACK, FACE, FACE_EDGE, MUTED, RED
 from .sprites import load_font, rounded_mask
 
@@ -51,11 +52,12 @@ def _png_rgba(image: Image.Image) -> bytes:
     return out.getvalue()
 
 
-def card_emoji(card: Card, rank: str | None = None) -> bytes:
+def card_emoji(card: Card, rank: str | None = None, deck: Deck = Deck.CLASSIC) -> bytes:
     """A card face as a 128×128 PNG emoji: its rank (``rank``, a language's letter, or the English one)
-    over its suit, both as large as the square allows, red suits in the board's red."""
+    over its suit, both as large as the square allows, in the deck's colour of its suit as on the board."""
     image = _emoji_card(FACE, FACE_EDGE)
-    colour = RED if card.is_red else BLACK
+    classic = RED if card.is_red else BLACK
+    colour = classic if deck is Deck.CLASSIC else FOUR_COLOUR_SUITS[card.suit]
     text = rank or card.rank_name
     inner = EMOJI_EDGE + 4
     _emoji_text(image, text, (inner, inner + 2, EMOJI_SIZE - inner, 60), load_font(120), colour)

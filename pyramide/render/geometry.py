@@ -6,16 +6,26 @@ Plain numbers (no Pillow): the board is 690 px wide, Discord shows it at about 5
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from .. import style
 from ..game import PYRAMID_SIZE, ROWS, index_of
+from ..style import TABLES, Corners, Deck, Felt
 
 # The fonts and the palette ship inside the package (pyramide/assets links to the top-level assets/
 # folder), so an installed wheel draws exactly as a checkout does, never with whatever the system has.
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 FONT_BOLD = ASSETS / "DejaVuSans-Bold.ttf"
 FONT_REGULAR = ASSETS / "DejaVuSans.ttf"
-PALETTE_FILE = ASSETS / "palette.bin"
+PALETTE_FILE = ASSETS / "palette.bin"  # the default style's
+
+
+def palette_file(deck: Deck, table: Felt) -> Path:
+    """The shipped palette of a deck on a table (the corners' size changes no colour)."""
+    if (deck, table) == (Deck.CLASSIC, Felt.GREEN):
+        return PALETTE_FILE
+    return ASSETS / f"palette-{deck.value}-{table.value}.bin"
 
 WIDTH = 690
 CARD_W, CARD_H = 80, 112
@@ -33,22 +43,43 @@ FOOTER_Y = TOP + (ROWS - 1) * ROW_STEP + CARD_H + 14  # top of the footer band
 HEIGHT = FOOTER_Y + 32
 PNG_LEVEL = 1  # ISA-L level 1 (0 is 20% larger, 2 and 3 no smaller on a board)
 
-TABLE_TOP = (22, 94, 56)
-TABLE_BOTTOM = (12, 62, 36)
-BAND = (8, 40, 24)
+# The default style's table (pyramide.style holds every table's and deck's colours).
+TABLE_TOP = TABLES[Felt.GREEN].top
+TABLE_BOTTOM = TABLES[Felt.GREEN].bottom
+BAND = TABLES[Felt.GREEN].band
 FACE = (252, 252, 247)
 FACE_EDGE = (60, 60, 60)
-RED = (200, 20, 30)
-BLACK = (20, 20, 20)
+RED = style.RED
+BLACK = style.BLACK
 SELECT = (255, 196, 0)
 HINT = (0, 200, 255)
 PLAYABLE = (70, 190, 90)  # inner border of a covered card that the card-with-cover rule lets you take
-SLOT_LINE = (92, 140, 112)
-TEXT = (240, 245, 240)
-MUTED = (170, 200, 180)
+SLOT_LINE = TABLES[Felt.GREEN].slot_line
+TEXT = TABLES[Felt.GREEN].text
+MUTED = TABLES[Felt.GREEN].muted
 GOLD = (255, 215, 80)
 WHITE = (255, 255, 255)
 BACK_FIELD, BACK_LINES, BACK_EDGE = (36, 70, 150), (70, 110, 190), (250, 250, 250)
+
+
+
+# The corner of a card face: the rank's font size (``wide``: a two-letter rank such as 10), its left and top,
+# and the suit's size. Large corners are for phones: the rank about a third taller, still within the top half
+# of the card that a covered card shows (the row below covers the rest).
+@dataclass(frozen=True, slots=True)
+class Corner:
+    rank: int
+    wide: int
+    rank_xy: tuple[int, int]
+    suit: int
+    suit_xy: tuple[int, int]  # its top right
+    pip: int
+
+
+CORNERS: dict[Corners, Corner] = {
+    Corners.NORMAL: Corner(rank=34, wide=28, rank_xy=(6, 3), suit=28, suit_xy=(CARD_W - 5, 5), pip=44),
+    Corners.LARGE: Corner(rank=46, wide=40, rank_xy=(4, 0), suit=36, suit_xy=(CARD_W - 3, 2), pip=50),
+}
 
 # Where the words sit (top of each line of text).
 PILE_LABEL_Y = TOP + CARD_H + 6

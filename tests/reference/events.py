@@ -3,7 +3,7 @@ language (tests/test_event_pictures.py; regenerate.py writes them)."""
 
 from __future__ import annotations
 
-from pyramide.storage import EventRecord, EventStanding
+from pyramide_service.storage import EventRecord, EventStanding
 
 START = 1_764_547_200.0  # 2025-12-01T00:00:00Z
 EVENT = EventRecord(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 from pyramide.daily import MonthCalendar, month_calendar
-from pyramide.storage import ENDED, STUCK, WON, DailyAttempt
+from pyramide_service.storage import ENDED, STUCK, WON, DailyAttempt
 
 TODAY = date(2026, 11, 29)
 PLAYER = 42

@@ -10,9 +10,9 @@ from cogs.pyramide.profile import badge_grid, player_card
 from pyramide.achievements import CATALOGUE
 from pyramide.render.badges import BadgeGrid
 from pyramide.render.card import PlayerCard
-from pyramide.stats import player_stats
-from pyramide.storage import RaceStats, ResultRow
-from pyramide.storage.achievements import Rarity, Unlocked
+from pyramide_service.stats import player_stats
+from pyramide_service.storage import RaceStats, ResultRow
+from pyramide_service.storage.achievements import Rarity, Unlocked
 
 LANGUAGES = ("en", "hr", "da", "ru")
 TODAY = date(2026, 12, 15)

@@ -1,4 +1,5 @@
-"""Regenerate the board's fixed palette (assets/palette.bin), the reference boards, the months, the events'
+"""Regenerate the board's fixed palettes (assets/palette*.bin, one a deck and table), the reference boards, the
+styles' boards (style_*.png), the months, the events'
 podiums and standings (every language) and the sheet of the
 card emojis (emojis.png: every emoji at 20 px, then at 40 px, on the grey, blue and green buttons) after
 an intended design change:
@@ -23,18 +24,27 @@ from cogs.pyramide.podium import podium_picture, standings_picture  # noqa: E402
 from pyramide import render  # noqa: E402
 from pyramide.render.badges import render_badges  # noqa: E402
 from pyramide.render.card import render_card  # noqa: E402
+from pyramide.style import Style  # noqa: E402
 from tests.reference import profiles  # noqa: E402
 from tests.reference.events import EVENT, PICTURES, STANDINGS  # noqa: E402
 from tests.reference.months import MONTHS  # noqa: E402
-from tests.reference.positions import OPTIONS, POSITIONS  # noqa: E402
+from tests.reference.positions import OPTIONS, POSITIONS, mid_game  # noqa: E402
+from tests.reference.styles import OPTIONS as STYLE_OPTIONS  # noqa: E402
+from tests.reference.styles import STYLES  # noqa: E402
 
 
 def main() -> None:
-    render.PALETTE_FILE.write_bytes(render.build_palette())  # before any sprite is put into it
-    print(f"wrote {render.PALETTE_FILE.resolve().relative_to(ROOT)}")
+    for deck, table in {(style.deck, style.table) for style in STYLES.values()}:  # before any sprite uses them
+        palette = render.palette_file(deck, table)
+        palette.write_bytes(render.build_palette(Style(deck=deck, table=table)))
+        print(f"wrote {palette.resolve().relative_to(ROOT)}")
     for name, build in POSITIONS.items():
         path = Path(__file__).with_name(f"{name}.png")
         path.write_bytes(render.render_board(build(), now=1000.0, **OPTIONS.get(name, {})))
+        print(f"wrote {path.relative_to(ROOT)}")
+    for name, style in STYLES.items():
+        path = Path(__file__).with_name(f"{name}.png")
+        path.write_bytes(render.render_board(mid_game(), style=style, **STYLE_OPTIONS))
         print(f"wrote {path.relative_to(ROOT)}")
     for name, (month, lang) in MONTHS.items():
         path = Path(__file__).with_name(f"{name}.png")

@@ -1,0 +1,510 @@
+"""One live engine per channel, each behind its own lock, every action stored before it is answered.
+
+``GameManager.turn(channel_id)`` is the one way into a channel's game: it takes the channel's lock,
+loads the game (from memory or storage), and hands out a ``Turn`` to check, apply, store and answer
+inside that lock, so answers leave in the order the moves were made. The solver's questions go to the
+solver service (``pyramide_service.solving``) the manager is given; only the hints' count is kept here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+
+from pyramide.daily import clearing_picture
+from pyramide.effects import Event, Outcome
+from pyramide.errors import GameError as GameError
+from pyramide.game import Game, InvalidAction
+from pyramide.solver import Hint
+
+from .credits import Credits
+from .ending import record_tier
+from .owed import OwedVerdicts
+from .solving import SolverBusy, SolverService
+from .storage import (
+    BROKEN,
+    ENDED,
+    STUCK,
+    WON,
+    GameRecord,
+    GameStatus,
+    MoveConflict,
+    Storage,
+    StorageOutcomeUnknown,
+    StorageUnavailable,
+)
+from .storage.codec import encode_action
+from .storage.owed import OwedVerdict
+from .storage.settling import RESOLVE_SECONDS, look_up
+
+log = logging.getLogger(__name__)
+
+
+def owed_by(record: GameRecord) -> OwedVerdict:
+    """The verdict a game's finish stored as owed (``record.owes_verdict``)."""
+    return OwedVerdict(record.id, record.owner_id, record.code, record.removed, record.finished_at or 0.0)
+
+
+class NoGame(GameError):
+    key = "no_game"
+
+
+class StaleBoard(GameError):
+    key = "stale_board"
+
+
+class BrokenGame(GameError):
+    """A stored game that cannot be replayed. It has been closed (status ``broken``): the channel is free."""
+
+    key = "broken_game"
+
+    def __init__(self, record: GameRecord, reason: str) -> None:
+        super().__init__(f"game {record.id} cannot be replayed: {reason}")
+        self.record = record
+
+
+@dataclass
+class Live:
+    """A game in play: its stored record and its engine."""
+
+    record: GameRecord
+    game: Game
+
+    @property
+    def stored(self) -> int:
+        return len(self.record.actions)
+
+
+@dataclass(frozen=True)
+class ActResult:
+    event: Event
+    live: Live
+    finished: bool  # this action ended the game
+    snapshot: Game  # the position right after the action, safe to draw while play goes on
+
+
+@dataclass
+class _Gate:
+    """A channel's lock and how many turns hold it or wait for it (removed when none do)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
+@asynccontextmanager
+async def _holding(gates: dict[int, _Gate], key: int) -> AsyncIterator[None]:
+    """Hold the lock of ``gates[key]``, made on first use and removed when nobody holds or waits for it
+    (never while someone waits: a newcomer must find the same lock)."""
+    gate = gates.get(key)
+    if gate is None:
+        gate = gates[key] = _Gate()
+    gate.users += 1
+    try:
+        async with gate.lock:
+            yield
+    finally:
+        gate.users -= 1
+        if gate.users == 0 and gates.get(key) is gate:
+            del gates[key]
+
+
+@dataclass
+class Turn:
+    """One request's exclusive use of a channel's game, inside the channel's lock.
+
+    ``live`` is the game in play (``None`` when there is none); ``broken`` is a stored game that
+    could not be replayed and was closed on the way in; ``closed`` a game finished by its last stored move
+    but closed only when loaded again (the process stopped in between): its ending, with what it unlocked,
+    was never shown, so the flow shows it (handed to one turn, once)."""
+
+    manager: GameManager
+    channel_id: int
+    live: Live | None = None
+    broken: BrokenGame | None = None
+    # Whether the caller shows the ending of a game it closes, and so pays the perfect loss the game owes
+    # once the verdict is known (``play`` does); a game closed otherwise (replaced, given up) owes none.
+    pays_verdicts: bool = False
+    closed: Live | None = None
+
+    def holds(self, game_id: int) -> bool:
+        """Whether the game in play is ``game_id``."""
+        return self.live is not None and self.live.record.id == game_id
+
+    async def apply(self, action: Callable[[Game], Event], *, request: int | None = None) -> ActResult:
+        """Apply ``action`` to the game in play and store it before returning. ``request`` (a Discord
+        interaction id) is stored with it, once: the same press delivered to two processes is applied once."""
+        if self.live is None:
+            raise NoGame()
+        result = await self.manager._apply(self.live, action, request, owe=self.pays_verdicts)
+        if result.finished:
+            self.live = None
+        return result
+
+    async def end(self, status: GameStatus = ENDED) -> Live:
+        """End the game in play (recorded with ``status``)."""
+        if self.live is None:
+            raise NoGame()
+        live = self.live
+        await self.manager._finish(live, status, owe=self.pays_verdicts)
+        self.live = None
+        return live
+
+    async def start(
+        self,
+        *,
+        guild_id: int,
+        owner_id: int,
+        game: Game,
+        daily: str | None = None,
+        locale: str | None = None,
+        ending: GameStatus = ENDED,
+        event: tuple[int, int] | None = None,
+    ) -> Live:
+        """Deal ``game`` here; a game in play is ended first, recorded as ``ending`` (the caller asked or
+        checked: its starter or a moderator ended it, or it was idle and someone else replaced it).
+
+        With ``daily`` this is the player's counted attempt at that day: its clock starts now, not at
+        the first move, and a second one raises ``DailyTaken`` (a database constraint). With ``event``
+        (event, deal) it is the player's one counted attempt at that deal of a server event, timed alike
+        (``EventTaken`` for a second one, ``EventOver`` once the event is over)."""
+        if self.live is not None:
+            await self.end(ending)
+        manager = self.manager
+        now = manager.clock()
+        record = GameRecord(
+            id=0,
+            guild_id=guild_id,
+            channel_id=self.channel_id,
+            owner_id=owner_id,
+            code=game.code,
+            rules=game.rules.token,
+            daily=daily,
+            counted=daily is not None,
+            created_at=now,
+            started_at=now if daily is not None or event is not None else None,
+            locale=locale,
+            event_id=event[0] if event is not None else None,
+            event_deal=event[1] if event is not None else None,
+        )
+        record = await manager.storage.create_game(record)
+        game.started_at = record.started_at
+        self.live = manager._keep(Live(record, game))
+        return self.live
+
+
+class GameManager:
+    """Holds the engines of the channels being played: at most ``max_live`` (least recently used
+    dropped first, reloaded from storage on demand), and those idle for ``idle_seconds``. Hints are
+    asked of ``solver`` (without one, every hint is refused as busy)."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        clock: Callable[[], float] = time.time,
+        idle_seconds: float = 1800.0,
+        max_live: int = 2000,
+        monotonic: Callable[[], float] = time.monotonic,
+        solver: SolverService | None = None,
+        resolve_seconds: float = RESOLVE_SECONDS,
+    ) -> None:
+        self.storage = storage
+        self.solver = solver
+        self.clock = clock  # wall time, for what is recorded
+        self.monotonic = monotonic  # for idleness: immune to clock changes
+        self.idle_seconds = idle_seconds
+        self.max_live = max_live
+        self._live: OrderedDict[int, Live] = OrderedDict()  # least recently used first
+        self._used: dict[int, float] = {}
+        self._gates: dict[int, _Gate] = {}
+        self.resolve_seconds = resolve_seconds
+        # Channels whose last write had an unknown outcome that is not settled yet: settled before the
+        # channel's game is loaded again, so that what is loaded can no longer change under it.
+        self._unsettled: dict[int, StorageOutcomeUnknown] = {}
+        # Games closed when loaded (finished by their last stored move before a stop), until a turn of their
+        # channel shows their ending: a load outside a turn (``live``) leaves it to the next turn.
+        self._closed_on_load: dict[int, Live] = {}
+        # Histories being credited to their achievements (closed by the manager's owner: close()).
+        self.credits = Credits(storage)
+        # Perfect losses owed by finished games, paid once their deal's verdict is known (closed likewise).
+        self.owed = OwedVerdicts(storage, solver)
+
+    async def close(self) -> None:
+        await self.credits.close()
+        await self.owed.close()
+
+    # ---------------------------------------------------------------- the way in
+    @asynccontextmanager
+    async def turn(self, channel_id: int) -> AsyncIterator[Turn]:
+        """The channel's lock, and its game loaded: everything a request does to a game happens in here."""
+        async with _holding(self._gates, channel_id):
+            await self._settle(channel_id)
+            turn = Turn(self, channel_id)
+            try:
+                try:
+                    turn.live = await self._load(channel_id)
+                except BrokenGame as broken:
+                    turn.broken = broken
+                turn.closed = self._closed_on_load.pop(channel_id, None)
+                yield turn
+            except StorageOutcomeUnknown as unknown:  # (a move, a deal, a game closed on the way in)
+                self._unsettled[channel_id] = unknown
+                self.forget(channel_id)
+                raise
+
+    def busy(self, channel_id: int) -> bool:
+        """Whether a request holds or waits for the channel's game."""
+        return channel_id in self._gates
+
+    def peek(self, channel_id: int) -> Live | None:
+        """The channel's engine if it is in memory (no loading, no lock): for guesses only."""
+        return self._live.get(channel_id)
+
+    @property
+    def live_count(self) -> int:
+        return len(self._live)
+
+    @property
+    def lock_count(self) -> int:
+        return len(self._gates)
+
+    # ----------------------------------------------------------------- loading
+    async def live(self, channel_id: int) -> Live | None:
+        """The game in play in a channel, from memory, or loaded from storage under the channel's lock
+        (after the turn holding it, if any: a load never replaces the engine a turn is using)."""
+        live = self._live.get(channel_id)
+        if live is not None:
+            self._touch(channel_id)
+            return live
+        async with _holding(self._gates, channel_id):
+            await self._settle(channel_id)
+            return await self._load(channel_id)
+
+    async def _settle(self, channel_id: int) -> None:
+        """Settle the channel's last write of unknown outcome, if any (raises ``StorageUnavailable`` while
+        the database does not answer): the game is then loaded as it will stay."""
+        unknown = self._unsettled.get(channel_id)
+        if unknown is None:
+            return
+        await self.storage.settle(unknown)
+        self._unsettled.pop(channel_id, None)
+        self.forget(channel_id)
+
+    async def snapshot(self, channel_id: int) -> Live | None:
+        """The game in play as it is now, for readers that must not wait for a turn (autocomplete, the
+        deal code): the engine in memory, else a copy rebuilt from storage that is not kept, and whose
+        loading writes nothing (a game that cannot be replayed, or was won by its last stored move, is
+        left for the next turn to close)."""
+        live = self._live.get(channel_id)
+        if live is not None:
+            return Live(live.record, live.game.copy())
+        record = await self.storage.live_game(channel_id)
+        if record is None or record.damage is not None:
+            return None
+        try:
+            game = Game.replay(record.code, record.actions)
+        except (InvalidAction, ValueError, TypeError):
+            return None
+        game.started_at = record.started_at
+        return Live(record, game) if game.outcome is None else None
+
+    async def _load(self, channel_id: int) -> Live | None:
+        """The game in play, from memory or rebuilt from storage; the channel's lock is held."""
+        live = self._live.get(channel_id)
+        if live is not None:
+            self._touch(channel_id)
+            return live
+        record = await self.storage.live_game(channel_id)
+        if record is None:
+            return None
+        try:
+            if record.damage is not None:
+                raise ValueError(record.damage)
+            game = Game.replay(record.code, record.actions)
+        except (InvalidAction, ValueError, TypeError) as error:
+            await self._close_broken(record, str(error))
+            raise BrokenGame(record, str(error)) from error
+        game.started_at = record.started_at
+        game.finished_at = record.finished_at
+        live = Live(record, game)
+        if game.outcome is not None:
+            # The last move was stored but the process stopped before the game was closed (or answered): the
+            # perfect loss it may be is paid in the background.
+            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=True)
+            if record.owes_verdict:
+                self.owed.follow(owed_by(record))
+            self._closed_on_load[channel_id] = live
+            return None
+        return self._keep(live)
+
+    async def _close_broken(self, record: GameRecord, reason: str) -> None:
+        log.error(
+            "game %s in channel %s cannot be replayed (%s): closed as broken", record.id, record.channel_id, reason
+        )
+        now = self.clock()
+        closed = replace(record, status=BROKEN, finished_at=now, seconds=0.0, actions=[])
+        await self.storage.finish_game(closed)
+
+    async def record(self, game_id: int) -> GameRecord | None:
+        return await self.storage.game(game_id)
+
+    async def last_action_at(self, game_id: int) -> float | None:
+        """When the game's last action was stored (``None``: no action yet)."""
+        return await self.storage.last_action_at(game_id)
+
+    # ---------------------------------------------------------------- upkeep
+    async def expire_dailies(self, day: str) -> int:
+        """End the counted dailies of days before ``day`` still in play: at midnight UTC they count as
+        finished attempts ("gave up")."""
+        ended = 0
+        for channel_id in await self.storage.stale_dailies(day):
+            async with self.turn(channel_id) as turn:
+                if turn.live is not None and turn.live.record.daily is not None and turn.live.record.daily < day:
+                    await turn.end()
+                    ended += 1
+        return ended
+
+    # ---------------------------------------------------------------- applying
+    async def _apply(
+        self, live: Live, action: Callable[[Game], Event], request: int | None = None, *, owe: bool = False
+    ) -> ActResult:
+        game = live.game
+        event = action(game)
+        try:
+            await self._store(live, request)
+        except MoveConflict as conflict:
+            # Another process holding this shard for a moment (a rolling restart) stored a move here
+            # first: this one is refused as played on a stale board; the next request reloads the game.
+            self.forget(live.record.channel_id)
+            raise StaleBoard() from conflict
+        except BaseException:
+            # What is not stored must not be answered: forget the engine, storage is the truth.
+            self.forget(live.record.channel_id)
+            raise
+        finished = False
+        if game.outcome is not None:
+            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=owe)
+            finished = True
+        return ActResult(event, live, finished, game.copy())
+
+    async def _store(self, live: Live, request: int | None = None) -> None:
+        game, record = live.game, live.record
+        new = game.actions[live.stored :]
+        now = self.clock()
+        started_at = record.started_at
+        if started_at is None and game.moves > 0:
+            started_at = now
+        totals = replace(record, score=game.score, moves=game.moves, removed=game.removed, started_at=started_at)
+        for offset, action in enumerate(new):
+            seq, asked = live.stored + offset, request if offset == 0 else None
+            try:
+                await self.storage.append_action(record.id, seq, action, now, totals, asked)
+            except StorageOutcomeUnknown as unknown:
+                if await self._look_up(record.id, seq, action, asked, unknown):
+                    continue
+                if not unknown.cut:  # too slow (a stall, a lock): settled and absent, so nothing was played
+                    raise StorageUnavailable(f"game {record.id}: move {seq} was not stored") from unknown
+                # A cut connection, settled and not stored: the old write can no longer land, so this is safe.
+                await self.storage.append_action(record.id, seq, action, now, totals, asked)
+        record.score, record.moves, record.removed = game.score, game.moves, game.removed
+        record.started_at = game.started_at = started_at
+        record.actions.extend(new)
+
+    async def _look_up(
+        self, game_id: int, seq: int, action: int | str, request: int | None, unknown: StorageOutcomeUnknown
+    ) -> bool:
+        """A move whose write had an unknown outcome: once the database answers again, the write is settled
+        (it can no longer take effect) and the move looked up at its place, with its interaction id.
+        Returns whether it is stored; raises ``MoveConflict`` if another move is there, or ``unknown``
+        itself when the database did not answer within ``resolve_seconds`` (the next turn settles it
+        before loading the game)."""
+        found = await look_up(self.storage, unknown, lambda: self.storage.move_at(game_id, seq), self.resolve_seconds)
+        if found is None:
+            log.info("game %s: move %s of unknown outcome was not stored (looked up)", game_id, seq)
+            return False
+        if found != (encode_action(action), request):
+            raise MoveConflict(f"game {game_id}: move {seq} was stored by another process") from unknown
+        log.info("game %s: move %s of unknown outcome was stored (looked up)", game_id, seq)
+        return True
+
+    async def _finish(self, live: Live, status: GameStatus, *, owe: bool = False) -> None:
+        """Close a game: stored first, then memory follows (a failed write changes nothing in memory). With
+        ``owe``, a game that was not won owes its perfect loss until the verdict on its deal is known."""
+        record, game = live.record, live.game
+        now = self.clock()
+        closed = replace(
+            record,
+            status=status,
+            score=game.score,
+            moves=game.moves,
+            removed=game.removed,
+            finished_at=now,
+            seconds=now - record.started_at if record.started_at is not None else 0.0,
+            actions=record.actions,
+            picture=clearing_picture(record.code, record.actions) if record.counted else None,
+            tier=record_tier(record, self.solver),  # for the achievements, and the ending's words
+            owes_verdict=owe,  # (asked of the storage, which says whether it stored it)
+        )
+        try:
+            await self.storage.finish_game(closed)
+        except BaseException:
+            self.forget(record.channel_id)
+            raise
+        record.status, record.score, record.moves, record.removed = status, closed.score, closed.moves, closed.removed
+        record.finished_at = game.finished_at = closed.finished_at
+        record.seconds, record.counted, record.picture = closed.seconds, closed.counted, closed.picture
+        record.unlocked, record.tier, record.owes_verdict = closed.unlocked, closed.tier, closed.owes_verdict
+        if closed.unlocked is None and status != BROKEN:
+            self.credits.ensure(record.owner_id)  # a history from before the achievements: in the background
+        self.forget(record.channel_id)
+
+    # ------------------------------------------------------------------ solver
+    async def hint(self, live: Live, game: Game, *, request: int | None = None) -> Hint:
+        """A hint for ``game`` (a snapshot of ``live``'s position) from the solver service, counted for the
+        game once per interaction ``request`` (a press delivered to two processes counts once). Raises
+        ``SolverBusy`` when too many hints wait."""
+        if self.solver is None:
+            raise SolverBusy()
+        known = await self.solver.hint(live.record.id, game)
+        if await self.storage.add_hint(live.record.id, request):
+            live.record.hints += 1
+        return known
+
+    # ---------------------------------------------------------------- memory
+    def _keep(self, live: Live) -> Live:
+        channel_id = live.record.channel_id
+        self._live[channel_id] = live
+        self._touch(channel_id)
+        if len(self._live) > self.max_live:
+            self._shrink(self.max_live)
+        return live
+
+    def _touch(self, channel_id: int) -> None:
+        self._live.move_to_end(channel_id)
+        self._used[channel_id] = self.monotonic()
+
+    def _shrink(self, size: int) -> None:
+        """Drop least recently used engines until ``size`` are left; never one a request is using."""
+        for channel_id in list(self._live):
+            if len(self._live) <= size:
+                break
+            if not self.busy(channel_id):
+                self.forget(channel_id)
+
+    def evict_idle(self) -> int:
+        """Drop engines idle for longer than ``idle_seconds`` (they reload from storage on demand)."""
+        limit = self.monotonic() - self.idle_seconds
+        idle = [c for c in self._live if self._used.get(c, 0.0) < limit and not self.busy(c)]
+        for channel_id in idle:
+            self.forget(channel_id)
+        return len(idle)
+
+    def forget(self, channel_id: int) -> None:
+        """Drop a channel's engine from memory (as after a restart)."""
+        self._live.pop(channel_id, None)
+        self._used.pop(channel_id, None)

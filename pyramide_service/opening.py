@@ -1,0 +1,272 @@
+"""Opening a deal: a free game, the daily, an event's deal or a race, each the same way. The place (the
+channel asked in, or a thread made for the game), the game started under the place's lock, its board
+posted, and whatever a failure left half-made taken back, here once for the four.
+
+Nothing here knows Discord: the surface that shows the board is a ``Table`` passed in (the cogs
+implement it once). What a player may open (the daily's one counted attempt, an event's one entry a
+deal, a race's players) is decided by the database, as before: ``Turn.start`` raises ``DailyTaken``,
+``EventTaken`` or ``EventOver``, and ``open_deal`` raises them on after removing what it made."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from pyramide import Game
+
+from .manager import GameManager, Live
+from .storage import ENDED, GameStatus
+
+log = logging.getLogger(__name__)
+
+
+class Table(Protocol):
+    """Where boards are shown (the Discord side, given by the caller)."""
+
+    async def make_thread(self, owner_id: int) -> int | None:
+        """A new thread for ``owner_id``'s game, by its channel id; ``None`` when none could be made."""
+        ...
+
+    async def post(self, dealt: Dealt) -> int:
+        """Show the board of a game just dealt; its message id. Raises whatever the surface raised."""
+        ...
+
+    def may_have_shown(self, error: BaseException) -> bool:
+        """Whether a post that failed with ``error`` may have reached the player after all (an answer
+        lost on the way, not refused)."""
+        ...
+
+    async def remove_thread(self, channel_id: int) -> None:
+        """Remove a thread ``make_thread`` made (best effort: a failure is the table's to log)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Deal:
+    """What to open, for whom: ``daily`` (a day's key) or ``event`` (event, deal) make it a counted
+    attempt, one a player (the database's rule)."""
+
+    game: Game
+    guild_id: int  # where its statistics go (a server, or the one key of every place outside servers)
+    owner_id: int
+    owner_name: str
+    locale: str
+    daily: str | None = None
+    event: tuple[int, int] | None = None
+
+    @property
+    def attempt(self) -> bool:
+        return self.daily is not None or self.event is not None
+
+
+@dataclass(frozen=True)
+class Here:
+    """Play in this channel."""
+
+    channel_id: int
+
+
+@dataclass(frozen=True)
+class InThread:
+    """Play in a thread made for the game: ``channel_id`` one made already (removed again if the game is
+    not played in it after all), or ``None`` for one the table makes now."""
+
+    channel_id: int | None = None
+
+
+Where = Here | InThread
+
+
+@dataclass(frozen=True)
+class Dealt:
+    """A game just started, for the table to show."""
+
+    live: Live
+    channel_id: int
+    in_thread: bool
+    broken: bool  # a stored game of this channel could not be replayed and was closed on the way in
+
+
+@dataclass(frozen=True)
+class Opened:
+    dealt: Dealt
+    message_id: int
+
+
+@dataclass(frozen=True)
+class NoThread:
+    """No thread could be made: nothing was dealt."""
+
+
+@dataclass(frozen=True)
+class Busy:
+    """A game plays where this one would go (``admit`` said no, or none was asked): nothing was dealt."""
+
+
+@dataclass(frozen=True)
+class NotPosted:
+    """The board could not be shown (``error``). Unless ``kept`` the game (and its attempt) was taken back
+    and a thread made for it removed; a ``kept`` attempt's board may have reached the player, so it stays
+    (a press on that board plays it)."""
+
+    dealt: Dealt
+    error: BaseException
+    kept: bool
+
+
+Opening = Opened | NoThread | Busy | NotPosted
+# Asked under the lock with the game in play there (or ``None``): how to end it to deal this one, or
+# ``None`` to deal nothing (the asker has said why).
+Admit = Callable[[Live | None], Awaitable[GameStatus | None]]
+
+
+async def open_deal(
+    manager: GameManager, table: Table, deal: Deal, where: Where, admit: Admit | None = None
+) -> Opening:
+    """Open ``deal`` ``where`` asked and show it through ``table``. Without ``admit`` a game in play there
+    makes the place ``Busy``. Any failure before the board is up takes back what was made (the game, its
+    attempt, the thread), a take-back that fails itself being logged, and is raised on; a failed post is
+    returned (``NotPosted``) for the caller to answer."""
+    made: int | None = None
+    if isinstance(where, Here):
+        channel_id = where.channel_id
+    elif where.channel_id is not None:
+        channel_id = made = where.channel_id
+    else:
+        made = await table.make_thread(deal.owner_id)
+        if made is None:
+            return NoThread()
+        channel_id = made
+    live: Live | None = None
+    try:
+        async with manager.turn(channel_id) as turn:
+            ending: GameStatus | None = ENDED
+            if admit is not None:
+                ending = await admit(turn.live)
+            elif turn.live is not None:
+                ending = None
+            if ending is None:
+                await _remove(table, made)
+                return Busy()
+            live = await turn.start(
+                guild_id=deal.guild_id,
+                owner_id=deal.owner_id,
+                game=deal.game,
+                daily=deal.daily,
+                event=deal.event,
+                locale=deal.locale,
+                ending=ending,
+            )
+            await manager.storage.remember_name(deal.owner_id, deal.owner_name)
+            dealt = Dealt(live, channel_id, in_thread=made is not None, broken=turn.broken is not None)
+            try:
+                message_id = await table.post(dealt)
+            except Exception as error:
+                kept = deal.attempt and table.may_have_shown(error)
+                if not kept:
+                    turn.live = None
+                    await take_back(manager, live)
+                    await _remove(table, made)
+                return NotPosted(dealt, error, kept)
+            await show_at(manager, live, message_id)
+            return Opened(dealt, message_id)
+    except Exception:
+        # Nothing of a deal whose board is not up stays half-made (the player may open it again).
+        if live is None or live.record.message_id is None:
+            if live is not None:
+                await take_back(manager, live)
+            await _remove(table, made)
+        raise
+
+
+class RaceTable(Table, Protocol):
+    """Where a race is shown: its players' boards, and its scoreboard."""
+
+    async def post_scoreboard(self, race_id: int) -> int:
+        """Show the race's scoreboard; its message id. Raises whatever the surface raised."""
+        ...
+
+    async def remove_message(self, message_id: int) -> None:
+        """Remove a scoreboard of a race that could not start (best effort)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RaceOpened:
+    race_id: int
+    threads: list[int]  # the players' threads, in the order of their deals
+    message_id: int  # the scoreboard's
+
+
+async def open_race(
+    manager: GameManager, table: RaceTable, deals: list[Deal], channel_id: int
+) -> RaceOpened | NoThread | Busy | NotPosted:
+    """A race: each deal (one a player, the same cards) opened in a thread of its own, then the race
+    stored and its scoreboard shown. If any part cannot be made, nothing of the race stays: the games,
+    threads, race and scoreboard made so far are taken back (each on its own, a failure logged), and the
+    failure returned (a deal's) or raised on."""
+    opened: list[Opened] = []
+    race_id: int | None = None
+    message_id: int | None = None
+    storage = manager.storage
+    try:
+        for deal in deals:
+            outcome = await open_deal(manager, table, deal, InThread())
+            if not isinstance(outcome, Opened):
+                await _take_back_race(manager, table, opened, race_id, message_id)
+                return outcome
+            opened.append(outcome)
+        players = [(o.dealt.live.record.owner_id, o.dealt.live.record.id) for o in opened]
+        first = deals[0]
+        race_id = await storage.create_race(first.guild_id, channel_id, first.game.code, manager.clock(), players)
+        message_id = await table.post_scoreboard(race_id)
+        await storage.set_race_message(race_id, message_id)
+    except Exception:
+        await _take_back_race(manager, table, opened, race_id, message_id)
+        raise
+    return RaceOpened(race_id, [o.dealt.channel_id for o in opened], message_id)
+
+
+async def _take_back_race(
+    manager: GameManager, table: RaceTable, opened: list[Opened], race_id: int | None, message_id: int | None
+) -> None:
+    for outcome in opened:
+        await take_back(manager, outcome.dealt.live)
+    if race_id is not None:
+        try:
+            await manager.storage.close_race(race_id, manager.clock())  # no players left: it never counts
+        except Exception:  # the other parts are still removed, and this one is seen in the log
+            log.exception("race %s not closed", race_id)
+    for outcome in opened:
+        await table.remove_thread(outcome.dealt.channel_id)
+    if message_id is not None:
+        await table.remove_message(message_id)
+
+
+async def show_at(manager: GameManager, live: Live, message_id: int) -> None:
+    """Make ``message_id`` the game's message: in memory for the presses to come, and stored."""
+    live.record.message_id = message_id
+    await manager.storage.set_message(live.record.id, message_id)
+
+
+async def take_back(manager: GameManager, live: Live) -> bool:
+    """Remove a new game nobody saw: its stored game (and daily attempt or event entry) and its engine.
+    A take-back that fails is logged with its traceback (the failure that caused it is the caller's to
+    raise); returns whether it was taken back."""
+    manager.forget(live.record.channel_id)
+    try:
+        await manager.storage.discard_game(live.record.id)
+    except Exception:
+        if live.record.counted:
+            log.exception("daily game %s: its counted attempt was left with no board", live.record.id)
+        else:
+            log.exception("game %s was not taken back: it stays with no board", live.record.id)
+        return False
+    return True
+
+
+async def _remove(table: Table, thread_id: int | None) -> None:
+    if thread_id is not None:
+        await table.remove_thread(thread_id)
