@@ -305,6 +305,8 @@ class SQLiteStorage(Storage):
         again one unit at a time, each waited for before its savepoint is released or rolled back."""
         writer = self._writer
         async with writer.lock:
+            if len(units) == 1:
+                return [await self._alone(writer, units[0])]
             try:
                 outcomes = await self._all_at_once(writer, units)
                 if outcomes is None:
@@ -316,6 +318,28 @@ class SQLiteStorage(Storage):
                 await writer.rollback()
                 raise
         return outcomes
+
+    @staticmethod
+    async def _alone(writer: Connection, work: Work[Any]) -> tuple[bool, Any]:
+        """A group of one unit: its transaction is its isolation (a savepoint would isolate it from no
+        other unit), so it runs with none; should it fail, the transaction is rolled back."""
+        assert writer.pipe is not None
+        try:
+            await writer.statement("BEGIN IMMEDIATE")
+            writer.pipe.clear()
+            try:
+                result = await work(writer.tx())
+                await writer.pipe.flush()
+            except Exception as error:  # DailyTaken, MoveConflict, a key, a bug: nothing of it is kept
+                if _locked(error):
+                    raise
+                await writer.rollback()
+                return False, error
+            await writer.run(writer.connection.commit())
+        except BaseException:
+            await writer.rollback()
+            raise
+        return True, result
 
     @staticmethod
     async def _all_at_once(writer: Connection, units: list[Work[Any]]) -> list[tuple[bool, Any]] | None:
