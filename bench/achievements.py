@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pyramide_service.credits import daily_tier_of
 from pyramide_service.storage import GameRecord, Storage, from_url
 from pyramide_service.storage.codec import pack_log
-from pyramide_service.storage.units import many
+from pyramide_service.storage.units import Tx
 
 SIZES = (1_000, 5_000, 10_000)
 T0 = 1_767_225_600  # 2026-01-01
@@ -70,7 +70,12 @@ INSERT = (
 
 async def insert(storage: Storage, rows: list[tuple]) -> None:
     for start in range(0, len(rows), 2000):
-        await storage._write(many(INSERT, rows[start : start + 2000]), long=True)  # type: ignore[attr-defined]
+        batch = rows[start : start + 2000]
+
+        async def work(db: Tx, batch: list[tuple] = batch) -> None:
+            await db.many(INSERT, batch)
+
+        await storage._write(work, several=False, long=True, retry=False)
 
 
 async def crediting(url: str) -> None:

@@ -2,8 +2,8 @@
 
 A player whose finished games predate the achievements is credited lazily: the first ``/pyramide stats``
 or ``/pyramide achievements`` (or a finished game) starts a task that credits their history a chunk at a
-time (``Storage.credit_history``: one short transaction each, the fold run in SQLite's writer thread or
-between PostgreSQL's statements), yielding to the event loop between chunks, so a server with a million
+time (``Storage.credit_history``: one short transaction each, the fold run between its statements, on
+either backend), yielding to the event loop between chunks, so a server with a million
 stored games never blocks a press. One task per player at most; whoever makes a ``Credits`` closes it.
 """
 

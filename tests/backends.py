@@ -9,8 +9,8 @@ from pathlib import Path
 
 from pyramide_service.storage import Storage, from_url, schema
 from pyramide_service.storage.postgres import PostgresStorage
-from pyramide_service.storage.queries import postgres_sql
 from pyramide_service.storage.sqlite import SQLiteStorage
+from pyramide_service.storage.units import Tx, postgres_sql
 
 
 def twin(storage: Storage) -> Storage:
@@ -29,12 +29,10 @@ async def raw(storage: Storage, statement: str, *args: object) -> list[tuple]:
             return [tuple(row) for row in await connection.fetch(postgres_sql(statement), *args)]
     assert isinstance(storage, SQLiteStorage)
 
-    def run(connection: sqlite3.Connection) -> list[tuple]:  # in the writer's thread, between two groups
-        rows = [tuple(row) for row in connection.execute(statement, args).fetchall()]
-        connection.commit()
-        return rows
+    async def run(db: Tx) -> list[tuple]:  # a unit of the writer's next group, committed with it
+        return [tuple(row) for row in await db.rows(statement, *args)]
 
-    return await storage.db.run(run)
+    return await storage._write(run, several=True, long=False, retry=False)
 
 
 @contextmanager

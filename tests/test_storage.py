@@ -586,24 +586,29 @@ async def test_moves_of_many_channels_pressed_together_are_all_stored(database_u
 async def test_writes_arriving_together_share_commits_and_each_runs_whole(storage):
     """Group commit on SQLite's writer thread: presses of many channels together cost fewer commits than
     presses, and each unit's statements run between its own savepoint and its release, with no other
-    unit's statement among them."""
+    unit's statement among them (a group of one unit needs no savepoint: its transaction is its own)."""
     manager = GameManager(storage)
     for channel in range(1, 13):
         await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
     statements: list[str] = []
-    await storage.db.run(lambda connection: connection.set_trace_callback(statements.append))
+    await storage.db.set_trace_callback(statements.append)
     try:
         await asyncio.gather(*(play(manager, channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
     finally:
-        await storage.db.run(lambda connection: connection.set_trace_callback(None))
+        await storage.db.set_trace_callback(None)
     writes = [s for s in statements if not s.startswith("SELECT")]
     commits = sum(1 for s in writes if s == "COMMIT")
     assert 1 <= commits < 12
     units: list[list[str]] = []
+    group = 0  # where the current group's first unit is
     for statement in writes:
-        if statement == "SAVEPOINT unit":
+        if statement == "BEGIN IMMEDIATE":
+            group = len(units)
             units.append([])
-        elif statement not in ("RELEASE unit", "BEGIN IMMEDIATE", "COMMIT"):
+        elif statement == "SAVEPOINT unit":
+            if units[group]:  # a second unit of this group
+                units.append([])
+        elif statement not in ("RELEASE unit", "COMMIT"):
             units[-1].append(statement)
     assert len(units) == 12
     games = []

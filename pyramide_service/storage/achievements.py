@@ -22,9 +22,9 @@ from typing import Any
 
 from pyramide.achievements import GameFacts, Progress, credit
 
-from . import GameRecord
 from .codec import unpack_log
-from .units import Mode, Program, Step, Unit
+from .records import GameRecord
+from .units import Backend, Tx, read, write
 
 # The deal's difficulty of a counted daily (its day), when known; passed in by the caller (the storage
 # does not know the daily's schedule).
@@ -91,10 +91,6 @@ class Rarity:
         return min(1.0, self.holders.get(key, 0) / self.players) if self.players else 0.0
 
 
-def _step(kind: Mode, sql: str, *args: Any) -> Step:
-    return Step(sql, args, kind)
-
-
 def _facts_of_record(record: GameRecord, counted: bool, race_won: bool) -> GameFacts:
     return GameFacts(
         game_id=record.id,
@@ -131,122 +127,108 @@ def _facts_of_row(found: Sequence[Any], tier_of: TierOf) -> GameFacts:
     )
 
 
-def _unlock(player_id: int, keys: list[str], facts: GameFacts) -> Program[list[str]]:
+async def _unlock(db: Tx, player_id: int, keys: list[str], facts: GameFacts) -> list[str]:
     """Insert the keys; those whose insert returned are this unit's to announce."""
     new = []
     for key in keys:
-        if (yield _step("value", UNLOCK, player_id, key, facts.finished_at, facts.game_id)) is not None:
+        if await db.value(UNLOCK, player_id, key, facts.finished_at, facts.game_id) is not None:
             new.append(key)
     return new
 
 
-def credit_finished(record: GameRecord, counted: bool) -> Program[tuple[str, ...] | None]:
-    """A step of ``finish_game``: credit the game just closed to its player, returning the achievements it
+async def credit_finished(db: Tx, record: GameRecord, counted: bool) -> tuple[str, ...] | None:
+    """A part of ``finish_game``: credit the game just closed to its player, returning the achievements it
     unlocked (announced by the caller), or ``None`` when the player's earlier history is still to be
     credited (``credit_history`` will count this game too)."""
     player = record.owner_id
-    found = yield _step("one", LOCK_PROGRESS, player)
+    found = await db.row(LOCK_PROGRESS, player)
     if found is None:
         # A first finish: a player without history starts complete; one with a history from before the
         # achievements starts at nothing, credited in the background (this game with it). Either insert
         # may meet a row another transaction made meanwhile: then that row decides.
-        fresh = (yield _step("value", OTHER_FINISHED, player, record.id)) is None
-        started = yield _step("value", START_PROGRESS, player, 0, fresh, "")
+        fresh = await db.value(OTHER_FINISHED, player, record.id) is None
+        started = await db.value(START_PROGRESS, player, 0, fresh, "")
         if started is None:
-            found = yield _step("one", LOCK_PROGRESS, player)
+            found = await db.row(LOCK_PROGRESS, player)
         elif fresh:
             found = (0, True, "")
         else:
             return None
+    assert found is not None
     credited_to, complete, state = int(found[0]), bool(found[1]), str(found[2])
     if not complete and record.id > credited_to:
         return None  # the history's chunks have not read this far: they will credit it
-    race_won = (yield _step("value", RACE_WON, record.id)) is not None
+    race_won = await db.value(RACE_WON, record.id) is not None
     facts = _facts_of_record(record, counted, race_won)
     progress = Progress.from_json(state)
     keys = credit(progress, facts)
-    yield _step("changed", SAVE_PROGRESS, max(credited_to, record.id), complete, progress.to_json(), player)
-    return tuple((yield from _unlock(player, keys, facts)))
+    await db.execute(SAVE_PROGRESS, max(credited_to, record.id), complete, progress.to_json(), player)
+    return tuple(await _unlock(db, player, keys, facts))
 
 
-def credit_history(player_id: int, tier_of: TierOf, limit: int = CHUNK) -> Program[bool]:
-    """Credit the next ``limit`` finished games of a player's history (one short transaction); returns
-    whether the whole history is credited. What it unlocks is not announced (it was earned before)."""
-    # Only a player with a finished game gets a progress row: looking at someone's card stores nothing.
-    yield _step("changed", START_PLAYERS_PROGRESS, player_id, player_id)
-    found = yield _step("one", LOCK_PROGRESS, player_id)
-    if found is None:
-        return True  # nothing of theirs to credit
-    credited_to, complete, state = int(found[0]), bool(found[1]), str(found[2])
-    if complete:
-        return True
-    games = yield _step("all", HISTORY, player_id, credited_to, limit)
-    progress = Progress.from_json(state)
-    for game in games:
-        facts = _facts_of_row(game, tier_of)
-        yield from _unlock(player_id, credit(progress, facts), facts)
-    last = int(games[-1][0]) if games else credited_to
-    done = len(games) < limit
-    yield _step("changed", SAVE_PROGRESS, last, done, progress.to_json(), player_id)
-    return done
-
-
-def award(player_id: int, key: str, at: float, game_id: int | None) -> Program[bool]:
+async def award(db: Tx, player_id: int, key: str, at: float, game_id: int | None) -> bool:
     """An achievement awarded by the unit that decides it (a perfect loss, an event's podium): whether
-    this unit unlocked it (and so announces it). Usable inside another unit (``yield from``)."""
-    found = yield _step("value", UNLOCK, player_id, key, at, game_id)
+    this unit unlocked it (and so announces it). A part of other units too (an event's end)."""
+    found = await db.value(UNLOCK, player_id, key, at, game_id)
     if found is not None:
-        progress = yield _step("one", LOCK_PROGRESS, player_id)
+        progress = await db.row(LOCK_PROGRESS, player_id)
         if progress is not None:  # keep the fold's set in step with the table
             state = Progress.from_json(str(progress[2]))
             state.unlocked.add(key)
-            yield _step("changed", SAVE_PROGRESS, int(progress[0]), bool(progress[1]), state.to_json(), player_id)
+            await db.execute(SAVE_PROGRESS, int(progress[0]), bool(progress[1]), state.to_json(), player_id)
     return found is not None
 
 
-def forget(player_id: int) -> Program[None]:
+async def forget(db: Tx, player_id: int) -> None:
     for statement in FORGET:
-        yield _step("changed", statement, player_id)
+        await db.execute(statement, player_id)
 
 
-def unlocked(player_id: int) -> Unit:
-    return _step("all", UNLOCKED, player_id)
+class AchievementStorage(Backend):
+    """The achievements' part of ``Storage``."""
 
+    @write(several=True)
+    async def credit_history(self, db: Tx, player_id: int, tier_of: TierOf, limit: int = CHUNK) -> bool:
+        """Credit the next ``limit`` finished games of a player's history (one short transaction); returns
+        whether the whole history is credited. What it unlocks is not announced (it was earned before)."""
+        # Only a player with a finished game gets a progress row: looking at someone's card stores nothing.
+        await db.execute(START_PLAYERS_PROGRESS, player_id, player_id)
+        found = await db.row(LOCK_PROGRESS, player_id)
+        if found is None:
+            return True  # nothing of theirs to credit
+        credited_to, complete, state = int(found[0]), bool(found[1]), str(found[2])
+        if complete:
+            return True
+        games = await db.rows(HISTORY, player_id, credited_to, limit)
+        progress = Progress.from_json(state)
+        for game in games:
+            facts = _facts_of_row(game, tier_of)
+            await _unlock(db, player_id, credit(progress, facts), facts)
+        last = int(games[-1][0]) if games else credited_to
+        done = len(games) < limit
+        await db.execute(SAVE_PROGRESS, last, done, progress.to_json(), player_id)
+        return done
 
-def rarity(guild_id: int | None) -> Program[Rarity]:
-    if guild_id is None:
-        players = yield _step("value", ALL_PLAYERS)
-        holders = yield _step("all", ALL_HOLDERS)
-    else:
-        players = yield _step("value", SERVER_PLAYERS, guild_id)
-        holders = yield _step("all", SERVER_HOLDERS, guild_id)
-    return Rarity(int(players or 0), {str(k): int(n) for k, n in holders})
+    @read()
+    async def history_credited(self, db: Tx, player_id: int) -> bool:
+        return bool(await db.value(PROGRESS_COMPLETE, player_id))
 
+    @write(several=True)
+    async def award(self, db: Tx, player_id: int, key: str, at: float, game_id: int | None = None) -> bool:
+        return await award(db, player_id, key, at, game_id)
 
-class AchievementStorage:
-    """The achievements' part of ``SQLStorage`` (mixed into it)."""
-
-    async def _read(self, unit: Unit, *, long: bool = False) -> Any:
-        raise NotImplementedError
-
-    async def _write(self, unit: Unit, *, long: bool = False, retry: bool = True) -> Any:
-        raise NotImplementedError
-
-    async def credit_history(self, player_id: int, tier_of: TierOf, limit: int = CHUNK) -> bool:
-        """Credit one chunk of a player's history; True once all of it is credited."""
-        return bool(await self._write(lambda: credit_history(player_id, tier_of, limit)))
-
-    async def history_credited(self, player_id: int) -> bool:
-        return bool(await self._read(_step("value", PROGRESS_COMPLETE, player_id)))
-
-    async def award(self, player_id: int, key: str, at: float, game_id: int | None = None) -> bool:
-        return bool(await self._write(lambda: award(player_id, key, at, game_id)))
-
-    async def unlocked(self, player_id: int) -> list[Unlocked]:
-        found = await self._read(unlocked(player_id))
+    @read()
+    async def unlocked(self, db: Tx, player_id: int) -> list[Unlocked]:
+        found = await db.rows(UNLOCKED, player_id)
         return [Unlocked(str(k), float(at), int(g) if g is not None else None) for k, at, g in found]
 
-    async def rarity(self, guild_id: int | None) -> Rarity:
+    @read(several=True)
+    async def rarity(self, db: Tx, guild_id: int | None) -> Rarity:
         """Each achievement's holders among a server's players (``None``: among all players)."""
-        found: Rarity = await self._read(lambda: rarity(guild_id))
-        return found
+        if guild_id is None:
+            players = await db.value(ALL_PLAYERS)
+            holders = await db.rows(ALL_HOLDERS)
+        else:
+            players = await db.value(SERVER_PLAYERS, guild_id)
+            holders = await db.rows(SERVER_HOLDERS, guild_id)
+        return Rarity(int(players or 0), {str(k): int(n) for k, n in holders})

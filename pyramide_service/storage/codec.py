@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from . import GameRecord
+from .records import GameRecord
 from .schema import BOOL, TABLE, columns
 
 # The stored columns of a game that are GameRecord fields, in the order of the SELECTs.

@@ -1,5 +1,5 @@
-"""The queries of server events, written once for both backends (``?`` placeholders), as units of work
-(see ``queries``). What protects each rule under READ COMMITTED:
+"""Server events: their queries and operations, written once for both backends (``?`` placeholders,
+``units``). What protects each rule under READ COMMITTED:
 
 - at most three running events a server: a slot (1-3) each, unique among the running events (the partial
   index ``events_running_slot``); two starts taking the last slot at once: one insert is skipped;
@@ -18,7 +18,8 @@ from typing import Any
 
 from pyramide.achievements import EVENT_PODIUM, EVENT_WON
 
-from . import (
+from .achievements import award
+from .records import (
     EventEntry,
     EventNotStarted,
     EventOver,
@@ -30,9 +31,8 @@ from . import (
     GameRecord,
     StorageOutcomeUnknown,
 )
-from .achievements import award
 from .settling import RESOLVE_SECONDS, look_up
-from .units import Program, Unit, changed, many, row, rows, scalar
+from .units import Backend, Tx, read, write
 
 PODIUM = 3  # the places an event's podium holds (pyramide.tournament.PODIUM)
 
@@ -72,6 +72,9 @@ INSERT_EVENT = (
     "INSERT INTO events (guild_id, channel_id, slot, name, rules, difficulty, deals, created_by, created_at,"
     " ends_at, locale) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"
 )
+# An event's key: its server, its starter and the moment of the start (how a start whose write had an
+# unknown outcome is looked up).
+STARTED_EVENT = "SELECT MIN(id) FROM events WHERE guild_id = ? AND created_by = ? AND created_at = ?"
 # An event's key: its server, its starter and the moment of the start (how a start whose write had an
 # unknown outcome is looked up).
 STARTED_EVENT = "SELECT MIN(id) FROM events WHERE guild_id = ? AND created_by = ? AND created_at = ?"
@@ -122,23 +125,24 @@ PLAYER_STATS = (
 )
 
 
-def open_entry(record: GameRecord, game_id: int) -> Program[None]:
+async def open_entry(db: Tx, record: GameRecord, game_id: int) -> None:
     """In the transaction that stores the game: its player's one entry at that deal, while the event runs."""
     if record.event_id is None:
         return
-    if not (yield changed(TOUCH_RUNNING_EVENT, record.event_id, record.created_at)):
+    if not await db.changed(TOUCH_RUNNING_EVENT, record.event_id, record.created_at):
         raise EventOver()
-    if not (yield changed(OPEN_ENTRY, record.event_id, record.event_deal, record.owner_id, game_id, record.created_at)):
+    entry = (record.event_id, record.event_deal, record.owner_id, game_id, record.created_at)
+    if not await db.changed(OPEN_ENTRY, *entry):
         raise EventTaken()
 
 
-def close_entry(record: GameRecord) -> Program[None]:
+async def close_entry(db: Tx, record: GameRecord) -> None:
     """In the transaction that closes the game: its entry's result, if finished before the deadline."""
     if record.event_id is None:
         return
-    if (yield changed(TOUCH_RUNNING_EVENT, record.event_id, record.finished_at or 0.0)):
+    if await db.changed(TOUCH_RUNNING_EVENT, record.event_id, record.finished_at or 0.0):
         values = (record.status, record.removed, record.score, record.seconds, record.hints, record.finished_at)
-        yield changed(CLOSE_ENTRY, *values, record.id)
+        await db.execute(CLOSE_ENTRY, *values, record.id)
 
 
 def _event(found: Sequence[Any], codes: tuple[str, ...]) -> EventRecord:
@@ -176,89 +180,31 @@ def _standing(found: Sequence[Any]) -> EventStanding:
     )
 
 
-def load_event(event_id: int) -> Program[EventRecord | None]:
-    found = yield row(EVENT, event_id)
-    if found is None:
-        return None
-    codes = tuple(str(r[0]) for r in (yield rows(DEAL_CODES, event_id)))
-    return _event(found, codes)
-
-
-def load_events(sql: str, *args: Any) -> Program[list[EventRecord]]:
-    found = yield rows(sql, *args)
+async def _load_events(db: Tx, found: Sequence[Sequence[Any]]) -> list[EventRecord]:
     events = []
     for event in found:
-        codes = tuple(str(r[0]) for r in (yield rows(DEAL_CODES, int(event[0]))))
+        codes = tuple(str(r[0]) for r in await db.rows(DEAL_CODES, int(event[0])))
         events.append(_event(event, codes))
     return events
 
 
-def create_event(
-    guild_id: int,
-    channel_id: int,
-    name: str,
-    rules: str,
-    difficulty: str | None,
-    deals: Sequence[tuple[str, str]],
-    created_by: int,
-    at: float,
-    ends_at: float,
-    locale: str | None,
-) -> Program[int | None]:
-    """A new running event with its deals (code, deal key), in a free slot of its server (``None``: three
-    run already). A start racing another for the last slot finds it taken and looks again (READ COMMITTED:
-    the next statement sees the other's committed row)."""
-    for _ in range(3):
-        slot = yield scalar(FREE_SLOT, guild_id)
-        if slot is None:
-            return None
-        event_id = yield scalar(
-            INSERT_EVENT,
-            guild_id,
-            channel_id,
-            int(slot),
-            name,
-            rules,
-            difficulty,
-            len(deals),
-            created_by,
-            at,
-            ends_at,
-            locale,
-        )
-        if event_id is not None:
-            yield many(INSERT_DEAL, [(int(event_id), i, code, deal) for i, (code, deal) in enumerate(deals)])
-            return int(event_id)
-    return None
+def _entry(found: Sequence[Any]) -> EventEntry:
+    return EventEntry(
+        int(found[0]),
+        int(found[1]),
+        int(found[2]),
+        int(found[3]),
+        float(found[4]),
+        found[5],
+        int(found[6]),
+        int(found[7]),
+        float(found[8]) if found[8] is not None else None,
+        int(found[9]),
+    )
 
 
-def end_event(event_id: int, at: float, cancelled: bool) -> Program[list[EventStanding] | None]:
-    """Decide an event's end once: the final standings (deals in play counted as they stand), or, cancelled,
-    no standings at all. ``None`` for every caller but the one that ended it."""
-    if not (yield changed(CLAIM_END, at, cancelled, event_id)):
-        return None
-    if cancelled:
-        yield changed(DISCARD_ENTRIES, event_id)
-        return []
-    yield changed(FREEZE_ENTRIES, at, at, event_id)
-    standings = [_standing(r) for r in (yield rows(STANDINGS, event_id))]
-    # The achievements the final standings unlock, in the transaction that decides them (once: only the
-    # caller that ended the event gets here).
-    for place, standing in enumerate(standings[:PODIUM], start=1):
-        yield from award(standing.player_id, EVENT_PODIUM, at, None)
-        if place == 1:
-            yield from award(standing.player_id, EVENT_WON, at, None)
-    return standings
-
-
-class EventQueries:
-    """The events' part of ``SQLStorage`` (a backend provides ``_read`` and ``_write``)."""
-
-    async def _read(self, unit: Unit, *, long: bool = False) -> Any:
-        raise NotImplementedError
-
-    async def _write(self, unit: Unit, *, long: bool = False, retry: bool = True) -> Any:
-        raise NotImplementedError
+class EventQueries(Backend):
+    """The events' part of ``Storage``."""
 
     async def settle(self, unknown: StorageOutcomeUnknown) -> None:
         raise NotImplementedError
@@ -284,88 +230,144 @@ class EventQueries:
         left without its announcement); absent, ``EventNotStarted``; with the database still silent after
         ``resolve_seconds``, ``EventStartUnknown``."""
         try:
-            found = await self._write(
-                lambda: create_event(
-                    guild_id, channel_id, name, rules, difficulty, deals, created_by, at, ends_at, locale
-                ),
-                retry=False,  # a retry could make it twice
+            return await self._start_event(
+                guild_id, channel_id, name, rules, difficulty, deals, created_by, at, ends_at, locale
             )
         except StorageOutcomeUnknown as unknown:
             try:
                 found = await look_up(
-                    self, unknown, lambda: self._read(scalar(STARTED_EVENT, guild_id, created_by, at)), resolve_seconds
+                    self, unknown, lambda: self._started_event(guild_id, created_by, at), resolve_seconds
                 )
             except StorageOutcomeUnknown:
                 raise EventStartUnknown(str(unknown), unknown.session, cut=unknown.cut) from unknown
             if found is None:
                 raise EventNotStarted(f"event {name!r} of server {guild_id} was not stored (looked up)") from unknown
+            return found
+
+    @read()
+    async def _started_event(self, db: Tx, guild_id: int, created_by: int, at: float) -> int | None:
+        found = await db.value(STARTED_EVENT, guild_id, created_by, at)
         return int(found) if found is not None else None
 
-    async def event(self, event_id: int) -> EventRecord | None:
-        found: EventRecord | None = await self._read(lambda: load_event(event_id))
-        return found
-
-    async def events_of_guild(self, guild_id: int, limit: int = 10) -> list[EventRecord]:
-        """A server's running events, then its past ones, newest first."""
-        found: list[EventRecord] = await self._read(lambda: load_events(EVENTS_OF_GUILD, guild_id, limit))
-        return found
-
-    async def running_events(self) -> list[EventRecord]:
-        found: list[EventRecord] = await self._read(lambda: load_events(RUNNING))
-        return found
-
-    async def set_event_message(self, event_id: int, message_id: int) -> None:
-        await self._write(changed(SET_MESSAGE, message_id, event_id))
-
-    async def set_event_results(self, event_id: int, message_id: int) -> None:
-        await self._write(changed(SET_RESULTS, message_id, event_id))
-
-    async def is_running_deal(self, deal: str) -> bool:
-        """Whether ``deal`` (a deal key) is a deal of a running event, anywhere."""
-        return (await self._read(scalar(RUNNING_DEAL, deal))) is not None
-
-    async def event_entries(self, event_id: int, player_id: int) -> list[EventEntry]:
-        found = await self._read(rows(ENTRIES, event_id, player_id))
-        return [
-            EventEntry(
-                int(r[0]),
-                int(r[1]),
-                int(r[2]),
-                int(r[3]),
-                float(r[4]),
-                r[5],
-                int(r[6]),
-                int(r[7]),
-                float(r[8]) if r[8] is not None else None,
-                int(r[9]),
+    @write(several=True, retry=False)  # a retry could make it twice
+    async def _start_event(
+        self,
+        db: Tx,
+        guild_id: int,
+        channel_id: int,
+        name: str,
+        rules: str,
+        difficulty: str | None,
+        deals: Sequence[tuple[str, str]],
+        created_by: int,
+        at: float,
+        ends_at: float,
+        locale: str | None = None,
+    ) -> int | None:
+        """A new running event with its deals (code, deal key), in a free slot of its server (``None``: three
+        run already). A start racing another for the last slot finds it taken and looks again (READ
+        COMMITTED: the next statement sees the other's committed row)."""
+        for _ in range(3):
+            slot = await db.value(FREE_SLOT, guild_id)
+            if slot is None:
+                return None
+            event_id = await db.value(
+                INSERT_EVENT,
+                guild_id,
+                channel_id,
+                int(slot),
+                name,
+                rules,
+                difficulty,
+                len(deals),
+                created_by,
+                at,
+                ends_at,
+                locale,
             )
-            for r in found
-        ]
+            if event_id is not None:
+                await db.many(INSERT_DEAL, [(int(event_id), i, code, deal) for i, (code, deal) in enumerate(deals)])
+                return int(event_id)
+        return None
 
-    async def event_standings(self, event_id: int) -> list[EventStanding]:
+    @read(several=True)
+    async def event(self, db: Tx, event_id: int) -> EventRecord | None:
+        found = await db.row(EVENT, event_id)
+        if found is None:
+            return None
+        return _event(found, tuple(str(r[0]) for r in await db.rows(DEAL_CODES, event_id)))
+
+    @read(several=True)
+    async def events_of_guild(self, db: Tx, guild_id: int, limit: int = 10) -> list[EventRecord]:
+        """A server's running events, then its past ones, newest first."""
+        return await _load_events(db, await db.rows(EVENTS_OF_GUILD, guild_id, limit))
+
+    @read(several=True)
+    async def running_events(self, db: Tx) -> list[EventRecord]:
+        return await _load_events(db, await db.rows(RUNNING))
+
+    @write()
+    async def set_event_message(self, db: Tx, event_id: int, message_id: int) -> None:
+        await db.execute(SET_MESSAGE, message_id, event_id)
+
+    @write()
+    async def set_event_results(self, db: Tx, event_id: int, message_id: int) -> None:
+        await db.execute(SET_RESULTS, message_id, event_id)
+
+    @read()
+    async def is_running_deal(self, db: Tx, deal: str) -> bool:
+        """Whether ``deal`` (a deal key) is a deal of a running event, anywhere."""
+        return await db.value(RUNNING_DEAL, deal) is not None
+
+    @read()
+    async def event_entries(self, db: Tx, event_id: int, player_id: int) -> list[EventEntry]:
+        return [_entry(r) for r in await db.rows(ENTRIES, event_id, player_id)]
+
+    @read()
+    async def event_standings(self, db: Tx, event_id: int) -> list[EventStanding]:
         """The players by their totals over the deals they finished (docs/events.md), best first."""
-        return [_standing(r) for r in await self._read(rows(STANDINGS, event_id))]
+        return [_standing(r) for r in await db.rows(STANDINGS, event_id)]
 
-    async def end_event(self, event_id: int, at: float, *, cancelled: bool = False) -> list[EventStanding] | None:
-        """End (or cancel) an event, decided once by the database: the final standings for the caller that
-        ended it, ``None`` for any other (another process, a second press, the loop a moment later)."""
-        found: list[EventStanding] | None = await self._write(lambda: end_event(event_id, at, cancelled))
-        return found
+    @write(several=True)
+    async def end_event(
+        self, db: Tx, event_id: int, at: float, *, cancelled: bool = False
+    ) -> list[EventStanding] | None:
+        """End (or cancel) an event, decided once by the database: the final standings (deals in play
+        counted as they stand), or, cancelled, no standings at all, for the caller that ended it; ``None``
+        for any other (another process, a second press, the loop a moment later)."""
+        if not await db.changed(CLAIM_END, at, cancelled, event_id):
+            return None
+        if cancelled:
+            await db.execute(DISCARD_ENTRIES, event_id)
+            return []
+        await db.execute(FREEZE_ENTRIES, at, at, event_id)
+        standings = [_standing(r) for r in await db.rows(STANDINGS, event_id)]
+        # The achievements the final standings unlock, in the transaction that decides them (once: only the
+        # caller that ended the event gets here).
+        for place, standing in enumerate(standings[:PODIUM], start=1):
+            await award(db, standing.player_id, EVENT_PODIUM, at, None)
+            if place == 1:
+                await award(db, standing.player_id, EVENT_WON, at, None)
+        return standings
 
-    async def claim_announcement(self, event_id: int, at: float) -> bool:
+    @write()
+    async def claim_announcement(self, db: Tx, event_id: int, at: float) -> bool:
         """Whether this caller posts the ended event's results (``True`` once, for one caller)."""
-        return bool(await self._write(changed(CLAIM_ANNOUNCEMENT, at, event_id)))
+        return bool(await db.changed(CLAIM_ANNOUNCEMENT, at, event_id))
 
-    async def release_announcement(self, event_id: int) -> None:
+    @write()
+    async def release_announcement(self, db: Tx, event_id: int) -> None:
         """Give back a claim whose results' post was lost (not refused): a later check claims and posts."""
-        await self._write(changed(RELEASE_ANNOUNCEMENT, event_id))
+        await db.execute(RELEASE_ANNOUNCEMENT, event_id)
 
-    async def due_events(self, now: float) -> list[tuple[int, int]]:
+    @read()
+    async def due_events(self, db: Tx, now: float) -> list[tuple[int, int]]:
         """(event, server) of the events past their deadline or ended, whose results were not posted."""
-        return [(int(r[0]), int(r[1])) for r in await self._read(rows(DUE, now))]
+        return [(int(r[0]), int(r[1])) for r in await db.rows(DUE, now)]
 
-    async def event_stats(self, guild_id: int, player_id: int) -> EventStats:
+    @read()
+    async def event_stats(self, db: Tx, guild_id: int, player_id: int) -> EventStats:
         """A player's ended events on a server: played, on the podium, won."""
-        found = await self._read(row(PLAYER_STATS, guild_id, player_id))
+        found = await db.row(PLAYER_STATS, guild_id, player_id)
         played, podiums, wins = found if found else (0, 0, 0)
         return EventStats(int(played or 0), int(podiums or 0), int(wins or 0))

@@ -15,9 +15,9 @@ from typing import Any
 
 from pyramide.achievements import PERFECT_LOSS
 
-from . import GameRecord
 from .achievements import award
-from .units import Program, Step, Unit
+from .records import GameRecord
+from .units import Backend, Tx, read, write
 
 OWE_VERDICT = (
     "INSERT INTO verdicts_owed (game_id, player_id, code, removed, finished_at) SELECT ?, ?, ?, ?, ?"
@@ -39,42 +39,36 @@ class OwedVerdict:
     finished_at: float
 
 
-def owe_verdict(record: GameRecord) -> Program[None]:  # (its row tells: ``record.owes_verdict``)
-    """Inside ``finish_game``: a game that was not won owes the verdict on its deal."""
+async def owe_verdict(db: Tx, record: GameRecord) -> None:
+    """Inside ``finish_game``: a game that was not won owes the verdict on its deal (its row tells:
+    ``record.owes_verdict``)."""
     at = record.finished_at or 0.0
     args = (record.id, record.owner_id, record.code, record.removed, at, record.owner_id, PERFECT_LOSS)
-    record.owes_verdict = bool((yield Step(OWE_VERDICT, args, "changed")))
-
-
-def pay_verdict(game_id: int, perfect: bool) -> Program[bool]:
-    """The verdict arrived: the row goes, and a perfect loss is awarded by whoever removed it. Returns
-    whether this unit unlocked the achievement (and so announces it)."""
-    found = yield Step(PAY_VERDICT, (game_id,), "one")
-    if found is None or not perfect:
-        return False
-    return (yield from award(int(found[0]), PERFECT_LOSS, float(found[1]), game_id))
+    record.owes_verdict = bool(await db.changed(OWE_VERDICT, *args))
 
 
 def _owed(found: Any) -> OwedVerdict:
     return OwedVerdict(int(found[0]), int(found[1]), str(found[2]), int(found[3]), float(found[4]))
 
 
-class OwedStorage:
-    """The owed verdicts' part of ``SQLStorage`` (mixed into it)."""
+class OwedStorage(Backend):
+    """The owed verdicts' part of ``Storage``."""
 
-    async def _read(self, unit: Unit, *, long: bool = False) -> Any:
-        raise NotImplementedError
-
-    async def _write(self, unit: Unit, *, long: bool = False, retry: bool = True) -> Any:
-        raise NotImplementedError
-
-    async def owed_verdicts(self, limit: int = 1000) -> list[OwedVerdict]:
+    @read()
+    async def owed_verdicts(self, db: Tx, limit: int = 1000) -> list[OwedVerdict]:
         """The games whose verdict is still owed, oldest first."""
-        return [_owed(found) for found in await self._read(Step(OWED, (limit,), "all"))]
+        return [_owed(found) for found in await db.rows(OWED, limit)]
 
-    async def owed_verdict(self, game_id: int) -> OwedVerdict | None:
-        found = await self._read(Step(OWED_OF, (game_id,), "one"))
+    @read()
+    async def owed_verdict(self, db: Tx, game_id: int) -> OwedVerdict | None:
+        found = await db.row(OWED_OF, game_id)
         return _owed(found) if found is not None else None
 
-    async def pay_verdict(self, game_id: int, perfect: bool) -> bool:
-        return bool(await self._write(lambda: pay_verdict(game_id, perfect)))
+    @write(several=True)
+    async def pay_verdict(self, db: Tx, game_id: int, perfect: bool) -> bool:
+        """The verdict arrived: the row goes, and a perfect loss is awarded by whoever removed it. Returns
+        whether this unit unlocked the achievement (and so announces it)."""
+        found = await db.row(PAY_VERDICT, game_id)
+        if found is None or not perfect:
+            return False
+        return await award(db, int(found[0]), PERFECT_LOSS, float(found[1]), game_id)

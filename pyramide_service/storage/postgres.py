@@ -1,8 +1,8 @@
 """PostgreSQL storage through asyncpg, for deployments of several processes on one database.
 
-The schema and the queries are SQLite's (``schema``, ``queries``): this module only runs them. The schema
+The schema and the operations are SQLite's (``schema``, ``units``): this module only runs them. The schema
 version is kept in ``pyramide_schema``; processes starting together migrate one at a time under an
-advisory lock. A unit of one statement runs in its own transaction, a program of several in one
+advisory lock. A unit of one statement runs alone (its own transaction), a unit of several in one
 transaction (a read in one REPEATABLE READ snapshot).
 
 Each move is one statement on a pooled connection: concurrent commits of many
@@ -22,18 +22,18 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import asyncpg
 
-from . import GameRecord, MoveConflict, StorageError, StorageOutcomeUnknown, StorageUnavailable, redact
+from . import redact
 from . import schema as schema_
-from .codec import encode_action
-from .events import EventQueries
 from .outage import Outage
-from .queries import PROBE, STORE_MOVE_IN_ONE, SQLStorage, Step, Unit, postgres_sql, scalar
+from .queries import PROBE, Storage
+from .records import StorageError, StorageOutcomeUnknown, StorageUnavailable
+from .units import Dialect, Work, postgres_sql
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -65,7 +65,7 @@ _SLOW: tuple[type[BaseException], ...] = (
 )
 
 
-class PostgresStorage(SQLStorage, EventQueries):
+class PostgresStorage(Storage):
     """Storage on a PostgreSQL database named by a ``postgresql://USER[:PASSWORD]@HOST:PORT/DBNAME`` URL."""
 
     def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:
@@ -257,52 +257,27 @@ class PostgresStorage(SQLStorage, EventQueries):
         if not await self._run(work):
             raise StorageUnavailable(f"the session of a write on {self.where} is still running")
 
-    async def _read(self, unit: Unit, *, long: bool = False) -> Any:
-        """One statement, or a program of several in one read-only snapshot (REPEATABLE READ)."""
+    async def _read(self, work: Work[T], *, several: bool, long: bool) -> T:
+        """One statement alone, or several in one read-only snapshot (REPEATABLE READ)."""
 
-        async def work(connection: asyncpg.Connection) -> Any:
-            if isinstance(unit, Step):
-                return await _step(connection, unit)
+        async def run(connection: asyncpg.Connection) -> T:
+            if not several:
+                return await work(_Tx(connection, one=True))
             async with connection.transaction(isolation="repeatable_read", readonly=True):
-                return await _drive(connection, unit)
+                return await work(_Tx(connection))
 
-        return await self._run(work, timeout=LONG_TIMEOUT if long else PRESS_TIMEOUT)
+        return await self._run(run, timeout=LONG_TIMEOUT if long else PRESS_TIMEOUT)
 
-    async def _write(self, unit: Unit, *, long: bool = False, retry: bool = True) -> Any:
-        """One statement (its own transaction), or a program of several in one transaction."""
+    async def _write(self, work: Work[T], *, several: bool, long: bool, retry: bool) -> T:
+        """One statement alone (its own transaction, one round trip), or several in one transaction."""
 
-        async def work(connection: asyncpg.Connection) -> Any:
-            if isinstance(unit, Step):
-                return await _step(connection, unit)
+        async def run(connection: asyncpg.Connection) -> T:
+            if not several:
+                return await work(_Tx(connection, one=True))
             async with connection.transaction():
-                return await _drive(connection, unit)
+                return await work(_Tx(connection))
 
-        return await self._run(work, timeout=LONG_TIMEOUT if long else PRESS_TIMEOUT, retry=retry, write=True)
-
-    async def append_action(
-        self, game_id: int, seq: int, action: int | str, at: float, record: GameRecord, request: int | None = None
-    ) -> None:
-        """A move is one statement here, in its own transaction (one round trip): the action unless its
-        place or its interaction is stored already (then nothing is returned: ``MoveConflict``), and the
-        totals."""
-        step = scalar(
-            STORE_MOVE_IN_ONE,
-            game_id,
-            seq,
-            encode_action(action),
-            at,
-            request,
-            record.score,
-            record.moves,
-            record.removed,
-            record.started_at,
-        )
-        try:
-            stored = await self._write(step, retry=False)  # a second try would find it stored: unknown instead
-        except asyncpg.IntegrityConstraintViolationError as error:  # the game is gone
-            raise MoveConflict(f"game {game_id}: move {seq} cannot be stored: {error}") from error
-        if stored is None:
-            raise MoveConflict(f"game {game_id}: move {seq} was stored by another process")
+        return await self._run(run, timeout=LONG_TIMEOUT if long else PRESS_TIMEOUT, retry=retry, write=True)
 
 
 @functools.cache
@@ -310,30 +285,49 @@ def _numbered(sql: str) -> str:
     return postgres_sql(sql)
 
 
-async def _step(connection: asyncpg.Connection, step: Step) -> Any:
-    sql = _numbered(step.sql)
-    if step.mode == "all":
-        return await connection.fetch(sql, *step.args)
-    if step.mode == "one":
-        return await connection.fetchrow(sql, *step.args)
-    if step.mode == "value":
-        return await connection.fetchval(sql, *step.args)
-    if step.mode == "many":
-        await connection.executemany(sql, step.args)
-        return None
-    return _changed(await connection.execute(sql, *step.args))
+class _Tx:
+    """A unit's statements on one pooled connection (``?`` placeholders numbered for PostgreSQL). ``one``:
+    the unit runs outside a transaction of its own, so a second statement is refused."""
 
+    dialect: Dialect = "postgresql"
+    conflicts: tuple[type[BaseException], ...] = (asyncpg.IntegrityConstraintViolationError,)
 
-async def _drive(connection: asyncpg.Connection, unit: Callable[[], Any]) -> Any:
-    program = unit()
-    try:
-        step = next(program)
-        while True:
-            step = program.send(await _step(connection, step))
-    except StopIteration as done:
-        return done.value
-    finally:
-        program.close()
+    def __init__(self, connection: asyncpg.Connection, *, one: bool = False) -> None:
+        self._connection = connection
+        self._one = one
+        self._ran = False
+
+    def _next(self, sql: str) -> str:
+        if self._one:
+            if self._ran:
+                raise RuntimeError("a second statement in a unit declared of one: declare it several=True")
+            self._ran = True
+        return _numbered(sql)
+
+    async def rows(self, sql: str, *args: Any) -> Sequence[Sequence[Any]]:
+        found: list[Sequence[Any]] = await self._connection.fetch(self._next(sql), *args)
+        return found
+
+    async def row(self, sql: str, *args: Any) -> Sequence[Any] | None:
+        found: Sequence[Any] | None = await self._connection.fetchrow(self._next(sql), *args)
+        return found
+
+    async def value(self, sql: str, *args: Any) -> Any:
+        return await self._connection.fetchval(self._next(sql), *args)
+
+    async def changed(self, sql: str, *args: Any) -> int:
+        return _changed(await self._connection.execute(self._next(sql), *args))
+
+    async def execute(self, sql: str, *args: Any, conflict: Exception | None = None) -> None:
+        try:
+            await self._connection.execute(self._next(sql), *args)
+        except self.conflicts as error:
+            if conflict is None:
+                raise
+            raise conflict from error
+
+    async def many(self, sql: str, args: Sequence[Sequence[Any]]) -> None:
+        await self._connection.executemany(self._next(sql), args)
 
 
 async def _keep_session(connection: asyncpg.Connection) -> None:

@@ -1,4 +1,4 @@
-"""Data rights as units of work: a player's ``/pyramide forget-me`` and the purge of a server the bot left.
+"""Data rights: a player's ``/pyramide forget-me``, and a server the bot left (its data purged after a while).
 
 Both take rows in the order the finishing of a game does (games, then events, then races), so that neither
 can deadlock with a game that ends at the same moment on PostgreSQL (docs/storage-invariants.md)."""
@@ -6,7 +6,7 @@ can deadlock with a game that ends at the same moment on PostgreSQL (docs/storag
 from __future__ import annotations
 
 from . import achievements, events, styles
-from .units import Program, changed, rows
+from .units import Backend, Tx, write
 
 GUILD_LEFT = "INSERT INTO departures (guild_id, left_at) VALUES (?, ?) ON CONFLICT (guild_id) DO NOTHING"
 GUILD_JOINED = "DELETE FROM departures WHERE guild_id = ?"
@@ -36,33 +36,48 @@ DELETE_PLAYER_NAME = "DELETE FROM players WHERE player_id = ?"
 ANONYMISE_ATTEMPTS = "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?"
 
 
-def purge_departed(before: float) -> Program[list[int]]:
-    purged = []
-    for guild_id in [int(r[0]) for r in (yield rows(DEPARTED, before))]:
-        if not (yield changed(CLAIM_DEPARTURE, guild_id, before)):
-            continue  # rejoined meanwhile
-        for statement in PURGES:
-            yield changed(statement, guild_id)
-        purged.append(guild_id)
-    return purged
+class DataRights(Backend):
+    """The data rights' part of ``Storage``."""
 
+    @write()
+    async def guild_left(self, db: Tx, guild_id: int, at: float) -> None:
+        await db.execute(GUILD_LEFT, guild_id, at)
 
-def forget_player(player_id: int) -> Program[tuple[int, list[int]]]:
-    channels = [int(r[0]) for r in (yield rows(PLAYING_CHANNELS_OF, player_id))]
-    races = [int(r[0]) for r in (yield rows(RACES_OF_PLAYER, player_id))]
-    yield changed(LOCK_PLAYER_GAMES, player_id)  # games first, then events, then entries and races
-    running_events = [int(r[0]) for r in (yield rows(events.RUNNING_EVENTS_OF_PLAYER, player_id))]
-    for event_id in running_events:  # their announcements are redrawn without them
-        yield changed(events.EVENT_CHANGED, event_id)
-    yield changed(DELETE_PLAYER_ENTRIES, player_id)  # (after their events' rows, as an event's end takes them)
-    yield changed(FORGET_EVENT_STARTER, player_id)
-    deleted = yield changed(DELETE_PLAYER_GAMES, player_id)
-    for race_id in races:  # (games, then events, then races: the order finish_game takes them in)
-        yield changed(LOCK_RACE, race_id)
-        yield changed(CLOSE_EMPTIED_RACE, race_id)
-    yield changed(FORGET_RACE_WINS, player_id)  # a race they won keeps no id of theirs: nobody won it
-    yield changed(DELETE_PLAYER_NAME, player_id)
-    yield changed(styles.DELETE_STYLE, player_id)
-    yield changed(ANONYMISE_ATTEMPTS, player_id)
-    yield from achievements.forget(player_id)
-    return int(deleted), channels
+    @write()
+    async def guild_joined(self, db: Tx, guild_id: int) -> None:
+        await db.execute(GUILD_JOINED, guild_id)
+
+    @write(several=True, long=True)
+    async def purge_departed(self, db: Tx, before: float) -> list[int]:
+        """Delete every game, setting and daily attempt of the servers left before ``before``."""
+        purged = []
+        for guild_id in [int(r[0]) for r in await db.rows(DEPARTED, before)]:
+            if not await db.changed(CLAIM_DEPARTURE, guild_id, before):
+                continue  # rejoined meanwhile
+            for statement in PURGES:
+                await db.execute(statement, guild_id)
+            purged.append(guild_id)
+        return purged
+
+    @write(several=True, long=True)
+    async def forget_player(self, db: Tx, player_id: int) -> tuple[int, list[int]]:
+        """Delete a player's games on every server; their daily attempts stay in the day's totals but no
+        longer name them. Returns how many games went, and the channels of those still in play."""
+        channels = [int(r[0]) for r in await db.rows(PLAYING_CHANNELS_OF, player_id)]
+        races = [int(r[0]) for r in await db.rows(RACES_OF_PLAYER, player_id)]
+        await db.execute(LOCK_PLAYER_GAMES, player_id)  # games first, then events, then entries and races
+        running_events = [int(r[0]) for r in await db.rows(events.RUNNING_EVENTS_OF_PLAYER, player_id)]
+        for event_id in running_events:  # their announcements are redrawn without them
+            await db.execute(events.EVENT_CHANGED, event_id)
+        await db.execute(DELETE_PLAYER_ENTRIES, player_id)  # (after their events' rows, as an event's end takes them)
+        await db.execute(FORGET_EVENT_STARTER, player_id)
+        deleted = await db.changed(DELETE_PLAYER_GAMES, player_id)
+        for race_id in races:  # (games, then events, then races: the order finish_game takes them in)
+            await db.execute(LOCK_RACE, race_id)
+            await db.execute(CLOSE_EMPTIED_RACE, race_id)
+        await db.execute(FORGET_RACE_WINS, player_id)  # a race they won keeps no id of theirs: nobody won it
+        await db.execute(DELETE_PLAYER_NAME, player_id)
+        await db.execute(styles.DELETE_STYLE, player_id)
+        await db.execute(ANONYMISE_ATTEMPTS, player_id)
+        await achievements.forget(db, player_id)
+        return int(deleted), channels

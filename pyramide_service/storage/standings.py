@@ -1,13 +1,13 @@
 """The standings: a player's results, a server's leaderboards, the daily's rows, totals and ranks, and
-a player's month of dailies. Read-only queries of finished games and attempts, written once (``?``
-placeholders, SQL that SQLite and PostgreSQL both read) and run by ``queries.SQLStorage``'s backend."""
+a player's month of dailies. Read-only operations on finished games and attempts, each written once
+(``?`` placeholders, SQL that SQLite and PostgreSQL both read, ``units``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import DailyAttempt, DailyRow, LeaderRow, ResultRow
-from .units import Unit, row, rows, scalar
+from .records import DailyAttempt, DailyRow, LeaderRow, ResultRow
+from .units import Backend, Tx, read
 
 # ------------------------------------------------------------------------------------- statistics
 RESULTS = (
@@ -61,49 +61,55 @@ def _standing(guild_id: int, since: float | None, rules: str | None) -> tuple[An
     return (guild_id, since if since is not None else float("-inf"), rules, rules)
 
 
-class StandingsQueries:
-    """The standings' part of the ``Storage`` interface, over a backend's ``_read``."""
+class StandingsQueries(Backend):
+    """The standings' part of ``Storage``."""
 
-    async def _read(self, unit: Unit, *, long: bool = False) -> Any:
-        raise NotImplementedError
-
-    async def results(self, guild_id: int, player_id: int) -> list[ResultRow]:
-        found = await self._read(rows(RESULTS, guild_id, player_id))
+    @read()
+    async def results(self, db: Tx, guild_id: int, player_id: int) -> list[ResultRow]:
+        found = await db.rows(RESULTS, guild_id, player_id)
         return [ResultRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7]) for r in found]
 
+    @read()
     async def leaderboard(
-        self, guild_id: int, since: float | None, limit: int, offset: int, rules: str | None = None
+        self, db: Tx, guild_id: int, since: float | None, limit: int, offset: int, rules: str | None = None
     ) -> list[LeaderRow]:
         """A page of a server's players by wins, best time, fewest moves (``rules``: one rule set only)."""
-        found = await self._read(rows(LEADERBOARD, *_standing(guild_id, since, rules), limit, offset))
+        found = await db.rows(LEADERBOARD, *_standing(guild_id, since, rules), limit, offset)
         return [LeaderRow(r[0], r[1], r[2] or 0, r[3], r[4], int(r[5] or 0), r[6]) for r in found]
 
-    async def leaderboard_size(self, guild_id: int, since: float | None, rules: str | None = None) -> int:
-        return int(await self._read(scalar(LEADERBOARD_SIZE, *_standing(guild_id, since, rules))) or 0)
+    @read()
+    async def leaderboard_size(self, db: Tx, guild_id: int, since: float | None, rules: str | None = None) -> int:
+        return int(await db.value(LEADERBOARD_SIZE, *_standing(guild_id, since, rules)) or 0)
 
+    @read()
     async def leaderboard_rank(
-        self, guild_id: int, since: float | None, player_id: int, rules: str | None = None
+        self, db: Tx, guild_id: int, since: float | None, player_id: int, rules: str | None = None
     ) -> int | None:
         """A player's place on that leaderboard (1 is first), or ``None`` when they are not on it."""
-        place = await self._read(scalar(LEADERBOARD_RANK, *_standing(guild_id, since, rules), player_id))
+        place = await db.value(LEADERBOARD_RANK, *_standing(guild_id, since, rules), player_id)
         return int(place) if place is not None else None
 
-    async def daily_rows(self, day: str, guild_id: int) -> list[DailyRow]:
+    @read()
+    async def daily_rows(self, db: Tx, day: str, guild_id: int) -> list[DailyRow]:
         """The day's finished counted attempts of a server, best first."""
-        return [DailyRow(*r) for r in await self._read(rows(DAILY_ROWS, day, guild_id))]
+        return [DailyRow(*r) for r in await db.rows(DAILY_ROWS, day, guild_id)]
 
-    async def daily_totals(self, day: str) -> tuple[int, int]:
-        found = await self._read(row(DAILY_TOTALS, day))
+    @read()
+    async def daily_totals(self, db: Tx, day: str) -> tuple[int, int]:
+        found = await db.row(DAILY_TOTALS, day)
         return (int(found[0]), int(found[1] or 0)) if found else (0, 0)
 
-    async def daily_rank(self, day: str, player_id: int) -> int | None:
+    @read()
+    async def daily_rank(self, db: Tx, day: str, player_id: int) -> int | None:
         """The player's rank among everyone who finished the day's daily, in every place."""
-        found = await self._read(row(DAILY_RANK, day, player_id))
+        found = await db.row(DAILY_RANK, day, player_id)
         return int(found[0]) if found else None
 
-    async def daily_days(self, player_id: int) -> list[str]:
-        return [str(r[0]) for r in await self._read(rows(DAILY_DAYS, player_id))]
+    @read()
+    async def daily_days(self, db: Tx, player_id: int) -> list[str]:
+        return [str(r[0]) for r in await db.rows(DAILY_DAYS, player_id)]
 
-    async def daily_month(self, player_id: int, first_day: str, last_day: str) -> list[DailyAttempt]:
+    @read()
+    async def daily_month(self, db: Tx, player_id: int, first_day: str, last_day: str) -> list[DailyAttempt]:
         """A player's daily attempts from ``first_day`` to ``last_day`` (both included), by day."""
-        return [DailyAttempt(*found) for found in await self._read(rows(DAILY_MONTH, player_id, first_day, last_day))]
+        return [DailyAttempt(*found) for found in await db.rows(DAILY_MONTH, player_id, first_day, last_day)]

@@ -5,11 +5,9 @@ row means. Forget-me deletes the row (``rights.forget_player``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pyramide.style import DEFAULT, Style, StyleError
 
-from .units import Unit, changed, row
+from .units import Backend, Tx, read, write
 
 STYLE = "SELECT deck, corners, felt FROM player_styles WHERE player_id = ?"
 SET_STYLE = (
@@ -19,19 +17,14 @@ SET_STYLE = (
 DELETE_STYLE = "DELETE FROM player_styles WHERE player_id = ?"
 
 
-class StyleQueries:
-    """The styles' part of ``SQLStorage`` (a backend provides ``_read`` and ``_write``)."""
+class StyleQueries(Backend):
+    """The styles' part of ``Storage``."""
 
-    async def _read(self, unit: Unit, *, long: bool = False) -> Any:
-        raise NotImplementedError
-
-    async def _write(self, unit: Unit, *, long: bool = False, retry: bool = True) -> Any:
-        raise NotImplementedError
-
-    async def player_style(self, player_id: int) -> Style:
+    @read()
+    async def player_style(self, db: Tx, player_id: int) -> Style:
         """The player's style; the default one when they never chose another (or a stored name is no longer
         a choice: a later version may have dropped it)."""
-        found = await self._read(row(STYLE, player_id))
+        found = await db.row(STYLE, player_id)
         if not found:
             return DEFAULT
         try:
@@ -39,9 +32,10 @@ class StyleQueries:
         except StyleError:
             return DEFAULT
 
-    async def set_player_style(self, player_id: int, style: Style) -> None:
+    @write()
+    async def set_player_style(self, db: Tx, player_id: int, style: Style) -> None:
         """Keep the player's style; the default one is kept as no row at all."""
         if style.is_default:
-            await self._write(changed(DELETE_STYLE, player_id))
+            await db.execute(DELETE_STYLE, player_id)
         else:
-            await self._write(changed(SET_STYLE, player_id, style.deck.value, style.corners.value, style.table.value))
+            await db.execute(SET_STYLE, player_id, style.deck.value, style.corners.value, style.table.value)
