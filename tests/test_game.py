@@ -3,7 +3,7 @@
 import pytest
 
 from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidSpot, Outcome, Rules
-from pyramide import events as ev
+from pyramide import effects as ev
 from pyramide.cards import full_deck
 from tests.conftest import EXAMPLE_PYRAMID, EXAMPLE_STOCK, example_game, spot_of
 from tests.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
