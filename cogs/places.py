@@ -13,7 +13,10 @@ Discord lets a player use Pyramide in three kinds of place:
 An Activity is offered where Discord lets one start and the bot can keep the board in step with it:
 Discord's docs name servers' text and voice channels, DMs and group DMs (``ACTIVITY_CHANNELS``; not
 threads, forum posts, announcement or stage channels), and of these only the places the bot may edit its
-board with its token (a server with the bot, the bot's DM). Where only the interaction can be answered
+board with its token (a server with the bot). The bot's DM is left out for now: the Activity's sign-in takes
+the channel from Discord's activity instance, which names a DM only as a private channel, so it cannot yet
+tell the bot's DM from another one and refuses it; offering a button that then refuses would mislead.
+Where only the interaction can be answered
 (a group DM, a server reached through a player's own install), the Activity's moves could not reach the
 board message, so no launch button is offered there (docs/activity.md, "Places").
 
@@ -31,9 +34,9 @@ import discord
 
 from pyramide_service.server_settings import OUTSIDE_SERVERS
 
-# The channels Discord's docs let an Activity be launched in (a group DM, where the bot is never a member,
-# is left out by the place's reach).
-ACTIVITY_CHANNELS = frozenset({discord.ChannelType.text, discord.ChannelType.voice, discord.ChannelType.private})
+# The channels Discord's docs let an Activity be launched in that the Activity can play in today (a group DM,
+# where the bot is never a member, is left out by the place's reach; the bot's DM by the sign-in, above).
+ACTIVITY_CHANNELS = frozenset({discord.ChannelType.text, discord.ChannelType.voice})
 
 
 class Reach(enum.Enum):
