@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 import pytest
 import pytest_asyncio
 
@@ -350,3 +351,16 @@ async def test_a_restart_while_the_page_is_open_loses_nothing(table: Table) -> N
     await gone(player, 23)
     live = await h.storage.live_game(CHANNEL_ID)
     assert live is not None and live.score == 30 and live.removed == 3
+
+
+async def test_a_forged_instance_id_never_reaches_discord(table: Table) -> None:
+    """The instance id goes into a bot-token URL: one that is not an id as Discord makes them (a path, a
+    query) is refused before any request, so the page cannot make the bot call a route of its choosing."""
+    seen = len(table.edge.discord.seen)
+    async with aiohttp.ClientSession() as client:
+        for forged in ("../../users/@me", "i-1?limit=1000", "i-1/../../guilds/1", "x" * 101):
+            async with client.post(
+                f"{table.edge.origin}/api/token", json={"code": "a-code", "instance_id": forged}
+            ) as answer:
+                assert answer.status == 400 and (await answer.json()) == {"refused": "malformed"}, forged
+    assert table.edge.discord.seen[seen:] == []

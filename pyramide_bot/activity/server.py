@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ BURST, RATE = 20, 8.0  # a page's messages: a burst of 20, then 8 a second; more
 CLOSE_SESSION = 4001  # the socket's session token is missing, forged, expired or another instance's
 CLOSE_FLOOD = 4008
 CLOSE_MALFORMED = 4003
+# An activity instance's id as Discord gives it: it goes into a bot-token URL, so nothing else is let through
+# (a path or a query in it would make the bot call a route the page chose).
+INSTANCE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 WEB_FILES = {
     "index.html": "text/html",
     "app.js": "text/javascript",
@@ -148,7 +152,7 @@ class ActivityServer:
                 isinstance(code, str)
                 and isinstance(instance_id, str)
                 and 0 < len(code) <= 200
-                and 0 < len(instance_id) <= 200
+                and INSTANCE_ID.fullmatch(instance_id) is not None
             ):
                 raise ValueError
         except (ValueError, KeyError, TypeError):
@@ -215,6 +219,9 @@ class ActivityServer:
                 return
             if received.type == WSMsgType.ERROR:  # an oversized message: aiohttp has closed it (1009)
                 self.refused.append("socket:oversized")
+                return
+            if self.clock() >= viewer.session.expires:  # a socket kept open lives no longer than its session
+                await self._close(socket, CLOSE_SESSION, "expired")
                 return
             if not bucket.take():
                 await self._close(socket, CLOSE_FLOOD, "flood")
