@@ -15,6 +15,7 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
+from pyramide.style import Style
 from pyramide_bot.activity import Activity
 from pyramide_bot.activity.server import BURST, CLOSE_FLOOD
 from pyramide_bot.activity.sessions import Session, SessionKeys
@@ -364,3 +365,30 @@ async def test_a_forged_instance_id_never_reaches_discord(table: Table) -> None:
             ) as answer:
                 assert answer.status == 400 and (await answer.json()) == {"refused": "malformed"}, forged
     assert table.edge.discord.seen[seen:] == []
+
+
+async def test_each_viewer_sees_their_own_style(table: Table) -> None:
+    """A player's /pyramide style (#41) is how the Activity draws the table for them: their deck and corners
+    on the cards, their table's colours; another viewer of the same game keeps the default style."""
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    assert h.bot is not None
+    chosen = Style.parse("four-colour", "large", "dark")
+    await h.bot.styles.save(OWNER, chosen)
+    try:
+        player = await table.open(OWNER)
+        await player.card(21).wait_for(timeout=WAIT)
+        assert await player.state("style") == "four-colour.large.dark"
+        mine = await player.card(21).locator("img").get_attribute("src")
+        assert mine is not None and "/four-colour.large.dark/" in mine
+        async with aiohttp.ClientSession() as client:
+            pictures = []
+            for style in ("four-colour.large.dark", "classic.normal.green"):
+                async with client.get(f"{table.edge.origin}/{mine.replace('four-colour.large.dark', style)}") as got:
+                    assert got.status == 200 and got.content_type == "image/png"
+                    pictures.append(await got.read())
+            assert pictures[0] != pictures[1]  # the card is drawn in the player's own style
+            async with client.get(f"{table.edge.origin}/cards/en/plaid.huge.pink/0.png") as got:
+                assert got.status == 404  # a style that is no choice draws nothing
+    finally:
+        await h.bot.styles.save(OWNER, Style())  # the module's other tests draw the default

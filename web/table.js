@@ -18,6 +18,7 @@ export class Table {
     this.state = null;
     this.onAsk = () => {};
     this.lang = document.documentElement.lang || "en";
+    this.style = "classic.normal.green";
     this.pyramid = root.querySelector("#pyramid");
     this.spots = [];
     for (let spot = 0; spot < 28; spot += 1) {
@@ -64,7 +65,20 @@ export class Table {
   }
 
   face(index) {
-    return `cards/${this.lang}/${index}.png`;
+    return `cards/${this.lang}/${this.style}/${index}.png`;
+  }
+
+  // The viewer's own style (their /pyramide style): its cards, and its table's colours through the page's
+  // CSS variables (set through the CSSOM, which Discord's Content-Security-Policy allows).
+  dress(style) {
+    if (!style) return;
+    this.style = [style.deck, style.corners, style.table].join(".");
+    const colours = style.tableColours || {};
+    const root = document.documentElement.style;
+    if (colours.top) root.setProperty("--table-top", colours.top);
+    if (colours.bottom) root.setProperty("--table-bottom", colours.bottom);
+    if (colours.band) root.setProperty("--band", colours.band);
+    this.root.dataset.style = this.style;
   }
 
   card(button, card, covered) {
@@ -92,6 +106,7 @@ export class Table {
   }
 
   show(state) {
+    this.dress(state.you && state.you.style);
     const previous = this.state && this.state.game;
     this.state = state;
     this.received = performance.now();

@@ -10,6 +10,7 @@ import io
 from PIL import Image
 
 from ..cards import Card
+from ..style import DEFAULT, Style
 from .geometry import CARD_H, CARD_W, RADIUS
 from .sprites import faces_for, rounded_mask, sprites
 
@@ -24,13 +25,14 @@ def _png(image: Image.Image) -> bytes:
     return out.getvalue()
 
 
-@functools.lru_cache(maxsize=4 * 56)
-def face_png(name: str, ranks: tuple[tuple[int, str], ...] = ()) -> bytes:
+@functools.lru_cache(maxsize=4 * 56 * 3)
+def face_png(name: str, ranks: tuple[tuple[int, str], ...] = (), style: Style = DEFAULT) -> bytes:
     """``name``: a card's index (0-51, ``Card.index``) or one of ``PILES``; ``ranks``: a language's rank
-    letters (``pyramide.i18n.rank_letters``). Raises ``ValueError`` for another name."""
+    letters (``pyramide.i18n.rank_letters``); ``style``: the viewer's deck, corners and table. Raises
+    ``ValueError`` for another name."""
     if name in PILES:
-        cache = sprites()
+        cache = sprites(style)
         return _png({"back": cache.back, "empty": cache.empty_pile, "turn": cache.turn_pile}[name])
     if not name.isdigit() or not 0 <= int(name) < 52:
         raise ValueError(f"no card picture {name[:20]!r}")
-    return _png(faces_for(ranks).free[Card.from_index(int(name))])
+    return _png(faces_for(ranks, style).free[Card.from_index(int(name))])

@@ -21,6 +21,7 @@ from aiohttp import WSMsgType, web
 
 from pyramide.i18n import language_for, rank_letters, t
 from pyramide.render.faces import face_png
+from pyramide.style import Style
 
 from .position import page_texts
 from .sessions import LIFETIME, BadSession, Session, SessionKeys
@@ -101,7 +102,7 @@ class ActivityServer:
         app.router.add_get("/api/ws", self._socket)
         app.router.add_post("/api/token", self._token)
         app.router.add_get("/api/config", self._config)
-        app.router.add_get("/cards/{lang}/{name}.png", self._card)
+        app.router.add_get("/cards/{lang}/{style}/{name}.png", self._card)
         app.router.add_get("/{name:.+}", self._file)
         return app
 
@@ -130,10 +131,13 @@ class ActivityServer:
         return web.Response(body=body, headers=_headers(kind + "; charset=utf-8"))
 
     async def _card(self, request: web.Request) -> web.Response:
+        """A card of a language and a style (``deck.corners.table``, the viewer's own); a style's first
+        faces take about half a second to draw, off the event loop."""
         lang = language_for(request.match_info["lang"])
         try:
-            png = face_png(request.match_info["name"], rank_letters(lang))
-        except ValueError:
+            style = Style.parse(*request.match_info["style"].split(".", 2))
+            png = await asyncio.to_thread(face_png, request.match_info["name"], rank_letters(lang), style)
+        except (ValueError, TypeError):
             return web.Response(status=404, text="not found", headers=_headers("text/plain"))
         headers = {**_headers("image/png"), "Cache-Control": "max-age=86400"}
         return web.Response(body=png, headers=headers)

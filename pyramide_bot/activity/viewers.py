@@ -90,7 +90,9 @@ class Viewers:
                     await self.table.ending(live, viewer.lang) if live is not None and game and game["finished"] else []
                 )
                 state = by_language[viewer.lang] = {"t": "state", "game": game, "ending": ending}
-            message = {**state, "players": players, "you": {"id": str(viewer.session.user_id), "plays": viewer.plays}}
+            style = await self.table.bot.styles.get(viewer.session.user_id)  # each viewer sees their own style
+            you = {"id": str(viewer.session.user_id), "plays": viewer.plays, "style": style.to_json()}
+            message = {**state, "players": players, "you": you}
             if viewer is only and reply is not None:
                 message.update(words=reply.words, highlight=list(reply.highlight))
             await self._send(viewer, message)
