@@ -4,17 +4,18 @@
 loads the game (from memory or storage), and hands out a ``Turn`` to check, apply, store and answer
 inside that lock, so answers leave in the order the moves were made. The solver's questions go to the
 solver service (``pyramide_service.solving``) the manager is given; only the hints' count is kept here.
+Beside it: ``gates`` (the channels' locks), ``moves`` (a move stored, or looked up after a write of unknown
+outcome) and ``live`` (the game a turn hands out, and the refusals on the way in).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from pyramide.daily import clearing_picture
 from pyramide.effects import Event, Outcome
@@ -24,6 +25,14 @@ from pyramide.solver import Hint
 
 from .credits import Credits
 from .ending import record_tier
+from .gates import Gate, holding
+from .live import ActResult as ActResult
+from .live import BrokenGame as BrokenGame
+from .live import Live as Live
+from .live import NoGame as NoGame
+from .live import StaleBoard as StaleBoard
+from .live import owed_by as owed_by
+from .moves import store
 from .owed import OwedVerdicts
 from .solving import SolverBusy, SolverService
 from .storage import (
@@ -36,81 +45,10 @@ from .storage import (
     MoveConflict,
     Storage,
     StorageOutcomeUnknown,
-    StorageUnavailable,
 )
-from .storage.codec import encode_action
-from .storage.owed import OwedVerdict
-from .storage.settling import RESOLVE_SECONDS, look_up
+from .storage.settling import RESOLVE_SECONDS
 
 log = logging.getLogger(__name__)
-
-
-def owed_by(record: GameRecord) -> OwedVerdict:
-    """The verdict a game's finish stored as owed (``record.owes_verdict``)."""
-    return OwedVerdict(record.id, record.owner_id, record.code, record.removed, record.finished_at or 0.0)
-
-
-class NoGame(GameError):
-    key = "no_game"
-
-
-class StaleBoard(GameError):
-    key = "stale_board"
-
-
-class BrokenGame(GameError):
-    """A stored game that cannot be replayed. It has been closed (status ``broken``): the channel is free."""
-
-    key = "broken_game"
-
-    def __init__(self, record: GameRecord, reason: str) -> None:
-        super().__init__(f"game {record.id} cannot be replayed: {reason}")
-        self.record = record
-
-
-@dataclass
-class Live:
-    """A game in play: its stored record and its engine."""
-
-    record: GameRecord
-    game: Game
-
-    @property
-    def stored(self) -> int:
-        return len(self.record.actions)
-
-
-@dataclass(frozen=True)
-class ActResult:
-    event: Event
-    live: Live
-    finished: bool  # this action ended the game
-    snapshot: Game  # the position right after the action, safe to draw while play goes on
-
-
-@dataclass
-class _Gate:
-    """A channel's lock and how many turns hold it or wait for it (removed when none do)."""
-
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    users: int = 0
-
-
-@asynccontextmanager
-async def _holding(gates: dict[int, _Gate], key: int) -> AsyncIterator[None]:
-    """Hold the lock of ``gates[key]``, made on first use and removed when nobody holds or waits for it
-    (never while someone waits: a newcomer must find the same lock)."""
-    gate = gates.get(key)
-    if gate is None:
-        gate = gates[key] = _Gate()
-    gate.users += 1
-    try:
-        async with gate.lock:
-            yield
-    finally:
-        gate.users -= 1
-        if gate.users == 0 and gates.get(key) is gate:
-            del gates[key]
 
 
 @dataclass
@@ -221,7 +159,7 @@ class GameManager:
         self.max_live = max_live
         self._live: OrderedDict[int, Live] = OrderedDict()  # least recently used first
         self._used: dict[int, float] = {}
-        self._gates: dict[int, _Gate] = {}
+        self._gates: dict[int, Gate] = {}
         self.resolve_seconds = resolve_seconds
         # Channels whose last write had an unknown outcome that is not settled yet: settled before the
         # channel's game is loaded again, so that what is loaded can no longer change under it.
@@ -242,7 +180,7 @@ class GameManager:
     @asynccontextmanager
     async def turn(self, channel_id: int) -> AsyncIterator[Turn]:
         """The channel's lock, and its game loaded: everything a request does to a game happens in here."""
-        async with _holding(self._gates, channel_id):
+        async with holding(self._gates, channel_id):
             await self._settle(channel_id)
             turn = Turn(self, channel_id)
             try:
@@ -281,7 +219,7 @@ class GameManager:
         if live is not None:
             self._touch(channel_id)
             return live
-        async with _holding(self._gates, channel_id):
+        async with holding(self._gates, channel_id):
             await self._settle(channel_id)
             return await self._load(channel_id)
 
@@ -376,7 +314,7 @@ class GameManager:
         game = live.game
         event = action(game)
         try:
-            await self._store(live, request)
+            await store(self.storage, live, self.clock(), request, self.resolve_seconds)
         except MoveConflict as conflict:
             # Another process holding this shard for a moment (a rolling restart) stored a move here
             # first: this one is refused as played on a stale board; the next request reloads the game.
@@ -391,46 +329,6 @@ class GameManager:
             await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=owe)
             finished = True
         return ActResult(event, live, finished, game.copy())
-
-    async def _store(self, live: Live, request: int | None = None) -> None:
-        game, record = live.game, live.record
-        new = game.actions[live.stored :]
-        now = self.clock()
-        started_at = record.started_at
-        if started_at is None and game.moves > 0:
-            started_at = now
-        totals = replace(record, score=game.score, moves=game.moves, removed=game.removed, started_at=started_at)
-        for offset, action in enumerate(new):
-            seq, asked = live.stored + offset, request if offset == 0 else None
-            try:
-                await self.storage.append_action(record.id, seq, action, now, totals, asked)
-            except StorageOutcomeUnknown as unknown:
-                if await self._look_up(record.id, seq, action, asked, unknown):
-                    continue
-                if not unknown.cut:  # too slow (a stall, a lock): settled and absent, so nothing was played
-                    raise StorageUnavailable(f"game {record.id}: move {seq} was not stored") from unknown
-                # A cut connection, settled and not stored: the old write can no longer land, so this is safe.
-                await self.storage.append_action(record.id, seq, action, now, totals, asked)
-        record.score, record.moves, record.removed = game.score, game.moves, game.removed
-        record.started_at = game.started_at = started_at
-        record.actions.extend(new)
-
-    async def _look_up(
-        self, game_id: int, seq: int, action: int | str, request: int | None, unknown: StorageOutcomeUnknown
-    ) -> bool:
-        """A move whose write had an unknown outcome: once the database answers again, the write is settled
-        (it can no longer take effect) and the move looked up at its place, with its interaction id.
-        Returns whether it is stored; raises ``MoveConflict`` if another move is there, or ``unknown``
-        itself when the database did not answer within ``resolve_seconds`` (the next turn settles it
-        before loading the game)."""
-        found = await look_up(self.storage, unknown, lambda: self.storage.move_at(game_id, seq), self.resolve_seconds)
-        if found is None:
-            log.info("game %s: move %s of unknown outcome was not stored (looked up)", game_id, seq)
-            return False
-        if found != (encode_action(action), request):
-            raise MoveConflict(f"game {game_id}: move {seq} was stored by another process") from unknown
-        log.info("game %s: move %s of unknown outcome was stored (looked up)", game_id, seq)
-        return True
 
     async def _finish(self, live: Live, status: GameStatus, *, owe: bool = False) -> None:
         """Close a game: stored first, then memory follows (a failed write changes nothing in memory). With

@@ -1,0 +1,57 @@
+"""A channel's game as the manager hands it out: its stored record and its engine (``Live``), what a move
+did to it (``ActResult``), the refusals on the way in (``NoGame``, ``StaleBoard``, ``BrokenGame``), and
+the verdict its close stored as owed (``owed_by``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyramide.effects import Event
+from pyramide.errors import GameError
+from pyramide.game import Game
+
+from .storage import GameRecord
+from .storage.owed import OwedVerdict
+
+
+def owed_by(record: GameRecord) -> OwedVerdict:
+    """The verdict a game's finish stored as owed (``record.owes_verdict``)."""
+    return OwedVerdict(record.id, record.owner_id, record.code, record.removed, record.finished_at or 0.0)
+
+
+class NoGame(GameError):
+    key = "no_game"
+
+
+class StaleBoard(GameError):
+    key = "stale_board"
+
+
+class BrokenGame(GameError):
+    """A stored game that cannot be replayed. It has been closed (status ``broken``): the channel is free."""
+
+    key = "broken_game"
+
+    def __init__(self, record: GameRecord, reason: str) -> None:
+        super().__init__(f"game {record.id} cannot be replayed: {reason}")
+        self.record = record
+
+
+@dataclass
+class Live:
+    """A game in play: its stored record and its engine."""
+
+    record: GameRecord
+    game: Game
+
+    @property
+    def stored(self) -> int:
+        return len(self.record.actions)
+
+
+@dataclass(frozen=True)
+class ActResult:
+    event: Event
+    live: Live
+    finished: bool  # this action ended the game
+    snapshot: Game  # the position right after the action, safe to draw while play goes on
