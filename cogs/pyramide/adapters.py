@@ -17,7 +17,7 @@ from ..common import bot_of, language
 from . import controls
 from .dealing import deal_again
 from .hints import show_hint
-from .places import Place, settings_key
+from .home import Place, settings_key
 from .turns import QUIET_EVENTS, finish, play, press_of, tap_action
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from pyramide_service.solving import SolverBusy, wait_nodes
 from ..answer import Answer
 from ..common import board_labels, mention
 from .daily import is_todays_deal
-from .places import of_this_place
+from .home import of_this_place
 
 LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
 

@@ -16,10 +16,10 @@ from pyramide.i18n import card_name, t
 from pyramide.render import faces_for, faces_ready, render_board
 from pyramide.solver import Verdict
 from pyramide.style import Deck
+from pyramide_service import ENDED, PLAYING, WON, GameRecord
 from pyramide_service.ending import Ending
 from pyramide_service.manager import Live
 from pyramide_service.opening import show_at
-from pyramide_service.storage import ENDED, PLAYING, WON, GameRecord
 
 from ..answer import Answer
 from ..common import Host, board_labels, mention

@@ -86,7 +86,7 @@ class Table:
         ending = self._endings.get(live.record.id)
         if ending is None:  # finished elsewhere (a button, another process): read back as play reads it back
             record = live.record
-            unlocked = await self.bot.storage.unlocked(record.owner_id)
+            unlocked = await self.bot.profiles.unlocked(record.owner_id)
             record.unlocked = tuple(u.key for u in unlocked if u.game_id == record.id)
             verdict = None if record.status == WON else self.bot.solver.known_verdict(record.code)
             tier = record_tier(record, self.bot.solver)
