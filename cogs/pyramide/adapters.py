@@ -120,7 +120,7 @@ async def command_code(interaction: discord.Interaction) -> None:
             await answer.say(t(lang, "error.no_game"))
             return
         if live.record.event_id is not None:
-            await answer.say(t(lang, "contest.code_hidden"))
+            await answer.say(t(lang, "event.code_hidden"))
             return
         if live.record.counted:
             await answer.say(t(lang, "error.daily_code_hidden"))

@@ -79,7 +79,7 @@ async def start_game(
             await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
             return None
         if await peeks_at_an_event(answer, game):  # a running event's deal waits until it is over
-            await _refuse(answer, replace_id, t(lang, "contest.peek"))
+            await _refuse(answer, replace_id, t(lang, "event.peek"))
             return None
         answer.private = False
         return ending

@@ -67,27 +67,27 @@ async def start_event(
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
         if not interaction.permissions.manage_guild:
             await answer.say(t(lang, "error.manage_server"))
             return
         missing = missing_permission(interaction, *ANNOUNCEMENT_NEEDS)
         if missing is not None or not isinstance(interaction.channel, discord.abc.Messageable):
-            await answer.say(t(lang, "contest.error.permission", permission=missing or "Send Messages"))
+            await answer.say(t(lang, "event.error.permission", permission=missing or "Send Messages"))
             return
         name = " ".join(name.split())[:MAX_NAME]
         if not name:
-            await answer.say(t(lang, "contest.error.name"))
+            await answer.say(t(lang, "event.error.name"))
             return
         guild_id = interaction.guild_id or 0
         if len(await bot.events.running_in(guild_id)) >= MAX_RUNNING:
-            await answer.say(t(lang, "contest.error.limit", limit=MAX_RUNNING))  # said before any search
+            await answer.say(t(lang, "event.error.limit", limit=MAX_RUNNING))  # said before any search
             return
         await answer.defer()
         games = await find_deals(bot.solver, rules, deals, finder, lang)
         if not games:  # the solver found none in time: nothing is started
-            await answer.say(t(lang, "contest.error.no_deals"))
+            await answer.say(t(lang, "event.error.no_deals"))
             return
         now = bot.clock()
         start = EventStart(
@@ -104,18 +104,18 @@ async def start_event(
         )
         event = await bot.events.start(start)
         if event is None:  # the database holds the limit, whatever was read above
-            await answer.say(t(lang, "contest.error.limit", limit=MAX_RUNNING))
+            await answer.say(t(lang, "event.error.limit", limit=MAX_RUNNING))
             return
         event_id = event.id
         try:
             sent = await interaction.channel.send(**shown.announcement(event, [], lang))
         except DISCORD_ERRORS as error:
             log_refusal(f"event {event_id}: announcement", error)
-            await answer.say(t(lang, "contest.started_unannounced", name=event.name))
+            await answer.say(t(lang, "event.started_unannounced", name=event.name))
             return
         await bot.events.announced(event_id, sent.id)
         await answer.say(
-            t(lang, "contest.started", name=event.name, deals=len(games), when=f"<t:{int(event.ends_at)}:f>")
+            t(lang, "event.started", name=event.name, deals=len(games), when=f"<t:{int(event.ends_at)}:f>")
         )
 
 
@@ -133,7 +133,7 @@ async def chosen_event(answer: Answer, event_id: int | None) -> EventRecord | No
         return event
     running = await events.running_in(interaction.guild_id or 0)
     if not running:
-        await answer.say(t(lang, "contest.none_running"))
+        await answer.say(t(lang, "event.none_running"))
         return None
     for event in reversed(running):  # oldest first
         if len(await events.event_entries(event.id, interaction.user.id)) < len(event.codes):
@@ -146,20 +146,20 @@ async def play_event(interaction: discord.Interaction, event_id: int | None = No
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
         event = await chosen_event(answer, event_id)
         if event is None:
             return
         if not event.running or event.ends_at <= bot.clock():
-            await answer.say(t(lang, "contest.over", name=event.name))
+            await answer.say(t(lang, "event.over", name=event.name))
             return
         entries = await bot.events.event_entries(event.id, interaction.user.id)
         waiting = next((e for e in entries if e.status is None), None)
         if waiting is not None:
             record = await bot.manager.record(waiting.game_id)
             where = f"<#{record.channel_id}>" if record is not None else "—"
-            await answer.say(t(lang, "contest.waiting", number=waiting.position + 1, thread=where))
+            await answer.say(t(lang, "event.waiting", number=waiting.position + 1, thread=where))
             return
         played = {e.position for e in entries}
         position = next((i for i in range(len(event.codes)) if i not in played), None)
@@ -173,11 +173,11 @@ async def done_words(bot: Host, event: EventRecord, player: int, lang: str) -> s
     standings = await bot.events.standings(event.id)
     place = next((p for p, s in places(standings) if s.player_id == player), None)
     if place is None:
-        return t(lang, "contest.done_waiting", name=event.name)
+        return t(lang, "event.done_waiting", name=event.name)
     mine = standings[place - 1]
     return t(
         lang,
-        "contest.done",
+        "event.done",
         name=event.name,
         removed=mine.removed,
         score=mine.score,
@@ -205,28 +205,28 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     )
 
     async def title(dealt: Dealt) -> list[str]:
-        return [t(lang, "contest.deal_title", name=event.name, number=number, deals=deals)]
+        return [t(lang, "event.deal_title", name=event.name, number=number, deals=deals)]
 
     table = BoardTable(
         answer,
         title,
         thread_name=lambda player: t(
-            lang, "contest.thread", name=event.name, number=number, player=player.display_name
+            lang, "event.thread", name=event.name, number=number, player=player.display_name
         ),
-        note=t(lang, "contest.ready_here", number=number, deals=deals),
+        note=t(lang, "event.ready_here", number=number, deals=deals),
     )
     try:
         opened = await open_deal(bot.manager, table, deal, Here(place.channel_id) if in_place else InThread())
     except EventTaken:  # the same player opened it at the same moment elsewhere
-        await answer.say(t(lang, "contest.taken", number=number))
+        await answer.say(t(lang, "event.taken", number=number))
         return
     except EventOver:
-        await answer.say(t(lang, "contest.over", name=event.name))
+        await answer.say(t(lang, "event.over", name=event.name))
         return
-    busy = t(lang, "contest.busy_here")
+    busy = t(lang, "event.busy_here")
 
     def ready(channel_id: int) -> str:
-        return t(lang, "contest.ready", number=number, deals=deals, thread=f"<#{channel_id}>")
+        return t(lang, "event.ready", number=number, deals=deals, thread=f"<#{channel_id}>")
 
     await answer_attempt(answer, opened, in_answer=in_place, busy=busy, ready=ready)
 
@@ -271,14 +271,14 @@ async def pick(answer: Answer, event_id: str | None, *, running: bool) -> EventR
     if event_id:
         event = await events.event(int(event_id)) if event_id.isdigit() and len(event_id) < 19 else None
         if event is None or event.guild_id != interaction.guild_id:
-            await answer.say(t(lang, "contest.unknown"))
+            await answer.say(t(lang, "event.unknown"))
             return None
         return event
     found = await events.of_server(interaction.guild_id or 0)
     if running:
         found = [e for e in found if e.running]
     if not found:
-        await answer.say(t(lang, "contest.none_running" if running else "contest.none"))
+        await answer.say(t(lang, "event.none_running" if running else "event.none"))
         return None
     return found[0]
 
@@ -294,7 +294,7 @@ async def show_standings(interaction: discord.Interaction, event_id: str | None)
     async with answering(interaction, private=False) as answer:
         lang, events = answer.lang, answer.bot.events
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
         event = await pick(answer, event_id, running=False)
         if event is None:
@@ -318,19 +318,19 @@ async def show_list(interaction: discord.Interaction) -> None:
     async with answering(interaction, private=False) as answer:
         lang = answer.lang
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
         events = await answer.bot.events.of_server(interaction.guild_id or 0)
         lines = [
-            t(lang, "contest.list.row", name=discord.utils.escape_markdown(e.name), deals=len(e.codes))
+            t(lang, "event.list.row", name=discord.utils.escape_markdown(e.name), deals=len(e.codes))
             + " · "
             + shown.state_line(e, lang)
             for e in events
         ]
         embed = discord.Embed(
-            title=t(lang, "contest.list.title"),
-            description=shown.fitted(lines, shown.DESCRIPTION_LIMIT, lambda n: t(lang, "contest.list.more", count=n))
-            or t(lang, "contest.none"),
+            title=t(lang, "event.list.title"),
+            description=shown.fitted(lines, shown.DESCRIPTION_LIMIT, lambda n: t(lang, "event.list.more", count=n))
+            or t(lang, "event.none"),
             colour=discord.Colour.gold(),
         )
         await answer.announce(embed=embed)
@@ -342,7 +342,7 @@ async def end_command(interaction: discord.Interaction, event_id: str | None, *,
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
         if not interaction.permissions.manage_guild:
             await answer.say(t(lang, "error.manage_server"))
@@ -351,9 +351,9 @@ async def end_command(interaction: discord.Interaction, event_id: str | None, *,
         if event is None:
             return
         if await bot.events.end(event.id, bot.clock(), cancelled=cancelled) is None:
-            await answer.say(t(lang, "contest.over", name=event.name))
+            await answer.say(t(lang, "event.over", name=event.name))
             return
-        await answer.say(t(lang, "contest.cancelled" if cancelled else "contest.ended", name=event.name))
+        await answer.say(t(lang, "event.cancelled" if cancelled else "event.ended", name=event.name))
         await announce_results(bot, event.id)  # in this flow: a stop waits for it
 
 

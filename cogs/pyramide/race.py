@@ -227,7 +227,7 @@ async def start_race(
             await answer.say(t(lang, "error.daily_peek"))
             return
         if await peeks_at_an_event(answer, game):
-            await answer.say(t(lang, "contest.peek"))
+            await answer.say(t(lang, "event.peek"))
             return
         answer.private = False
         await answer.defer()

@@ -35,7 +35,7 @@ from .achievements import award
 from .settling import RESOLVE_SECONDS, look_up
 from .units import Backend, Tx, read, write
 
-PODIUM = 3  # the places an event's podium holds (pyramide.tournament.PODIUM)
+PODIUM = 3  # the places an event's podium holds (pyramide_service.events.PODIUM)
 
 # An event's deal is opened, and its result counted, only while the event runs. Both lock the event's row
 # first (an UPDATE), as its end does: under READ COMMITTED an entry is then opened or closed either wholly
@@ -82,7 +82,7 @@ STARTED_EVENT = "SELECT MIN(id) FROM events WHERE guild_id = ? AND created_by = 
 INSERT_DEAL = "INSERT INTO event_deals (event_id, position, code, deal) VALUES (?, ?, ?, ?)"
 SET_MESSAGE = "UPDATE events SET message_id = ? WHERE id = ?"
 SET_RESULTS = "UPDATE events SET results_id = ? WHERE id = ?"
-# A deal of a running event, under any rules (``deal``: the code's cards, see pyramide.tournament.deal_key).
+# A deal of a running event, under any rules (``deal``: the code's cards, see pyramide_service.events.deal_key).
 RUNNING_DEAL = (
     "SELECT 1 FROM event_deals AS d JOIN events AS e ON e.id = d.event_id WHERE d.deal = ? AND e.ended_at IS NULL"
 )
