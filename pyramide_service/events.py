@@ -58,13 +58,14 @@ def parse_duration(text: str) -> float | None:
     return hours if MIN_HOURS <= hours <= MAX_HOURS else None
 
 
-def places(standings: Sequence[EventStanding]) -> list[tuple[int, EventStanding]]:
-    """The standings with their places (1 is first), in the order the database ranked them."""
-    return [(place, standing) for place, standing in enumerate(standings, start=1)]
+def ranked(standings: Sequence[EventStanding]) -> list[tuple[int, EventStanding]]:
+    """The standings with their ranks (1 is first), in the order the database ranked them."""
+    return [(rank, standing) for rank, standing in enumerate(standings, start=1)]
 
 
-def place_of(standings: Sequence[EventStanding], player_id: int) -> int | None:
-    return next((place for place, s in places(standings) if s.player_id == player_id), None)
+def rank_of(standings: Sequence[EventStanding], player_id: int) -> int | None:
+    """``player_id``'s rank in the standings; ``None`` when they have none."""
+    return next((rank for rank, s in ranked(standings) if s.player_id == player_id), None)
 
 
 class Entries(Protocol):

@@ -17,7 +17,7 @@ from pyramide import Game, Rules
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide_service import EventRecord, EventStanding
-from pyramide_service.events import Entries, places
+from pyramide_service.events import Entries, rank_of, ranked
 from pyramide_service.tasks import Supervised
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal
@@ -82,7 +82,7 @@ def standings_text(lang: str, standings: list[EventStanding], limit: int = TWO_E
     """The first ``SHOWN`` players, one whole line each while they fit in ``limit``, then how many more."""
     if not standings:
         return t(lang, "event.no_results")
-    lines = [standing_line(lang, place, s) for place, s in places(standings)[:SHOWN]]
+    lines = [standing_line(lang, place, s) for place, s in ranked(standings)[:SHOWN]]
     return fitted(lines, limit, lambda n: t(lang, "event.more", count=n), hidden=len(standings) - len(lines))
 
 
@@ -161,7 +161,7 @@ async def mine_line(
 ) -> str:
     """Where a player stands: their place and totals, or how many deals they have left."""
     entries = await book.event_entries(event.id, player)
-    place = next((p for p, s in places(standings) if s.player_id == player), None)
+    place = rank_of(standings, player)
     left = len(event.codes) - len(entries)
     if place is None:
         return t(lang, "event.mine.none", left=left)

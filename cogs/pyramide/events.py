@@ -15,7 +15,7 @@ from pyramide import Game, Rules
 from pyramide.i18n import t
 from pyramide.render import render_podium, render_standings
 from pyramide_service import EventOver, EventRecord, EventStart, EventTaken
-from pyramide_service.events import MAX_NAME, MAX_RUNNING, deal_key, places
+from pyramide_service.events import MAX_NAME, MAX_RUNNING, deal_key, rank_of
 from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
 from pyramide_service.solving import SolverService
 
@@ -171,7 +171,7 @@ async def play_event(interaction: discord.Interaction, event_id: int | None = No
 
 async def done_words(bot: Host, event: EventRecord, player: int, lang: str) -> str:
     standings = await bot.events.standings(event.id)
-    place = next((p for p, s in places(standings) if s.player_id == player), None)
+    place = rank_of(standings, player)
     if place is None:
         return t(lang, "event.done_waiting", name=event.name)
     mine = standings[place - 1]
