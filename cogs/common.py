@@ -13,18 +13,18 @@ from discord.ext import commands
 from pyramide.i18n import DEFAULT, language_for, rank_letters, t
 from pyramide.labels import Labels
 from pyramide_service import GameRecord
-from pyramide_service.dailies import DailyDeals
+from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
 from pyramide_service.play import Table
 from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
+from pyramide_service.races import Races
 from pyramide_service.records import Records
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.servers import Servers
 from pyramide_service.solving import SolverService
-from pyramide_service.storage import Storage
 
 from .emojis import CardEmojiSync
 
@@ -49,12 +49,9 @@ NO_RACES: RaceWatch = _NoRaces()
 class Host(Protocol):
     """The bot as the cogs see it (``pyramide_bot.app.PyramideBot`` is one): what several cogs share, and
     the part of ``commands.Bot`` the cogs use. The cogs never import the application; what one cog uses
-    alone, that cog owns."""
+    alone, that cog owns. No storage here: the cogs call the application's services (an import-linter
+    contract keeps ``pyramide_service.storage`` out of ``cogs``)."""
 
-    # Storage itself, for the flows not yet moved behind the services below (the lead removes it, and the
-    # import above, once they have moved: then no cog imports storage, an import-linter contract).
-    @property
-    def storage(self) -> Storage: ...
     @property
     def manager(self) -> GameManager: ...
     @property
@@ -69,6 +66,10 @@ class Host(Protocol):
     def servers(self) -> Servers: ...
     @property
     def notes(self) -> Notes: ...
+    @property
+    def races(self) -> Races: ...
+    @property
+    def daily_attempts(self) -> DailyAttempts: ...
     @property
     def solver(self) -> SolverService: ...
     @property

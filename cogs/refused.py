@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 def limit_words(lang: str, error: OutOfLimits) -> str:
     if error.option == "duration":  # a text read into hours: the example says more than a length
-        return t(lang, "contest.error.duration")
+        return t(lang, "event.error.duration")
     option, limit = t(lang, f"opt.{error.option}"), error.limit
     if isinstance(limit, Span):
         return t(lang, "limits.range", option=option, low=limit.low, high=limit.high)

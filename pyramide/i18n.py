@@ -157,33 +157,34 @@ def describe(event: ev.Event, lang: str, error_help: bool) -> str:
     """An engine event in the player's words (error messages only with ``error_help``)."""
     match event:
         case ev.Selected(card=card):
-            return t(lang, "event.selected", card=card_name(card, lang))
+            return t(lang, "effect.selected", card=card_name(card, lang))
         case ev.Deselected(card=card):
-            return t(lang, "event.deselected", card=card_name(card, lang))
+            return t(lang, "effect.deselected", card=card_name(card, lang))
         case ev.PairRemoved(cards=(first, second), points=points):
             return t(
-                lang, "event.pair_removed", first=card_name(first, lang), second=card_name(second, lang), points=points
+                lang, "effect.pair_removed", first=card_name(first, lang), second=card_name(second, lang), points=points
             )
         case ev.KingRemoved(card=card, points=points):
-            return t(lang, "event.king_removed", card=card_name(card, lang), points=points)
+            return t(lang, "effect.king_removed", card=card_name(card, lang), points=points)
         case ev.Blocked():
-            return t(lang, "event.blocked") if error_help else ""
+            return t(lang, "effect.blocked") if error_help else ""
         case ev.SumNot13():
-            return t(lang, "event.sum") if error_help else ""
+            return t(lang, "effect.sum") if error_help else ""
         case ev.Drew(card=card):
-            return t(lang, "event.drew", card=card_name(card, lang))
+            return t(lang, "effect.drew", card=card_name(card, lang))
         case ev.TurnedBack(count=count):
-            return t(lang, "event.turned_back", count=count)
+            return t(lang, "effect.turned_back", count=count)
         case ev.NoPassesLeft():
-            return t(lang, "event.no_passes_left")
+            return t(lang, "effect.no_passes_left")
         case ev.GameOver():
-            return t(lang, "event.game_over")
+            return t(lang, "effect.game_over")
         case ev.NotInPlay(card=card, removed=removed):
-            return t(lang, "event.not_in_play_removed" if removed else "event.not_in_play", card=card_name(card, lang))
+            key = "effect.not_in_play_removed" if removed else "effect.not_in_play"
+            return t(lang, key, card=card_name(card, lang))
         case ev.UnknownCard(text=typed):
-            return t(lang, "event.unknown_card", text=typed if len(typed) <= 40 else typed[:40] + "…")
+            return t(lang, "effect.unknown_card", text=typed if len(typed) <= 40 else typed[:40] + "…")
         case ev.Undone(points=points):
-            return t(lang, "event.undone_points", points=points) if points else t(lang, "event.undone")
+            return t(lang, "effect.undone_points", points=points) if points else t(lang, "effect.undone")
         case ev.NothingToUndo():
-            return t(lang, "event.nothing_to_undo")
-    return t(lang, "event.nothing_to_do")
+            return t(lang, "effect.nothing_to_undo")
+    return t(lang, "effect.nothing_to_do")

@@ -27,13 +27,14 @@ from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
-from pyramide_service.dailies import DailyDeals
+from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
 from pyramide_service.play import Table
 from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
+from pyramide_service.races import Races
 from pyramide_service.records import Records
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.servers import Servers
@@ -129,6 +130,7 @@ class PyramideBot(commands.Bot):
         # The application's services over storage that the cogs call, by ids and values.
         self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage)
         self.servers, self.notes = Servers(storage), Notes(storage)
+        self.races, self.daily_attempts = Races(storage), DailyAttempts(storage)
         self.styles = PlayerStyles(storage)  # the players' styles of cards and table, read on every board
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
         self.card_emojis = CardEmojiSync(self, self.notes)  # the buttons' card faces; text labels until synced

@@ -4,33 +4,42 @@ dailies, races, server events and server settings. It stands over the library (`
 the Discord layer (``cogs``, ``pyramide_bot``); its calls take ids and values, never a Discord object.
 
 What the Discord layer reads of it (the records its services return, the failures it tells players
-about) is named here, so that no flow of the Discord layer needs to know how storage is built."""
+about, defined in ``stored``) is named here, so that no flow of the Discord layer needs to know how storage
+is built; the Discord layer imports no storage (an import-linter contract)."""
 
 import sqlite3
 
 import asyncpg
 
-from .storage import (
+from .storage.achievements import Rarity, Unlocked
+from .stored import (
     ABANDONED,
     BROKEN,
     ENDED,
     PLAYING,
     STUCK,
     WON,
+    DailyAttempt,
+    DailyRow,
+    DailyTaken,
+    EventEntry,
+    EventOver,
     EventRecord,
     EventStanding,
+    EventStart,
     EventStats,
+    EventTaken,
     GameRecord,
     GameStatus,
     GuildSettings,
     LeaderRow,
+    RaceRecord,
     RaceStats,
     ResultRow,
     StorageError,
     StorageOutcomeUnknown,
     StorageUnavailable,
 )
-from .storage.achievements import Rarity, Unlocked
 
 # A database's own failures that no storage call turned into one of the above (a bug, or a damaged file):
 # counted as database errors in the metrics.
@@ -44,13 +53,21 @@ __all__ = [
     "PLAYING",
     "STUCK",
     "WON",
+    "DailyAttempt",
+    "DailyRow",
+    "DailyTaken",
+    "EventEntry",
+    "EventOver",
     "EventRecord",
     "EventStanding",
+    "EventStart",
     "EventStats",
+    "EventTaken",
     "GameRecord",
     "GameStatus",
     "GuildSettings",
     "LeaderRow",
+    "RaceRecord",
     "RaceStats",
     "Rarity",
     "ResultRow",

@@ -1,6 +1,7 @@
 """The daily deals of this deployment: each day's deal worked out once (found by difficulty and rated, in
 the solver's worker: up to a second or two), kept, and tomorrow's worked out in the background in the last
-hour of a UTC day, so that no player waits for it."""
+hour of a UTC day, so that no player waits for it; and the players' attempts at them, as the Discord layer
+reads them (by day keys, ``pyramide.daily.day_key``, and ids)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
 from .solving import SolverBusy, SolverService
+from .stats import day_streaks
 from .storage import Storage
+from .stored import DailyAttempt, DailyRow
 from .tasks import Supervised
 
 log = logging.getLogger(__name__)
@@ -62,3 +65,34 @@ class DailyDeals:
     async def close(self, grace: float = 0.0) -> None:
         """Shutdown: tomorrow's deal, if being worked out, gets ``grace`` seconds, then is cancelled."""
         await self._tasks.close(grace)
+
+
+class DailyAttempts:
+    """The players' counted attempts at the daily, over ``storage``."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+
+    async def attempt(self, day: str, player_id: int) -> DailyAttempt | None:
+        """``player_id``'s attempt at the daily of ``day`` (its status ``None`` while it is played)."""
+        return await self.storage.daily_attempt(day, player_id)
+
+    async def rows(self, day: str, guild_id: int) -> list[DailyRow]:
+        """The day's finished attempts in a server, best first."""
+        return await self.storage.daily_rows(day, guild_id)
+
+    async def totals(self, day: str) -> tuple[int, int]:
+        """How many played the day's daily everywhere, and how many of them won it."""
+        return await self.storage.daily_totals(day)
+
+    async def rank(self, day: str, player_id: int) -> int | None:
+        """``player_id``'s rank among everyone who finished the day's daily; ``None`` before they finish."""
+        return await self.storage.daily_rank(day, player_id)
+
+    async def month(
+        self, player_id: int, first: str, last: str, today: date
+    ) -> tuple[list[DailyAttempt], tuple[int, int]]:
+        """The player's attempts from day ``first`` to ``last``, and their current and best run of days as of
+        ``today``."""
+        attempts = await self.storage.daily_month(player_id, first, last)
+        return attempts, day_streaks(await self.storage.daily_days(player_id), today)

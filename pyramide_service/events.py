@@ -17,7 +17,8 @@ from pyramide.game import Game
 from pyramide.limits import DEALS, EVENT_NAME, HOURS
 from pyramide.rules import Rules
 
-from .storage import EventEntry, EventRecord, EventStanding, Storage
+from .storage import Storage
+from .stored import EventEntry, EventRecord, EventStanding, EventStart
 
 MIN_DEALS, MAX_DEALS, DEFAULT_DEALS = DEALS.low, DEALS.high, 5
 MIN_HOURS, MAX_HOURS, DEFAULT_HOURS = HOURS.low, HOURS.high, 7 * 24
@@ -57,13 +58,14 @@ def parse_duration(text: str) -> float | None:
     return hours if MIN_HOURS <= hours <= MAX_HOURS else None
 
 
-def places(standings: Sequence[EventStanding]) -> list[tuple[int, EventStanding]]:
-    """The standings with their places (1 is first), in the order the database ranked them."""
-    return [(place, standing) for place, standing in enumerate(standings, start=1)]
+def ranked(standings: Sequence[EventStanding]) -> list[tuple[int, EventStanding]]:
+    """The standings with their ranks (1 is first), in the order the database ranked them."""
+    return [(rank, standing) for rank, standing in enumerate(standings, start=1)]
 
 
-def place_of(standings: Sequence[EventStanding], player_id: int) -> int | None:
-    return next((place for place, s in places(standings) if s.player_id == player_id), None)
+def rank_of(standings: Sequence[EventStanding], player_id: int) -> int | None:
+    """``player_id``'s rank in the standings; ``None`` when they have none."""
+    return next((rank for rank, s in ranked(standings) if s.player_id == player_id), None)
 
 
 class Entries(Protocol):
@@ -73,7 +75,8 @@ class Entries(Protocol):
 
 
 class Events:
-    """The events' read side for the Discord layer, by ids and values, over ``storage``."""
+    """The events for the Discord layer, by ids and values, over ``storage``: their reads, their start and
+    end, and the posting of their announcement and results (each decided by the database)."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
@@ -91,3 +94,45 @@ class Events:
     async def is_running_deal(self, game: Game) -> bool:
         """Whether ``game``'s deal, under any rules, is one of a running event's."""
         return await self.storage.is_running_deal(deal_key(game))
+
+    async def of_server(self, guild_id: int, limit: int = 10) -> list[EventRecord]:
+        """A server's running events, then its past ones, newest first."""
+        return await self.storage.events_of_guild(guild_id, limit)
+
+    async def running_in(self, guild_id: int) -> list[EventRecord]:
+        """A server's running events, newest first."""
+        return [e for e in await self.storage.events_of_guild(guild_id, MAX_RUNNING * 2) if e.running]
+
+    async def running(self) -> list[EventRecord]:
+        """Every server's running events."""
+        return await self.storage.running_events()
+
+    async def due(self, now: float) -> list[tuple[int, int]]:
+        """(event, server) of the events past their deadline or ended and not announced yet."""
+        return await self.storage.due_events(now)
+
+    async def start(self, start: EventStart) -> EventRecord | None:
+        """The event started; ``None`` when its server runs ``MAX_RUNNING`` already (decided by the database,
+        whatever was read before). A start of unknown outcome raises ``EventNotStarted`` or
+        ``EventStartUnknown`` (``storage.create_event``)."""
+        event_id = await self.storage.create_event(start)
+        return await self.storage.event(event_id) if event_id is not None else None
+
+    async def announced(self, event_id: int, message_id: int) -> None:
+        """The event's announcement was posted as ``message_id``."""
+        await self.storage.set_event_message(event_id, message_id)
+
+    async def end(self, event_id: int, at: float, *, cancelled: bool = False) -> list[EventStanding] | None:
+        """End a running event as of ``at``: its final standings, or ``None`` when it was over already."""
+        return await self.storage.end_event(event_id, at, cancelled=cancelled)
+
+    async def claim_results(self, event_id: int, at: float) -> bool:
+        """Whether this caller posts an ended event's results (one caller, once, until released)."""
+        return await self.storage.claim_announcement(event_id, at)
+
+    async def release_results(self, event_id: int) -> None:
+        """The results could not be posted: the next check claims them again."""
+        await self.storage.release_announcement(event_id)
+
+    async def results_posted(self, event_id: int, message_id: int) -> None:
+        await self.storage.set_event_results(event_id, message_id)

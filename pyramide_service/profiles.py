@@ -35,6 +35,10 @@ class Profiles:
         """What ``player_id`` unlocked, and each achievement's rarity in ``guild_id`` (``None``: everywhere)."""
         return Achievements(await self.storage.unlocked(player_id), await self.storage.rarity(guild_id))
 
+    async def unlocked(self, player_id: int) -> list[Unlocked]:
+        """What ``player_id`` unlocked, each with the game that unlocked it."""
+        return await self.storage.unlocked(player_id)
+
     async def daily_month(self, player_id: int, day: date) -> DailyMonth:
         first, last = month_bounds(day.year, day.month)
         attempts = await self.storage.daily_month(player_id, day_key(first), day_key(last))

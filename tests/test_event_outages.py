@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import asyncpg
 import pytest
 
-from cogs.pyramide import contest
+from cogs.pyramide import events
 from pyramide import Game
 from tests.backends import raw
 from tests.harness import ADMIN, GUILD_ID, Harness
@@ -30,14 +30,14 @@ async def start(h: Harness, name: str = "December Cup") -> list:
 
 def stall_after_the_search(monkeypatch, stall: Callable[[], Awaitable[None]]) -> None:
     """``stall()`` runs once the event's deals are found, just before its write."""
-    find = contest.find_deals
+    find = events.find_deals
 
     async def found_then_stalled(*args, **options):
         games = await find(*args, **options)
         await stall()
         return games
 
-    monkeypatch.setattr(contest, "find_deals", found_then_stalled)
+    monkeypatch.setattr(events, "find_deals", found_then_stalled)
 
 
 @contextlib.asynccontextmanager
@@ -91,7 +91,7 @@ async def test_a_start_whose_write_stalls_starts_nothing_and_holds_no_slot(harne
     assert await running_events(h) == []
     assert await raw(h.storage, "SELECT COUNT(*) FROM event_deals") == [(0,)]
     monkeypatch.undo()
-    monkeypatch.setattr(contest, "find_deals", fixed_deals_finder())
+    monkeypatch.setattr(events, "find_deals", fixed_deals_finder())
     for name in ("One", "Two", "Three"):  # every slot is free: three start and are announced
         sent = await start(h, name)
         assert "has started" in sent[-1].content, [s.content for s in sent]
@@ -110,7 +110,7 @@ async def test_a_start_sent_as_the_server_froze_is_announced_or_said_not_started
     """The server freezes as the start's write leaves and thaws a moment after the bot gave up waiting for
     it: the write is settled and looked up, and the moderator reads the truth either way; no running event
     is left unannounced."""
-    monkeypatch.setattr(contest, "find_deals", fixed_deals_finder())
+    monkeypatch.setattr(events, "find_deals", fixed_deals_finder())
     h = await Harness(postgres_url, workers=workers).start()
     try:
         if not server_processes(postgres_url):

@@ -6,15 +6,15 @@ import asyncio
 
 import pytest
 
-from pyramide_service.storage import EventOver, EventTaken, GameRecord
+from pyramide_service.storage import EventOver, EventStart, EventTaken, GameRecord
 from tests.backends import raw, twin
 
 GUILD, CHANNEL = 1, 2
-DEAL = [("PY1-N-AAAAAAS", "AAAAAAS"), ("PY1-N-AAAAABA", "AAAAABA")]
+DEAL = (("PY1-N-AAAAAAS", "AAAAAAS"), ("PY1-N-AAAAABA", "AAAAABA"))
 
 
 async def start(storage, name: str = "Cup", at: float = 100.0, ends: float = 10_000.0):
-    return await storage.create_event(GUILD, CHANNEL, name, "N", None, DEAL, 9, at, ends)
+    return await storage.create_event(EventStart(GUILD, CHANNEL, name, "N", None, DEAL, 9, at, ends))
 
 
 def entry(player: int, deal: int, event_id: int, at: float = 200.0, channel: int = 50) -> GameRecord:

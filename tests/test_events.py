@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from cogs.pyramide import contest, standings
+from cogs.pyramide import announcements, events
 from pyramide import Game
 from pyramide.solver import Verdict
 from pyramide_service.events import parse_duration
@@ -37,8 +37,8 @@ def fixed_deals(monkeypatch):
     async def find(solver, rules, count, finder, lang):
         return [Game.from_code(game.code) for game in DEALS[:count]]
 
-    monkeypatch.setattr(contest, "find_deals", find)
-    monkeypatch.setattr(standings, "EDIT_SECONDS", 0.0)
+    monkeypatch.setattr(events, "find_deals", find)
+    monkeypatch.setattr(announcements, "EDIT_SECONDS", 0.0)
 
 
 def events_cog(h: Harness):
@@ -378,7 +378,7 @@ async def test_no_winnable_deal_found_in_time_starts_nothing(harness, monkeypatc
     async def none_found(solver, rules, lang):
         return Game.new(rules), ("not found",)  # the finders' fallback: a deal not proved winnable
 
-    monkeypatch.setattr(contest, "winnable_game", none_found)
+    monkeypatch.setattr(events, "winnable_game", none_found)
     sent = await harness.command("/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name="Cup")
     assert "could not find winnable deals" in sent[-1].content
     assert await harness.storage.events_of_guild(GUILD_ID) == []

@@ -1,11 +1,12 @@
 """Every message in English, Croatian, Danish and Russian; the seed messages exactly as quoted."""
 
 import re
+from pathlib import Path
 
 import pytest
 
 from pyramide import Card, Rules
-from pyramide.i18n import LANGUAGES, card_name, catalogue, keys, language_for, parse_card, t
+from pyramide.i18n import LANGUAGES, card_name, catalogue, keys, language_for, parse_card, plural_keys, t
 from tests.deals import stuck_game
 from tests.harness import Harness
 
@@ -22,6 +23,36 @@ def test_every_key_exists_in_every_language(lang):
     extra = keys(lang) - keys("en")
     assert not missing, f"{lang} lacks {sorted(missing)}"
     assert not extra, f"{lang} has keys English lacks: {sorted(extra)}"
+
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("pyramide", "pyramide_service", "cogs", "pyramide_bot")
+SOURCES = sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+# ``t(lang, "key", ...)`` with a literal key, however the call is wrapped (a regular expression: parsing every
+# module would cost seconds of the suite's budget).
+NAMED_KEY = re.compile(r'(?<![\w.])t\(\s*(?:[\w.]+|"[a-z]{2}")\s*,\s*"([\w.]+)"')
+
+
+def _keys_named(source: str) -> set[str]:
+    """The message keys a module names as written."""
+    return set(NAMED_KEY.findall(source))
+
+
+def test_every_key_the_code_names_is_a_message():
+    # A key renamed (events' messages are "event.", what a move did "effect.") and still named somewhere
+    # would raise KeyError only when that line runs.
+    named = {(_name(path), key) for path in SOURCES for key in _keys_named(path.read_text(encoding="utf-8"))}
+    assert len(named) > 300
+    messages = keys("en") | plural_keys("en")
+    assert sorted((where, key) for where, key in named if key not in messages) == []
+    source = 't(lang, "effect.drew", card=c)\nt(\n    "en",\n    "a.b")\nt(lang, f"x.{y}")\nother(l, "z")\nx.t(l, "q")'
+    assert _keys_named(source) == {"effect.drew", "a.b"}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -46,8 +77,8 @@ def test_translated_texts_are_not_left_in_english(lang):
 @pytest.mark.parametrize("lang", sorted(SEED_MESSAGES))
 def test_seed_messages_exactly_as_quoted(lang):
     blocked, total, stuck = SEED_MESSAGES[lang]
-    assert t(lang, "event.blocked") == blocked
-    assert t(lang, "event.sum") == total
+    assert t(lang, "effect.blocked") == blocked
+    assert t(lang, "effect.sum") == total
     assert t(lang, "end.stuck") == stuck
     assert t(lang, "board.stuck") == stuck
 
@@ -74,10 +105,10 @@ def test_missing_key_falls_back_to_english(monkeypatch):
     from pyramide import i18n
 
     croatian = dict(catalogue("hr"))
-    del croatian["event.drew"]
+    del croatian["effect.drew"]
     monkeypatch.setattr(i18n, "catalogue", lambda lang: croatian if lang == "hr" else catalogue(lang))
-    assert i18n.t("hr", "event.drew", card="A♠") == "You drew A♠."
-    assert i18n.t("hr", "event.sum") == "Zbroj mora biti jednak 13"
+    assert i18n.t("hr", "effect.drew", card="A♠") == "You drew A♠."
+    assert i18n.t("hr", "effect.sum") == "Zbroj mora biti jednak 13"
 
 
 def test_card_names_in_each_language():

@@ -101,7 +101,7 @@ def words(option: str) -> str:
     """What the player reads about ``option``'s limit, in English."""
     limit = LIMITS[option]
     if option == "duration":
-        return t("en", "contest.error.duration")
+        return t("en", "event.error.duration")
     if isinstance(limit, Span):
         return t("en", "limits.range", option=option, low=limit.low, high=limit.high)
     if isinstance(limit, Length):

@@ -6,17 +6,17 @@ policy.py    who may replace a game              turns.py     a press handed to 
 hints.py     the two-phase hint                  dealing.py   new deals, threads, winnable/difficulty
 daily.py     the daily challenge                 records.py   statistics, leaderboards, reset
 race.py      races and their scoreboards         threads.py   threads made for games
-words.py     what players read about a game      places.py    where an interaction happened
+words.py     what players read about a game      home.py      where a game is stored, whose settings
 animation.py winning lines and replays
-contest.py   server events: start, play, end     contest_commands.py  their commands, buttons, loop
-standings.py an event's announcement, results   podium.py    the words of its podium picture
+events.py    server events: start, play, end     event_commands.py  their commands, buttons, loop
+announcements.py  an event's announcement, results   podium.py  the words of its podium picture
 """
 
 from __future__ import annotations
 
 from ..common import Host
 from .commands import Pyramide, PyramideAdmin
-from .contest_commands import Events
+from .event_commands import Events
 
 
 async def setup(bot: Host) -> None:

@@ -17,7 +17,7 @@ from ..common import bot_of, language
 from . import controls
 from .dealing import deal_again
 from .hints import show_hint
-from .places import Place, settings_key
+from .home import Place, settings_key
 from .turns import QUIET_EVENTS, finish, play, press_of, tap_action
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ async def command_code(interaction: discord.Interaction) -> None:
             await answer.say(t(lang, "error.no_game"))
             return
         if live.record.event_id is not None:
-            await answer.say(t(lang, "contest.code_hidden"))
+            await answer.say(t(lang, "event.code_hidden"))
             return
         if live.record.counted:
             await answer.say(t(lang, "error.daily_code_hidden"))

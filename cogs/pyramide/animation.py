@@ -19,7 +19,7 @@ from pyramide_service.solving import SolverBusy, wait_nodes
 from ..answer import Answer
 from ..common import board_labels, mention
 from .daily import is_todays_deal
-from .places import of_this_place
+from .home import of_this_place
 
 LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
 
@@ -39,7 +39,7 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
         await answer.say(t(lang, "anim.daily_wait"))
         return
     if record.event_id is not None:  # an event's code is revealed with its results, not under a board
-        await answer.say(t(lang, "contest.code_hidden"))
+        await answer.say(t(lang, "event.code_hidden"))
         return
     await post_animation(answer, kind, record.code, record)
 

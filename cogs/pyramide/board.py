@@ -16,10 +16,10 @@ from pyramide.i18n import card_name, t
 from pyramide.render import faces_for, faces_ready, render_board
 from pyramide.solver import Verdict
 from pyramide.style import Deck
+from pyramide_service import ENDED, PLAYING, WON, GameRecord
 from pyramide_service.ending import Ending
 from pyramide_service.manager import Live
 from pyramide_service.opening import show_at
-from pyramide_service.storage import ENDED, PLAYING, WON, GameRecord
 
 from ..answer import Answer
 from ..common import Host, board_labels, mention
@@ -41,7 +41,7 @@ def finished(game: Game, record: GameRecord) -> bool:
 def shown_code(record: GameRecord, game: Game, lang: str) -> str:
     """The deal's code as every view of the game shows it."""
     if record.event_id is not None:  # an event's deal: its code is revealed with the event's results
-        return t(lang, "contest.deal_code", number=(record.event_deal or 0) + 1)
+        return t(lang, "event.deal_code", number=(record.event_deal or 0) + 1)
     # No peeking: a counted daily in play never shows its code (it would deal the day's cards elsewhere).
     hidden = record.counted and record.status == PLAYING and not game.is_over
     return daily_name(record, lang) if hidden else record.code
@@ -69,7 +69,7 @@ def _finished_view(live: Live, lang: str, winnable: bool, launch: bool) -> disco
     record = live.record
     if record.event_id is not None:
         # An event's deal: its code stays hidden (no same deal, no line, no replay naming it); the next deal.
-        view.add_item(controls.event_play_button(record.event_id, label=t(lang, "contest.button.next")))
+        view.add_item(controls.event_play_button(record.event_id, label=t(lang, "event.button.next")))
         view.add_item(
             controls.board_button(
                 record.id, 0, controls.NEW, label=t(lang, "button.new_game"), style=discord.ButtonStyle.success

@@ -20,9 +20,9 @@ from ..answer import Answer, answering
 from ..common import NO_RACES, Host, text
 from ..refused import refused_value
 from . import adapters, buttons, daily, dealing, looks, profile, records
-from .contest_commands import EventAdminCommands, EventCommands
 from .dealing import rated_finder
 from .declared import CARD, CODE, IDLE_MINUTES, choices_of
+from .event_commands import EventAdminCommands, EventCommands
 from .race import Scoreboards, start_race
 
 log = logging.getLogger(__name__)

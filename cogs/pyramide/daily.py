@@ -23,13 +23,12 @@ from pyramide.daily import (
 )
 from pyramide.i18n import month_name, t, weekday_names
 from pyramide.render import MonthPicture, render_month
+from pyramide_service import PLAYING, DailyAttempt, DailyTaken
 from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
-from pyramide_service.stats import day_streaks
-from pyramide_service.storage import PLAYING, DailyAttempt, DailyTaken
 
 from ..answer import Answer, answering
 from ..common import mention, missing_permission
-from .places import OUTSIDE_SERVERS, of_this_place
+from .home import OUTSIDE_SERVERS, of_this_place
 from .records import time_text
 from .tables import BoardTable, answer_attempt
 from .words import share_text
@@ -66,7 +65,7 @@ async def peeks_at_the_daily(answer: Answer, game: Game) -> bool:
     if not await is_todays_deal(answer, game):
         return False
     day = today(now_of(answer))
-    attempt = await answer.bot.storage.daily_attempt(day_key(day), answer.interaction.user.id)
+    attempt = await answer.bot.daily_attempts.attempt(day_key(day), answer.interaction.user.id)
     return attempt is None or attempt.status is None
 
 
@@ -98,7 +97,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
         now = now_of(answer)
         day = today(now)
         key, number = day_key(day), daily_number(day)
-        attempt = await bot.storage.daily_attempt(key, interaction.user.id)
+        attempt = await bot.daily_attempts.attempt(key, interaction.user.id)
         if attempt is not None:
             await answer.say(await _already(answer, attempt, lang, now))
             return
@@ -144,7 +143,7 @@ async def _already(answer: Answer, attempt: DailyAttempt, lang: str, now: dateti
     number = daily_number(date.fromisoformat(attempt.day))
     if attempt.status is None:
         return waiting_words(answer, attempt, lang, number)
-    record = await answer.bot.storage.game(attempt.game_id)
+    record = await answer.bot.manager.record(attempt.game_id)
     lines = [t(lang, "daily.done", number=number)]
     if record is not None:
         lines.append(share_text(record, attempt.picture, lang, answer.bot.solver))
@@ -165,7 +164,7 @@ def waiting_words(answer: Answer, attempt: DailyAttempt, lang: str, number: int)
 async def share_daily(answer: Answer, game_id: int) -> None:
     """The Share button: the result of a finished counted daily, posted where the thread belongs."""
     interaction, lang, bot = answer.interaction, answer.lang, answer.bot
-    record = await bot.storage.game(game_id)
+    record = await bot.manager.record(game_id)
     if (
         record is None
         or not record.counted
@@ -178,7 +177,7 @@ async def share_daily(answer: Answer, game_id: int) -> None:
     if record.owner_id != interaction.user.id:
         await answer.say(t(lang, "error.not_your_game", owner=mention(record.owner_id)))
         return
-    attempt = await bot.storage.daily_attempt(record.daily, record.owner_id)
+    attempt = await bot.daily_attempts.attempt(record.daily, record.owner_id)
     text = (
         t(lang, "daily.shared_by", player=mention(record.owner_id))
         + "\n"
@@ -200,14 +199,14 @@ async def share_daily(answer: Answer, game_id: int) -> None:
 
 async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
     async with answering(interaction) as answer:
-        lang, storage, place = answer.lang, answer.bot.storage, answer.place
+        lang, attempts, place = answer.lang, answer.bot.daily_attempts, answer.place
         now = now_of(answer)
         day = today(now)
         if place is not None and not place.in_server:
             await show_daily_standing(answer, now)
             return
-        rows = await storage.daily_rows(day_key(day), interaction.guild_id or 0)
-        players, winners = await storage.daily_totals(day_key(day))
+        rows = await attempts.rows(day_key(day), interaction.guild_id or 0)
+        players, winners = await attempts.totals(day_key(day))
         lines = [
             t(
                 lang,
@@ -278,8 +277,7 @@ async def show_month(interaction: discord.Interaction, *, last: bool = False) ->
         year, month = (now.year, now.month) if not last else (now.year - (now.month == 1), (now.month - 2) % 12 + 1)
         first, final = month_bounds(year, month)
         player = interaction.user.id
-        attempts = await bot.storage.daily_month(player, day_key(first), day_key(final))
-        streaks = day_streaks(await bot.storage.daily_days(player), now)
+        attempts, streaks = await bot.daily_attempts.month(player, day_key(first), day_key(final), now)
         picture, alt = month_picture(month_calendar(year, month, attempts, now, streaks), lang)
         png = render_month(picture)  # a few milliseconds, once per command: no worker needed
         answer.private = False  # shown in the channel, as the daily ranking is: a badge is worth showing
@@ -289,11 +287,11 @@ async def show_month(interaction: discord.Interaction, *, last: bool = False) ->
 async def show_daily_standing(answer: Answer, now: datetime) -> None:
     """The daily leaderboard outside servers (a DM, a group DM): the day's totals across every place,
     and the player's own result and rank among everyone who finished it (no list of strangers)."""
-    interaction, lang, storage = answer.interaction, answer.lang, answer.bot.storage
+    interaction, lang, bot = answer.interaction, answer.lang, answer.bot
     day = today(now)
     key = day_key(day)
-    players, winners = await storage.daily_totals(key)
-    attempt = await storage.daily_attempt(key, interaction.user.id)
+    players, winners = await bot.daily_attempts.totals(key)
+    attempt = await bot.daily_attempts.attempt(key, interaction.user.id)
     totals = t(
         lang,
         "daily.totals.everywhere",
@@ -305,7 +303,7 @@ async def show_daily_standing(answer: Answer, now: datetime) -> None:
     elif attempt.status is None:
         mine = t(lang, "daily.standing.playing")
     else:
-        rank = await storage.daily_rank(key, interaction.user.id)
+        rank = await bot.daily_attempts.rank(key, interaction.user.id)
         mine = t(
             lang,
             "daily.standing.mine",
@@ -313,7 +311,7 @@ async def show_daily_standing(answer: Answer, now: datetime) -> None:
             rank=rank or players,
             players=players,
         )
-        record = await storage.game(attempt.game_id)
+        record = await bot.manager.record(attempt.game_id)
         if record is not None:
             mine += "\n" + share_text(record, attempt.picture, lang, answer.bot.solver)
     embed = discord.Embed(

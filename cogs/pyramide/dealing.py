@@ -16,18 +16,18 @@ from pyramide import Game, InvalidCode, Rules
 from pyramide.codes import MAX_DEAL_NUMBER
 from pyramide.difficulty import Tier
 from pyramide.i18n import t
+from pyramide_service import ABANDONED, ENDED, PLAYING, GameStatus
 from pyramide_service.manager import Live
 from pyramide_service.opening import Deal, Dealt, Here, InThread, NotPosted, Opened, Where, open_deal
 from pyramide_service.solving import SolverBusy, SolverService
-from pyramide_service.storage import ABANDONED, ENDED, PLAYING, GameStatus
 
 from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
 from ..common import mention, missing_permission
 from . import controls
+from .announcements import peeks_at_an_event
 from .daily import peeks_at_the_daily
-from .places import of_this_place, settings_key
+from .home import of_this_place, settings_key
 from .policy import may_replace
-from .standings import peeks_at_an_event
 from .tables import BoardTable
 from .words import code_problem, rules_words
 
@@ -79,7 +79,7 @@ async def start_game(
             await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
             return None
         if await peeks_at_an_event(answer, game):  # a running event's deal waits until it is over
-            await _refuse(answer, replace_id, t(lang, "contest.peek"))
+            await _refuse(answer, replace_id, t(lang, "event.peek"))
             return None
         answer.private = False
         return ending

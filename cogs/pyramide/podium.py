@@ -24,25 +24,25 @@ def podium_picture(event: EventRecord, standings: list[EventStanding], lang: str
     top = standings[:PODIUM]
     dates = t(
         lang,
-        "contest.podium.dates",
+        "event.podium.dates",
         start=_day(event.created_at, lang),
         end=_day(event.ended_at or event.ends_at, lang),
     )
     places = tuple(
-        (s.name or t(lang, "contest.a_player"), t(lang, "contest.podium.total", removed=s.removed, score=s.score))
+        (s.name or t(lang, "event.a_player"), t(lang, "event.podium.total", removed=s.removed, score=s.score))
         for s in top
     )
     picture = PodiumPicture(
         title=event.name,
         dates=dates,
         places=places,
-        empty=t(lang, "contest.no_results"),
-        footer=t(lang, "contest.podium.footer", players=len(standings), deals=len(event.codes)),
+        empty=t(lang, "event.no_results"),
+        footer=t(lang, "event.podium.footer", players=len(standings), deals=len(event.codes)),
     )
     named = "; ".join(
-        t(lang, "contest.podium.alt_place", place=i + 1, name=n, total=v) for i, (n, v) in enumerate(places)
+        t(lang, "event.podium.alt_place", place=i + 1, name=n, total=v) for i, (n, v) in enumerate(places)
     )
-    alt = t(lang, "contest.podium.alt", name=event.name, dates=dates, places=named or picture.empty)
+    alt = t(lang, "event.podium.alt", name=event.name, dates=dates, places=named or picture.empty)
     return picture, alt[:1000]
 
 
@@ -50,15 +50,15 @@ def standings_picture(event: EventRecord, standings: list[EventStanding], lang: 
     """The standings table (ten rows at most) in ``lang``, and its alt text."""
     dates = t(
         lang,
-        "contest.podium.dates",
+        "event.podium.dates",
         start=_day(event.created_at, lang),
         end=_day(event.ended_at or event.ends_at, lang),
     )
-    state = "contest.picture.running" if event.running else "contest.picture.final"
+    state = "event.picture.running" if event.running else "event.picture.final"
     rows = tuple(
         (
             str(place),
-            s.name or t(lang, "contest.a_player"),
+            s.name or t(lang, "event.a_player"),
             str(s.removed),
             str(s.score),
             format_duration(s.seconds),
@@ -69,13 +69,13 @@ def standings_picture(event: EventRecord, standings: list[EventStanding], lang: 
     picture = StandingsPicture(
         title=event.name,
         subtitle=t(lang, state, dates=dates),
-        heads=tuple(t(lang, f"contest.head.{head}") for head in ("player", "cards", "score", "time", "hints")),  # type: ignore[arg-type]
+        heads=tuple(t(lang, f"event.head.{head}") for head in ("player", "cards", "score", "time", "hints")),  # type: ignore[arg-type]
         rows=rows,
-        empty=t(lang, "contest.no_results"),
+        empty=t(lang, "event.no_results"),
     )
     named = "; ".join(
-        t(lang, "contest.picture.alt_row", place=r[0], name=r[1], removed=r[2], score=r[3], time=r[4], hints=r[5])
+        t(lang, "event.picture.alt_row", place=r[0], name=r[1], removed=r[2], score=r[3], time=r[4], hints=r[5])
         for r in rows
     )
-    alt = t(lang, "contest.picture.alt", name=event.name, state=picture.subtitle, rows=named or picture.empty)
+    alt = t(lang, "event.picture.alt", name=event.name, state=picture.subtitle, rows=named or picture.empty)
     return picture, alt[:1000]

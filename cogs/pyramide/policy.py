@@ -8,7 +8,7 @@ from pyramide_service import ABANDONED, ENDED, GameStatus, play
 from pyramide_service.manager import Live
 
 from ..answer import Answer
-from .places import settings_key
+from .home import settings_key
 
 
 def may_end(interaction: discord.Interaction, live: Live) -> bool:

@@ -20,17 +20,17 @@ from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
+from pyramide_service import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
 from pyramide_service.listeners import Change
 from pyramide_service.opening import Deal, Dealt, NotPosted, RaceOpened, open_race
-from pyramide_service.storage import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
 from pyramide_service.tasks import Supervised
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
 from ..common import Host, mention
 from . import controls, dealing
+from .announcements import peeks_at_an_event
 from .board import board_message
 from .daily import missing_thread_permission, peeks_at_the_daily
-from .standings import peeks_at_an_event
 from .tables import BoardTable
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ class Scoreboards:
     async def race_of(self, game_id: int) -> int | None:
         if game_id in self.by_game:
             return self.by_game.get(game_id)
-        race = await self.bot.storage.race_of_game(game_id)
+        race = await self.bot.races.race_of_game(game_id)
         return self.by_game.put(game_id, race.id if race is not None else None)
 
     def started(self, race_id: int, game_ids: list[int]) -> None:
@@ -88,7 +88,7 @@ class Scoreboards:
     async def _edit(self, race_id: int, lang: str, wait: float) -> None:
         await asyncio.sleep(wait)
         try:
-            race = await self.bot.storage.race(race_id)
+            race = await self.bot.races.race(race_id)
             if race is None or race.message_id is None:
                 self.last_edit.pop(race_id, None)
                 return
@@ -103,7 +103,7 @@ class Scoreboards:
         except DISCORD_ERRORS as error:
             log_refusal(f"race {race_id}: scoreboard edit", error)
             return
-        except Exception:  # storage (or a bug): logged with its traceback; the next move's edit tries again
+        except Exception:  # the database (or a bug): logged with its traceback; the next move's edit tries again
             log.exception("race %s: scoreboard not brought up to date", race_id)
             return
         if race.finished_at is not None:  # its final figures are shown: nothing of it is kept
@@ -150,7 +150,7 @@ async def scoreboard(bot: Host, race: RaceRecord, lang: str) -> tuple[str, disco
     """The scoreboard's text (one line a player: cards removed, moves, time, hints, status) and its
     "Give up" button while the race is on."""
     # Every answered move is stored: the figures are current.
-    records = [(player, await bot.storage.game(game_id)) for player, game_id in race.players]
+    records = [(player, await bot.manager.record(game_id)) for player, game_id in race.players]
     # The scoreboard stays in the language it was posted in (its first game's), whoever pressed last.
     lang = next((record.locale for _, record in records if record is not None and record.locale), lang)
     names = " vs ".join(mention(player) for player, _ in race.players)
@@ -227,7 +227,7 @@ async def start_race(
             await answer.say(t(lang, "error.daily_peek"))
             return
         if await peeks_at_an_event(answer, game):
-            await answer.say(t(lang, "contest.peek"))
+            await answer.say(t(lang, "event.peek"))
             return
         answer.private = False
         await answer.defer()
@@ -282,7 +282,7 @@ class RaceBoards(BoardTable):
         self.race_id = race_id
         self.scoreboards.started(race_id, [game for _, game, _ in self.seats])
         bot, lang = self.answer.bot, self.answer.lang
-        race = await bot.storage.race(race_id)
+        race = await bot.races.race(race_id)
         assert race is not None
         content, view = await scoreboard(bot, race, lang)
         links = " · ".join(f"{mention(player)}: <#{thread}>" for player, _, thread in self.seats)
@@ -309,7 +309,7 @@ class RaceBoards(BoardTable):
 async def give_up(answer: Answer, race_id: int) -> None:
     """The scoreboard's "Give up": the presser's own game in the race ends (recorded as ended)."""
     interaction, lang, bot = answer.interaction, answer.lang, answer.bot
-    race = await bot.storage.race(race_id)
+    race = await bot.races.race(race_id)
     if race is None or race.guild_id != interaction.guild_id:
         await answer.say(t(lang, "error.stale_board"))
         return
@@ -317,7 +317,7 @@ async def give_up(answer: Answer, race_id: int) -> None:
     if mine is None:
         await answer.say(t(lang, "race.not_yours"))
         return
-    record = await bot.storage.game(mine)
+    record = await bot.manager.record(mine)
     if record is None or record.status != PLAYING or race.finished_at is not None:
         await answer.say(t(lang, "race.already_over"))
         return

@@ -114,7 +114,7 @@ async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Event],
         if quiet and answer.deferred_private is not False:
             # Nothing on the board changed: answer the typed command privately, keep the channel quiet.
             if isinstance(event, ev.Blocked) and not settings.error_help:
-                await answer.say(t(lang, "event.blocked_quiet"))
+                await answer.say(t(lang, "effect.blocked_quiet"))
             else:
                 await answer.say(describe(event, lang, True))
             return

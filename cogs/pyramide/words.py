@@ -8,9 +8,9 @@ from pyramide import InvalidCode, Rules
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.solver import Verdict
+from pyramide_service import STUCK, WON, GameRecord
 from pyramide_service.ending import Ending, record_tier, share_line
 from pyramide_service.solving import SolverService
-from pyramide_service.storage import STUCK, WON, GameRecord
 
 
 def rules_words(rules: Rules, lang: str) -> str:

@@ -253,7 +253,7 @@ class ActivityServer:
             return await table.hint(session, version or 0, lang)
         if kind == "deal" and isinstance(asked.get("options"), dict):
             return await table.deal(session, asked["options"], lang)
-        return Reply([t(lang, "event.nothing_to_do")])
+        return Reply([t(lang, "effect.nothing_to_do")])
 
 
 def _message(received: Any) -> dict[str, Any] | None:

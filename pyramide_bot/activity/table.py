@@ -86,7 +86,7 @@ class Table:
         ending = self._endings.get(live.record.id)
         if ending is None:  # finished elsewhere (a button, another process): read back as play reads it back
             record = live.record
-            unlocked = await self.bot.storage.unlocked(record.owner_id)
+            unlocked = await self.bot.profiles.unlocked(record.owner_id)
             record.unlocked = tuple(u.key for u in unlocked if u.game_id == record.id)
             verdict = None if record.status == WON else self.bot.solver.known_verdict(record.code)
             tier = record_tier(record, self.bot.solver)
@@ -119,7 +119,7 @@ class Table:
         """Tap a spot (``0``-``27``, ``waste``, ``under``, ``stock``) or undo, on the position ``version``."""
         action = SPOT_ACTIONS.get(action, action)
         if action not in ACTIONS:
-            return Reply([t(lang, "event.nothing_to_do")])
+            return Reply([t(lang, "effect.nothing_to_do")])
         move = (lambda game: game.undo()) if action == "undo" else tap_action(action)
         async with self.bot.table.play(self._press(session, version, lang), move) as outcome:
             refusal = self._refusal(outcome, lang)
@@ -188,7 +188,7 @@ class Table:
                 given["pass_limit"] = choice["pass_limit"]
             rules = Rules().with_options(**rule_options(given))
         except TooManyPasses:
-            return Reply([t(lang, "event.nothing_to_do")])
+            return Reply([t(lang, "effect.nothing_to_do")])
         code = choice.get("code")
         if isinstance(code, str) and code.strip():
             try:

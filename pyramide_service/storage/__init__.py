@@ -1,16 +1,16 @@
-"""Persistence: what is stored (the records, ``records``) and the operations on it (``Storage``), each
+"""Persistence: what is stored (the records, ``pyramide_service.stored``) and the operations on it (``Storage``), each
 written once (``units``) and run by either backend: SQLite through aiosqlite is the embedded default,
 PostgreSQL (asyncpg) serves deployments of several processes; ``from_url`` picks one by its URL.
 
-The cogs and the game manager only ever see ``Storage`` and the records, never a backend.
+The application's services and the game manager see ``Storage`` and the records, never a backend; the
+cogs see neither ``Storage`` nor this package.
 """
 
 from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from .queries import Storage
-from .records import (
+from ..stored import (
     ABANDONED,
     BROKEN,
     ENDED,
@@ -26,6 +26,7 @@ from .records import (
     EventOver,
     EventRecord,
     EventStanding,
+    EventStart,
     EventStartUnknown,
     EventStats,
     EventTaken,
@@ -41,6 +42,7 @@ from .records import (
     StorageOutcomeUnknown,
     StorageUnavailable,
 )
+from .queries import Storage
 
 __all__ = [
     "ABANDONED",
@@ -60,6 +62,7 @@ __all__ = [
     "EventOver",
     "EventRecord",
     "EventStanding",
+    "EventStart",
     "EventStartUnknown",
     "EventStats",
     "EventTaken",

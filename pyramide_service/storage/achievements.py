@@ -22,8 +22,8 @@ from typing import Any
 
 from pyramide.achievements import GameFacts, Progress, credit
 
+from ..stored import GameRecord
 from .codec import unpack_log
-from .records import GameRecord
 from .units import Backend, Tx, read, write
 
 # The deal's difficulty of a counted daily (its day), when known; passed in by the caller (the storage

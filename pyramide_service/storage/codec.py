@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .records import GameRecord
+from ..stored import GameRecord
 from .schema import BOOL, TABLE, columns
 
 # The stored columns of a game that are GameRecord fields, in the order of the SELECTs.

@@ -18,23 +18,24 @@ from typing import Any
 
 from pyramide.achievements import EVENT_PODIUM, EVENT_WON
 
-from .achievements import award
-from .records import (
+from ..stored import (
     EventEntry,
     EventNotStarted,
     EventOver,
     EventRecord,
     EventStanding,
+    EventStart,
     EventStartUnknown,
     EventStats,
     EventTaken,
     GameRecord,
     StorageOutcomeUnknown,
 )
+from .achievements import award
 from .settling import RESOLVE_SECONDS, look_up
 from .units import Backend, Tx, read, write
 
-PODIUM = 3  # the places an event's podium holds (pyramide.tournament.PODIUM)
+PODIUM = 3  # the places an event's podium holds (pyramide_service.events.PODIUM)
 
 # An event's deal is opened, and its result counted, only while the event runs. Both lock the event's row
 # first (an UPDATE), as its end does: under READ COMMITTED an entry is then opened or closed either wholly
@@ -81,7 +82,7 @@ STARTED_EVENT = "SELECT MIN(id) FROM events WHERE guild_id = ? AND created_by = 
 INSERT_DEAL = "INSERT INTO event_deals (event_id, position, code, deal) VALUES (?, ?, ?, ?)"
 SET_MESSAGE = "UPDATE events SET message_id = ? WHERE id = ?"
 SET_RESULTS = "UPDATE events SET results_id = ? WHERE id = ?"
-# A deal of a running event, under any rules (``deal``: the code's cards, see pyramide.tournament.deal_key).
+# A deal of a running event, under any rules (``deal``: the code's cards, see pyramide_service.events.deal_key).
 RUNNING_DEAL = (
     "SELECT 1 FROM event_deals AS d JOIN events AS e ON e.id = d.event_id WHERE d.deal = ? AND e.ended_at IS NULL"
 )
@@ -209,20 +210,7 @@ class EventQueries(Backend):
     async def settle(self, unknown: StorageOutcomeUnknown) -> None:
         raise NotImplementedError
 
-    async def create_event(
-        self,
-        guild_id: int,
-        channel_id: int,
-        name: str,
-        rules: str,
-        difficulty: str | None,
-        deals: Sequence[tuple[str, str]],
-        created_by: int,
-        at: float,
-        ends_at: float,
-        locale: str | None = None,
-        resolve_seconds: float = RESOLVE_SECONDS,
-    ) -> int | None:
+    async def create_event(self, start: EventStart, resolve_seconds: float = RESOLVE_SECONDS) -> int | None:
         """A new event (its deals as (code, deal key)); ``None`` when the server runs three already.
 
         A start whose write had an unknown outcome is settled and looked up by its key (server, starter,
@@ -230,63 +218,48 @@ class EventQueries(Backend):
         left without its announcement); absent, ``EventNotStarted``; with the database still silent after
         ``resolve_seconds``, ``EventStartUnknown``."""
         try:
-            return await self._start_event(
-                guild_id, channel_id, name, rules, difficulty, deals, created_by, at, ends_at, locale
-            )
+            return await self._start_event(start)
         except StorageOutcomeUnknown as unknown:
             try:
-                found = await look_up(
-                    self, unknown, lambda: self._started_event(guild_id, created_by, at), resolve_seconds
-                )
+                found = await look_up(self, unknown, lambda: self._started_event(start), resolve_seconds)
             except StorageOutcomeUnknown:
                 raise EventStartUnknown(str(unknown), unknown.session, cut=unknown.cut) from unknown
             if found is None:
-                raise EventNotStarted(f"event {name!r} of server {guild_id} was not stored (looked up)") from unknown
+                missing = f"event {start.name!r} of server {start.guild_id} was not stored (looked up)"
+                raise EventNotStarted(missing) from unknown
             return found
 
     @read()
-    async def _started_event(self, db: Tx, guild_id: int, created_by: int, at: float) -> int | None:
-        found = await db.value(STARTED_EVENT, guild_id, created_by, at)
+    async def _started_event(self, db: Tx, start: EventStart) -> int | None:
+        found = await db.value(STARTED_EVENT, start.guild_id, start.created_by, start.at)
         return int(found) if found is not None else None
 
     @write(several=True, retry=False)  # a retry could make it twice
-    async def _start_event(
-        self,
-        db: Tx,
-        guild_id: int,
-        channel_id: int,
-        name: str,
-        rules: str,
-        difficulty: str | None,
-        deals: Sequence[tuple[str, str]],
-        created_by: int,
-        at: float,
-        ends_at: float,
-        locale: str | None = None,
-    ) -> int | None:
+    async def _start_event(self, db: Tx, start: EventStart) -> int | None:
         """A new running event with its deals (code, deal key), in a free slot of its server (``None``: three
         run already). A start racing another for the last slot finds it taken and looks again (READ
         COMMITTED: the next statement sees the other's committed row)."""
         for _ in range(3):
-            slot = await db.value(FREE_SLOT, guild_id)
+            slot = await db.value(FREE_SLOT, start.guild_id)
             if slot is None:
                 return None
             event_id = await db.value(
                 INSERT_EVENT,
-                guild_id,
-                channel_id,
+                start.guild_id,
+                start.channel_id,
                 int(slot),
-                name,
-                rules,
-                difficulty,
-                len(deals),
-                created_by,
-                at,
-                ends_at,
-                locale,
+                start.name,
+                start.rules,
+                start.difficulty,
+                len(start.deals),
+                start.created_by,
+                start.at,
+                start.ends_at,
+                start.locale,
             )
             if event_id is not None:
-                await db.many(INSERT_DEAL, [(int(event_id), i, code, deal) for i, (code, deal) in enumerate(deals)])
+                deals = [(int(event_id), i, code, deal) for i, (code, deal) in enumerate(start.deals)]
+                await db.many(INSERT_DEAL, deals)
                 return int(event_id)
         return None
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from pyramide.achievements import PERFECT_LOSS
 
+from ..stored import GameRecord
 from .achievements import award
-from .records import GameRecord
 from .units import Backend, Tx, read, write
 
 OWE_VERDICT = (

@@ -28,11 +28,11 @@ from urllib.parse import urlsplit
 
 import asyncpg
 
+from ..stored import StorageError, StorageOutcomeUnknown, StorageUnavailable
 from . import redact
 from . import schema as schema_
 from .outage import Outage
 from .queries import PROBE, Storage
-from .records import StorageError, StorageOutcomeUnknown, StorageUnavailable
 from .units import Dialect, Work, postgres_sql
 
 log = logging.getLogger(__name__)

@@ -9,11 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import achievements, events, owed
-from .achievements import AchievementStorage
-from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
-from .events import EventQueries
-from .records import (
+from ..stored import (
     BROKEN,
     FINISHED,
     WON,
@@ -26,8 +22,12 @@ from .records import (
     RaceStats,
     StorageOutcomeUnknown,
 )
+from . import achievements, events, owed
+from .achievements import AchievementStorage
+from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
+from .events import EventQueries
+from .leaderboards import LeaderboardQueries
 from .rights import DataRights
-from .standings import StandingsQueries
 from .styles import StyleQueries
 from .units import Tx, read, write
 
@@ -177,7 +177,7 @@ async def _load_race(db: Tx, race_id: int) -> RaceRecord | None:
     )
 
 
-class Storage(StandingsQueries, AchievementStorage, EventQueries, DataRights, owed.OwedStorage, StyleQueries):
+class Storage(LeaderboardQueries, AchievementStorage, EventQueries, DataRights, owed.OwedStorage, StyleQueries):
     """Everything the bot stores: every operation, each written once over a ``Tx`` (``units``); a backend
     subclass says how a unit runs (``_read``, ``_write``) and opens, closes and compacts its database."""
 

@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar
 
-from .records import StorageOutcomeUnknown, StorageUnavailable
+from ..stored import StorageOutcomeUnknown, StorageUnavailable
 
 T = TypeVar("T")
 # How long a write of unknown outcome is looked up for, once the database answers again, before the player

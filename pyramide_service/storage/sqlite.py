@@ -29,9 +29,9 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from ..stored import StorageError, StorageUnavailable
 from . import schema as schema_
 from .queries import PROBE, Storage
-from .records import StorageError, StorageUnavailable
 from .sqlite_connection import Connection, Tx
 from .units import Work
 

@@ -1,4 +1,5 @@
-"""Where a game is stored and whose settings rule it (the places themselves: ``cogs.places``)."""
+"""A game's home: where it is stored and whose settings rule it (the places themselves, where an interaction
+happened: ``cogs.places``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """What is stored, as the storage hands it out and takes it in: the records, the games' statuses, and the
-answers an operation gives by raising (a daily or an event's deal taken, a move stored by another process)."""
+answers an operation gives by raising (a daily or an event's deal taken, a move stored by another process).
+Outside ``storage``: the Discord layer reads these through the application's services without importing
+storage (an import-linter contract)."""
 
 from __future__ import annotations
 
@@ -209,6 +211,23 @@ class EventRecord:
     @property
     def running(self) -> bool:
         return self.ended_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class EventStart:
+    """A server event as it is started: its deals as (code, deal key), fixed from ``at`` to ``ends_at``;
+    (``guild_id``, ``created_by``, ``at``) finds a start whose write had an unknown outcome."""
+
+    guild_id: int
+    channel_id: int
+    name: str
+    rules: str
+    difficulty: str | None
+    deals: tuple[tuple[str, str], ...]
+    created_by: int
+    at: float
+    ends_at: float
+    locale: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

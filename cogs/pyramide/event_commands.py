@@ -23,8 +23,8 @@ from pyramide_service.listeners import Change
 from ..answer import answering
 from ..common import Host, text
 from ..tasks import stop_loop
-from . import contest, controls, dealing
-from . import standings as shown
+from . import announcements as shown
+from . import controls, dealing, events
 from .declared import DEALS, DURATION, EVENT, NAME, choices_of
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVE
         return cls(controls.row_id(match["event"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await contest.play_event(interaction, self.event_id)
+        await events.play_event(interaction, self.event_id)
 
 
 class EventLine(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVENT_LINE):
@@ -66,7 +66,7 @@ class EventLine(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVE
 
     async def callback(self, interaction: discord.Interaction) -> None:
         async with answering(interaction, private=False) as answer:
-            await contest.show_line(answer, self.event_id, self.position)
+            await events.show_line(answer, self.event_id, self.position)
 
 
 DYNAMIC_ITEMS = (EventPlay, EventLine)
@@ -80,7 +80,7 @@ class EventCommands(app_commands.Group):
 
     @app_commands.command(name="play", description=text("cmd.event.play"))
     async def play(self, interaction: discord.Interaction) -> None:
-        await contest.play_event(interaction)
+        await events.play_event(interaction)
 
     @app_commands.command(name="standings", description=text("cmd.event.standings"))
     @app_commands.rename(event=text("opt.event"))
@@ -89,15 +89,15 @@ class EventCommands(app_commands.Group):
         self, interaction: discord.Interaction, event: app_commands.Range[str, EVENT.low, EVENT.high] | None = None
     ) -> None:
         check("event", event)
-        await contest.show_standings(interaction, event)
+        await events.show_standings(interaction, event)
 
     @standings.autocomplete("event")
     async def standings_choices(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
-        return [Choice(name=n, value=v) for n, v in await contest.event_choices(interaction, current, running=False)]
+        return [Choice(name=n, value=v) for n, v in await events.event_choices(interaction, current, running=False)]
 
     @app_commands.command(name="list", description=text("cmd.event.list"))
     async def list_events(self, interaction: discord.Interaction) -> None:
-        await contest.show_list(interaction)
+        await events.show_list(interaction)
 
 
 class EventAdminCommands(app_commands.Group):
@@ -151,7 +151,7 @@ class EventAdminCommands(app_commands.Group):
                 await answer.say(t(answer.lang, "error.difficulty_rules"))
             return
         finder = dealing.rated_finder(tier) if tier is not None else None
-        await contest.start_event(interaction, name, deals, hours, rules, difficulty, finder)
+        await events.start_event(interaction, name, deals, hours, rules, difficulty, finder)
 
     @app_commands.command(name="end", description=text("cmd.event.end"))
     @app_commands.rename(event=text("opt.event"))
@@ -160,7 +160,7 @@ class EventAdminCommands(app_commands.Group):
         self, interaction: discord.Interaction, event: app_commands.Range[str, EVENT.low, EVENT.high] | None = None
     ) -> None:
         check("event", event)
-        await contest.end_command(interaction, event, cancelled=False)
+        await events.end_command(interaction, event, cancelled=False)
 
     @app_commands.command(name="cancel", description=text("cmd.event.cancel"))
     @app_commands.rename(event=text("opt.event"))
@@ -169,12 +169,12 @@ class EventAdminCommands(app_commands.Group):
         self, interaction: discord.Interaction, event: app_commands.Range[str, EVENT.low, EVENT.high] | None = None
     ) -> None:
         check("event", event)
-        await contest.end_command(interaction, event, cancelled=True)
+        await events.end_command(interaction, event, cancelled=True)
 
     @end.autocomplete("event")
     @cancel.autocomplete("event")
     async def running_choices(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
-        return [Choice(name=n, value=v) for n, v in await contest.event_choices(interaction, current, running=True)]
+        return [Choice(name=n, value=v) for n, v in await events.event_choices(interaction, current, running=True)]
 
 
 class Events(commands.Cog):
@@ -211,16 +211,16 @@ class Events(commands.Cog):
         this process's shards), and redraw announcements whose standings another process changed."""
         now = self.bot.clock()
         # Only this process's servers: another process's shards announce theirs.
-        due = [(e, g) for e, g in await self.bot.storage.due_events(now) if self.bot.get_guild(g) is not None]
+        due = [(e, g) for e, g in await self.bot.events.due(now) if self.bot.get_guild(g) is not None]
         if due or self.due.current_loop == 0:
             log.info("events checked: %d due", len(due))
         for event_id, _ in due:
-            event = await self.bot.storage.event(event_id)
+            event = await self.bot.events.event(event_id)
             if event is not None and event.running:
-                await self.bot.storage.end_event(event_id, min(now, event.ends_at))  # frozen as of the deadline
-            await contest.announce_results(self.bot, event_id)
+                await self.bot.events.end(event_id, min(now, event.ends_at))  # frozen as of the deadline
+            await events.announce_results(self.bot, event_id)
             self.announcements.drop(event_id)  # over: no more edits of its announcement from here
-        running = await self.bot.storage.running_events()
+        running = await self.bot.events.running()
         self.announcements.prune({event.id for event in running})
         for event in running:
             if (

@@ -14,18 +14,18 @@ import discord
 from pyramide import Game, Rules
 from pyramide.i18n import t
 from pyramide.render import render_podium, render_standings
-from pyramide_service.events import MAX_NAME, MAX_RUNNING, deal_key, places
+from pyramide_service import EventOver, EventRecord, EventStart, EventTaken
+from pyramide_service.events import MAX_NAME, MAX_RUNNING, deal_key, rank_of
 from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
 from pyramide_service.solving import SolverService
-from pyramide_service.storage import EventOver, EventRecord, EventTaken
 
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, lost
 from ..common import Host, bot_of, missing_permission
-from . import standings as shown
+from . import announcements as shown
 from .animation import post_animation
 from .daily import IN_PLACE, refuses_a_thread
 from .dealing import Finder, winnable_game
-from .places import Reach
+from .home import Reach
 from .podium import podium_picture, standings_picture
 from .tables import BoardTable, answer_attempt
 
@@ -67,55 +67,55 @@ async def start_event(
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
         if not interaction.permissions.manage_guild:
             await answer.say(t(lang, "error.manage_server"))
             return
         missing = missing_permission(interaction, *ANNOUNCEMENT_NEEDS)
         if missing is not None or not isinstance(interaction.channel, discord.abc.Messageable):
-            await answer.say(t(lang, "contest.error.permission", permission=missing or "Send Messages"))
+            await answer.say(t(lang, "event.error.permission", permission=missing or "Send Messages"))
             return
         name = " ".join(name.split())[:MAX_NAME]
         if not name:
-            await answer.say(t(lang, "contest.error.name"))
+            await answer.say(t(lang, "event.error.name"))
             return
         guild_id = interaction.guild_id or 0
-        if sum(e.running for e in await bot.storage.events_of_guild(guild_id, MAX_RUNNING * 2)) >= MAX_RUNNING:
-            await answer.say(t(lang, "contest.error.limit", limit=MAX_RUNNING))  # said before any search
+        if len(await bot.events.running_in(guild_id)) >= MAX_RUNNING:
+            await answer.say(t(lang, "event.error.limit", limit=MAX_RUNNING))  # said before any search
             return
         await answer.defer()
         games = await find_deals(bot.solver, rules, deals, finder, lang)
         if not games:  # the solver found none in time: nothing is started
-            await answer.say(t(lang, "contest.error.no_deals"))
+            await answer.say(t(lang, "event.error.no_deals"))
             return
         now = bot.clock()
-        event_id = await bot.storage.create_event(
-            guild_id,
-            interaction.channel_id or 0,
-            name,
-            rules.token,
-            difficulty,
-            [(game.code, deal_key(game)) for game in games],
-            interaction.user.id,
-            now,
-            now + hours * 3600,
-            lang,
+        start = EventStart(
+            guild_id=guild_id,
+            channel_id=interaction.channel_id or 0,
+            name=name,
+            rules=rules.token,
+            difficulty=difficulty,
+            deals=tuple((game.code, deal_key(game)) for game in games),
+            created_by=interaction.user.id,
+            at=now,
+            ends_at=now + hours * 3600,
+            locale=lang,
         )
-        if event_id is None:  # the database holds the limit, whatever was read above
-            await answer.say(t(lang, "contest.error.limit", limit=MAX_RUNNING))
+        event = await bot.events.start(start)
+        if event is None:  # the database holds the limit, whatever was read above
+            await answer.say(t(lang, "event.error.limit", limit=MAX_RUNNING))
             return
-        event = await bot.storage.event(event_id)
-        assert event is not None
+        event_id = event.id
         try:
             sent = await interaction.channel.send(**shown.announcement(event, [], lang))
         except DISCORD_ERRORS as error:
             log_refusal(f"event {event_id}: announcement", error)
-            await answer.say(t(lang, "contest.started_unannounced", name=event.name))
+            await answer.say(t(lang, "event.started_unannounced", name=event.name))
             return
-        await bot.storage.set_event_message(event_id, sent.id)
+        await bot.events.announced(event_id, sent.id)
         await answer.say(
-            t(lang, "contest.started", name=event.name, deals=len(games), when=f"<t:{int(event.ends_at)}:f>")
+            t(lang, "event.started", name=event.name, deals=len(games), when=f"<t:{int(event.ends_at)}:f>")
         )
 
 
@@ -124,19 +124,19 @@ async def chosen_event(answer: Answer, event_id: int | None) -> EventRecord | No
     """The event a player plays: the one named (a button), or the server's running event where they have a
     deal left (the oldest first), else its newest running one. Says why not when there is none."""
     interaction = answer.interaction
-    lang, storage = answer.lang, answer.bot.storage
+    lang, events = answer.lang, answer.bot.events
     if event_id is not None:
-        event = await storage.event(event_id)
+        event = await events.event(event_id)
         if event is None or event.guild_id != interaction.guild_id:
             await answer.say(t(lang, "error.stale_board"))
             return None
         return event
-    running = [e for e in await storage.events_of_guild(interaction.guild_id or 0, MAX_RUNNING * 2) if e.running]
+    running = await events.running_in(interaction.guild_id or 0)
     if not running:
-        await answer.say(t(lang, "contest.none_running"))
+        await answer.say(t(lang, "event.none_running"))
         return None
     for event in reversed(running):  # oldest first
-        if len(await storage.event_entries(event.id, interaction.user.id)) < len(event.codes):
+        if len(await events.event_entries(event.id, interaction.user.id)) < len(event.codes):
             return event
     return running[0]
 
@@ -146,20 +146,20 @@ async def play_event(interaction: discord.Interaction, event_id: int | None = No
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
         event = await chosen_event(answer, event_id)
         if event is None:
             return
         if not event.running or event.ends_at <= bot.clock():
-            await answer.say(t(lang, "contest.over", name=event.name))
+            await answer.say(t(lang, "event.over", name=event.name))
             return
-        entries = await bot.storage.event_entries(event.id, interaction.user.id)
+        entries = await bot.events.event_entries(event.id, interaction.user.id)
         waiting = next((e for e in entries if e.status is None), None)
         if waiting is not None:
-            record = await bot.storage.game(waiting.game_id)
+            record = await bot.manager.record(waiting.game_id)
             where = f"<#{record.channel_id}>" if record is not None else "—"
-            await answer.say(t(lang, "contest.waiting", number=waiting.position + 1, thread=where))
+            await answer.say(t(lang, "event.waiting", number=waiting.position + 1, thread=where))
             return
         played = {e.position for e in entries}
         position = next((i for i in range(len(event.codes)) if i not in played), None)
@@ -170,14 +170,14 @@ async def play_event(interaction: discord.Interaction, event_id: int | None = No
 
 
 async def done_words(bot: Host, event: EventRecord, player: int, lang: str) -> str:
-    standings = await bot.storage.event_standings(event.id)
-    place = next((p for p, s in places(standings) if s.player_id == player), None)
+    standings = await bot.events.standings(event.id)
+    place = rank_of(standings, player)
     if place is None:
-        return t(lang, "contest.done_waiting", name=event.name)
+        return t(lang, "event.done_waiting", name=event.name)
     mine = standings[place - 1]
     return t(
         lang,
-        "contest.done",
+        "event.done",
         name=event.name,
         removed=mine.removed,
         score=mine.score,
@@ -205,28 +205,28 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     )
 
     async def title(dealt: Dealt) -> list[str]:
-        return [t(lang, "contest.deal_title", name=event.name, number=number, deals=deals)]
+        return [t(lang, "event.deal_title", name=event.name, number=number, deals=deals)]
 
     table = BoardTable(
         answer,
         title,
         thread_name=lambda player: t(
-            lang, "contest.thread", name=event.name, number=number, player=player.display_name
+            lang, "event.thread", name=event.name, number=number, player=player.display_name
         ),
-        note=t(lang, "contest.ready_here", number=number, deals=deals),
+        note=t(lang, "event.ready_here", number=number, deals=deals),
     )
     try:
         opened = await open_deal(bot.manager, table, deal, Here(place.channel_id) if in_place else InThread())
     except EventTaken:  # the same player opened it at the same moment elsewhere
-        await answer.say(t(lang, "contest.taken", number=number))
+        await answer.say(t(lang, "event.taken", number=number))
         return
     except EventOver:
-        await answer.say(t(lang, "contest.over", name=event.name))
+        await answer.say(t(lang, "event.over", name=event.name))
         return
-    busy = t(lang, "contest.busy_here")
+    busy = t(lang, "event.busy_here")
 
     def ready(channel_id: int) -> str:
-        return t(lang, "contest.ready", number=number, deals=deals, thread=f"<#{channel_id}>")
+        return t(lang, "event.ready", number=number, deals=deals, thread=f"<#{channel_id}>")
 
     await answer_attempt(answer, opened, in_answer=in_place, busy=busy, ready=ready)
 
@@ -235,9 +235,9 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
 async def announce_results(bot: Host, event_id: int) -> None:
     """Post an ended event's results, if the database lets this caller (once, for one caller): the
     announcement loses its Play button, and the final standings, the podium and the codes are posted."""
-    if not await bot.storage.claim_announcement(event_id, bot.clock()):
+    if not await bot.events.claim_results(event_id, bot.clock()):
         return
-    event = await bot.storage.event(event_id)
+    event = await bot.events.event(event_id)
     if event is None:
         return
     await shown.redraw(bot, event_id)
@@ -245,7 +245,7 @@ async def announce_results(bot: Host, event_id: int) -> None:
     if event.cancelled:
         return
     lang = event.locale or "en"
-    standings = await bot.storage.event_standings(event_id)
+    standings = await bot.events.standings(event_id)
     embed, view = shown.results(event, standings, lang)
     picture, alt = podium_picture(event, standings, lang)
     embed.set_image(url="attachment://podium.png")
@@ -259,32 +259,32 @@ async def announce_results(bot: Host, event_id: int) -> None:
     except DISCORD_ERRORS as error:
         log_refusal(f"event {event_id}: results", error)
         if lost(error):  # lost on the way (a 5xx, a timeout): the claim is given back, the next check posts
-            await bot.storage.release_announcement(event_id)
+            await bot.events.release_results(event_id)
         return  # refused (the channel went): the results stay on /pyramide event standings
-    await bot.storage.set_event_results(event_id, sent.id)
+    await bot.events.results_posted(event_id, sent.id)
 
 
 async def pick(answer: Answer, event_id: str | None, *, running: bool) -> EventRecord | None:
     """The event an option names (an id from autocomplete), else the server's newest (running) one."""
     interaction = answer.interaction
-    lang, storage = answer.lang, answer.bot.storage
+    lang, events = answer.lang, answer.bot.events
     if event_id:
-        event = await storage.event(int(event_id)) if event_id.isdigit() and len(event_id) < 19 else None
+        event = await events.event(int(event_id)) if event_id.isdigit() and len(event_id) < 19 else None
         if event is None or event.guild_id != interaction.guild_id:
-            await answer.say(t(lang, "contest.unknown"))
+            await answer.say(t(lang, "event.unknown"))
             return None
         return event
-    events = await storage.events_of_guild(interaction.guild_id or 0)
+    found = await events.of_server(interaction.guild_id or 0)
     if running:
-        events = [e for e in events if e.running]
-    if not events:
-        await answer.say(t(lang, "contest.none_running" if running else "contest.none"))
+        found = [e for e in found if e.running]
+    if not found:
+        await answer.say(t(lang, "event.none_running" if running else "event.none"))
         return None
-    return events[0]
+    return found[0]
 
 
 async def event_choices(interaction: discord.Interaction, current: str, *, running: bool) -> list[tuple[str, str]]:
-    events = await bot_of(interaction).storage.events_of_guild(interaction.guild_id or 0, 25)
+    events = await bot_of(interaction).events.of_server(interaction.guild_id or 0, 25)
     return [
         (e.name[:100], str(e.id)) for e in events if (e.running or not running) and current.lower() in e.name.lower()
     ][:25]
@@ -292,15 +292,15 @@ async def event_choices(interaction: discord.Interaction, current: str, *, runni
 
 async def show_standings(interaction: discord.Interaction, event_id: str | None) -> None:
     async with answering(interaction, private=False) as answer:
-        lang, storage = answer.lang, answer.bot.storage
+        lang, events = answer.lang, answer.bot.events
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
         event = await pick(answer, event_id, running=False)
         if event is None:
             return
-        standings = await storage.event_standings(event.id)
-        mine = await shown.mine_line(storage, event, standings, interaction.user.id, lang)
+        standings = await events.standings(event.id)
+        mine = await shown.mine_line(events, event, standings, interaction.user.id, lang)
         embed = shown.standings_embed(event, standings, lang, mine)
         picture, alt = standings_picture(event, standings, lang)
         png = await asyncio.to_thread(render_standings, picture)  # drawn off the event loop
@@ -318,19 +318,19 @@ async def show_list(interaction: discord.Interaction) -> None:
     async with answering(interaction, private=False) as answer:
         lang = answer.lang
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
-        events = await answer.bot.storage.events_of_guild(interaction.guild_id or 0)
+        events = await answer.bot.events.of_server(interaction.guild_id or 0)
         lines = [
-            t(lang, "contest.list.row", name=discord.utils.escape_markdown(e.name), deals=len(e.codes))
+            t(lang, "event.list.row", name=discord.utils.escape_markdown(e.name), deals=len(e.codes))
             + " · "
             + shown.state_line(e, lang)
             for e in events
         ]
         embed = discord.Embed(
-            title=t(lang, "contest.list.title"),
-            description=shown.fitted(lines, shown.DESCRIPTION_LIMIT, lambda n: t(lang, "contest.list.more", count=n))
-            or t(lang, "contest.none"),
+            title=t(lang, "event.list.title"),
+            description=shown.fitted(lines, shown.DESCRIPTION_LIMIT, lambda n: t(lang, "event.list.more", count=n))
+            or t(lang, "event.none"),
             colour=discord.Colour.gold(),
         )
         await answer.announce(embed=embed)
@@ -342,7 +342,7 @@ async def end_command(interaction: discord.Interaction, event_id: str | None, *,
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
         if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "contest.not_here"))
+            await answer.say(t(lang, "event.not_here"))
             return
         if not interaction.permissions.manage_guild:
             await answer.say(t(lang, "error.manage_server"))
@@ -350,16 +350,16 @@ async def end_command(interaction: discord.Interaction, event_id: str | None, *,
         event = await pick(answer, event_id, running=True)
         if event is None:
             return
-        if await bot.storage.end_event(event.id, bot.clock(), cancelled=cancelled) is None:
-            await answer.say(t(lang, "contest.over", name=event.name))
+        if await bot.events.end(event.id, bot.clock(), cancelled=cancelled) is None:
+            await answer.say(t(lang, "event.over", name=event.name))
             return
-        await answer.say(t(lang, "contest.cancelled" if cancelled else "contest.ended", name=event.name))
+        await answer.say(t(lang, "event.cancelled" if cancelled else "event.ended", name=event.name))
         await announce_results(bot, event.id)  # in this flow: a stop waits for it
 
 
 async def show_line(answer: Answer, event_id: int, position: int) -> None:
     """An ended event's deal: how it could have been won (the codes of a running event stay hidden)."""
-    event = await answer.bot.storage.event(event_id)
+    event = await answer.bot.events.event(event_id)
     guild_id = answer.place.guild_id if answer.place is not None else None
     if event is None or event.running or position >= len(event.codes) or event.guild_id != guild_id:
         await answer.say(t(answer.lang, "error.stale_board"))

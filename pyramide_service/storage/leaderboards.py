@@ -1,4 +1,4 @@
-"""The standings: a player's results, a server's leaderboards, the daily's rows, totals and ranks, and
+"""The leaderboards: a player's results, a server's leaderboards, the daily's rows, totals and ranks, and
 a player's month of dailies. Read-only operations on finished games and attempts, each written once
 (``?`` placeholders, SQL that SQLite and PostgreSQL both read, ``units``)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .records import DailyAttempt, DailyRow, LeaderRow, ResultRow
+from ..stored import DailyAttempt, DailyRow, LeaderRow, ResultRow
 from .units import Backend, Tx, read
 
 # ------------------------------------------------------------------------------------- statistics
@@ -61,7 +61,7 @@ def _standing(guild_id: int, since: float | None, rules: str | None) -> tuple[An
     return (guild_id, since if since is not None else float("-inf"), rules, rules)
 
 
-class StandingsQueries(Backend):
+class LeaderboardQueries(Backend):
     """The standings' part of ``Storage``."""
 
     @read()

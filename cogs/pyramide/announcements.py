@@ -17,7 +17,7 @@ from pyramide import Game, Rules
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide_service import EventRecord, EventStanding
-from pyramide_service.events import Entries, places
+from pyramide_service.events import Entries, rank_of, ranked
 from pyramide_service.tasks import Supervised
 
 from ..answer import DISCORD_ERRORS, Answer, log_refusal
@@ -44,7 +44,7 @@ def standing_line(lang: str, place: int, standing: EventStanding) -> str:
     medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
     return t(
         lang,
-        "contest.row",
+        "event.row",
         medal=medal,
         player=player_name(standing),
         removed=standing.removed,
@@ -81,14 +81,14 @@ def fitted(lines: list[str], limit: int, more: Callable[[int], str], hidden: int
 def standings_text(lang: str, standings: list[EventStanding], limit: int = TWO_EMBEDS) -> str:
     """The first ``SHOWN`` players, one whole line each while they fit in ``limit``, then how many more."""
     if not standings:
-        return t(lang, "contest.no_results")
-    lines = [standing_line(lang, place, s) for place, s in places(standings)[:SHOWN]]
-    return fitted(lines, limit, lambda n: t(lang, "contest.more", count=n), hidden=len(standings) - len(lines))
+        return t(lang, "event.no_results")
+    lines = [standing_line(lang, place, s) for place, s in ranked(standings)[:SHOWN]]
+    return fitted(lines, limit, lambda n: t(lang, "event.more", count=n), hidden=len(standings) - len(lines))
 
 
 def rules_of(event: EventRecord, lang: str) -> str:
     rules = Rules.from_token(event.rules)
-    words = rules_words(rules, lang) if not rules.is_default else t(lang, "contest.rules_standard")
+    words = rules_words(rules, lang) if not rules.is_default else t(lang, "event.rules_standard")
     if event.difficulty:
         words += " · " + t(lang, f"choice.tier.{event.difficulty}")
     return words
@@ -96,61 +96,61 @@ def rules_of(event: EventRecord, lang: str) -> str:
 
 def state_line(event: EventRecord, lang: str) -> str:
     if event.cancelled:
-        return t(lang, "contest.state.cancelled")
+        return t(lang, "event.state.cancelled")
     if event.ended_at is not None:
-        return t(lang, "contest.state.ended", when=f"<t:{int(event.ended_at)}:f>")
-    return t(lang, "contest.state.running", when=f"<t:{int(event.ends_at)}:R>", date=f"<t:{int(event.ends_at)}:f>")
+        return t(lang, "event.state.ended", when=f"<t:{int(event.ended_at)}:f>")
+    return t(lang, "event.state.running", when=f"<t:{int(event.ends_at)}:R>", date=f"<t:{int(event.ends_at)}:f>")
 
 
 def announcement(event: EventRecord, standings: list[EventStanding], lang: str) -> dict[str, Any]:
     """The announcement message: what the event is, how it is scored, the standings, and Play while it runs."""
     embed = discord.Embed(
-        title=t(lang, "contest.title", name=event.name)[:256],
+        title=t(lang, "event.title", name=event.name)[:256],
         description="\n".join(
             (
-                t(lang, "contest.deals", deals=len(event.codes)),
+                t(lang, "event.deals", deals=len(event.codes)),
                 state_line(event, lang),
-                t(lang, "contest.rules", rules=rules_of(event, lang)),
+                t(lang, "event.rules", rules=rules_of(event, lang)),
             )
         ),
         colour=discord.Colour.gold(),
     )
-    embed.add_field(name=t(lang, "contest.scoring.title"), value=t(lang, "contest.scoring"), inline=False)
+    embed.add_field(name=t(lang, "event.scoring.title"), value=t(lang, "event.scoring"), inline=False)
     embed.add_field(
-        name=t(lang, "contest.standings.title"), value=standings_text(lang, standings, FIELD_LIMIT), inline=False
+        name=t(lang, "event.standings.title"), value=standings_text(lang, standings, FIELD_LIMIT), inline=False
     )
-    embed.set_footer(text=t(lang, "contest.footer", players=len(standings)))
+    embed.set_footer(text=t(lang, "event.footer", players=len(standings)))
     view = discord.ui.View(timeout=None)
     if event.running:
-        view.add_item(controls.event_play_button(event.id, label=t(lang, "contest.button.play")))
+        view.add_item(controls.event_play_button(event.id, label=t(lang, "event.button.play")))
     view.stop()
     return {"embed": embed, "view": view, "allowed_mentions": discord.AllowedMentions.none()}
 
 
 def standings_embed(event: EventRecord, standings: list[EventStanding], lang: str, mine: str | None) -> discord.Embed:
     embed = discord.Embed(
-        title=t(lang, "contest.standings.of", name=event.name)[:256],
+        title=t(lang, "event.standings.of", name=event.name)[:256],
         description=standings_text(lang, standings),
         colour=discord.Colour.gold(),
     )
     embed.add_field(name="\u200b", value=state_line(event, lang), inline=False)
     if mine:
-        embed.add_field(name=t(lang, "contest.standings.mine"), value=mine[:300], inline=False)
+        embed.add_field(name=t(lang, "event.standings.mine"), value=mine[:300], inline=False)
     return embed
 
 
 def results(event: EventRecord, standings: list[EventStanding], lang: str) -> tuple[discord.Embed, discord.ui.View]:
     """The final standings and the revealed codes, each with its winning line a press away."""
     embed = discord.Embed(
-        title=t(lang, "contest.results.title", name=event.name)[:256],
+        title=t(lang, "event.results.title", name=event.name)[:256],
         description=standings_text(lang, standings),
         colour=discord.Colour.gold(),
     )
-    codes = "\n".join(t(lang, "contest.results.code", number=i + 1, code=code) for i, code in enumerate(event.codes))
-    embed.add_field(name=t(lang, "contest.results.codes"), value=codes[:1024], inline=False)
+    codes = "\n".join(t(lang, "event.results.code", number=i + 1, code=code) for i, code in enumerate(event.codes))
+    embed.add_field(name=t(lang, "event.results.codes"), value=codes[:1024], inline=False)
     view = discord.ui.View(timeout=None)
     for position in range(len(event.codes)):
-        label = t(lang, "contest.button.line", number=position + 1)
+        label = t(lang, "event.button.line", number=position + 1)
         view.add_item(controls.event_line_button(event.id, position, label=label))
     view.stop()
     return embed, view
@@ -161,14 +161,14 @@ async def mine_line(
 ) -> str:
     """Where a player stands: their place and totals, or how many deals they have left."""
     entries = await book.event_entries(event.id, player)
-    place = next((p for p, s in places(standings) if s.player_id == player), None)
+    place = rank_of(standings, player)
     left = len(event.codes) - len(entries)
     if place is None:
-        return t(lang, "contest.mine.none", left=left)
+        return t(lang, "event.mine.none", left=left)
     standing = standings[place - 1]
-    words = t(lang, "contest.mine", place=place, players=len(standings), removed=standing.removed)
+    words = t(lang, "event.mine", place=place, players=len(standings), removed=standing.removed)
     if left and event.running:
-        words += " " + t(lang, "contest.mine.left", left=left)
+        words += " " + t(lang, "event.mine.left", left=left)
     return words
 
 
