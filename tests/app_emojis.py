@@ -62,6 +62,15 @@ class AppEmojis:
             raise Refused("name", "MAX_EMOJIS", "Maximum number of emojis reached (2000)")
         if self.refuse_upload is not None and len(self.uploads) >= self.refuse_upload:
             raise Refused("image", "IMAGE_INVALID", "Invalid image data")
+        self.uploads.append(name)
+        return self._keep(name, data)
+
+    def made_before(self, images: dict[str, bytes]) -> None:
+        """Emojis the application already has, uploaded by an earlier run of the bot (not counted as uploads)."""
+        for name, data in images.items():
+            self._keep(name, data)
+
+    def _keep(self, name: str, data: bytes) -> dict[str, Any]:
         self.next_id += 1
         emoji = {
             "id": str(self.next_id),
@@ -75,7 +84,6 @@ class AppEmojis:
         }
         self.emojis[self.next_id] = emoji
         self.images[self.next_id] = data
-        self.uploads.append(name)
         return emoji
 
     def delete(self, emoji_id: int) -> bool:

@@ -81,6 +81,9 @@ def example() -> Game:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: the test is about SQLite itself (its file, locks or pragmas)")
+    config.addinivalue_line(
+        "markers", "new_application: the harness's Discord has none of the app's emojis yet (a bot's first start)"
+    )
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -139,12 +142,32 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     run_to_end(drop_database(postgres_server, url))
 
 
+@pytest.fixture(scope="session")
+def postgres_schema(postgres_server: str) -> str:
+    """The name of a database the bot's storage has created its schema in, once for the run: each test's
+    database is a copy (what an open migrates on a new database is tested on empty ones, ``postgres_url``)."""
+
+    async def made() -> str:
+        url = await create_database(postgres_server)
+        store = from_url(url)
+        await store.open()
+        await store.close()
+        return url.rpartition("/")[2]
+
+    return run_to_end(made())
+
+
 @pytest.fixture
-def database_url(request: pytest.FixtureRequest, backend: str, tmp_path) -> str:
-    """Where the test's storage lives: a SQLite file of its own, or a PostgreSQL database of its own."""
-    if backend == "postgresql":
-        return str(request.getfixturevalue("postgres_url"))
-    return str(tmp_path / "pyramide.db")
+def database_url(request: pytest.FixtureRequest, backend: str, tmp_path) -> Iterator[str]:
+    """Where the test's storage lives: a SQLite file of its own, or a PostgreSQL database of its own (with
+    the bot's schema already made, as after its first start)."""
+    if backend != "postgresql":
+        yield str(tmp_path / "pyramide.db")
+        return
+    server = request.getfixturevalue("postgres_server")
+    url = run_to_end(create_database(server, request.getfixturevalue("postgres_schema")))
+    yield url
+    run_to_end(drop_database(server, url))
 
 
 @pytest.fixture
@@ -167,11 +190,13 @@ def workers() -> Iterator[Workers]:
 
 
 @pytest.fixture
-async def harness(database_url: str, workers: Workers):
-    """The real bot on a real database, with only Discord's HTTP edge replaced (tests/harness.py)."""
-    from tests.harness import Harness
+async def harness(request: pytest.FixtureRequest, database_url: str, workers: Workers):
+    """The real bot on a real database, with only Discord's HTTP edge replaced (tests/harness.py). Its
+    application has run before (its card emojis are on Discord) unless the test is marked ``new_application``."""
+    from tests.harness import Harness, Hub
 
-    h = await Harness(database_url, workers=workers).start()
+    hub = Hub(new_application=request.node.get_closest_marker("new_application") is not None)
+    h = await Harness(database_url, hub, workers=workers).start()
     yield h
     await h.stop()
     # Discord would have refused these (400 50035): a body its published API description does not allow.

@@ -13,6 +13,7 @@ import itertools
 import json
 import logging
 import re
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any
 import aiohttp
 import discord
 
+from cogs.emojis import emoji_images
 from pyramide_bot.app import PyramideBot
 from pyramide_service.storage.postgres import PostgresStorage
 from pyramide_service.storage.sqlite import SQLiteStorage
@@ -282,16 +284,25 @@ def launched(instances: dict[int, dict[str, Any]], interaction: dict[str, Any]) 
     return {"interaction": answer, "resource": {"type": LAUNCH_ACTIVITY, "activity_instance": {"id": instance_id}}}
 
 
+# The daily secret of a deployment the harness's bots have run in before (one a test process).
+EARLIER_SECRET = secrets.token_hex(32)
+
+
 class Hub:
     """The recorded side of Discord: every request, and the messages they made.
 
     Interaction answers follow Discord's rules: a first answer later than 3 s after the interaction
     is refused (404 Unknown interaction); a deferred command shows a "thinking" message whose
     visibility the deferral fixed, and the first followup replaces it with that visibility. Tests
-    add ``faults`` to make the next requests fail as Discord's edge can."""
+    add ``faults`` to make the next requests fail as Discord's edge can.
 
-    def __init__(self, *, conform: bool = True) -> None:
+    Unless ``new_application``, the application is one the bot has run for before: its card emojis are on
+    Discord and the database the bot starts on keeps the daily secret of this test process (as a deployment
+    keeps one), so that a start uploads nothing and finds today's daily already worked out in its worker."""
+
+    def __init__(self, *, conform: bool = True, new_application: bool = False) -> None:
         self.guild_id = GUILD_ID
+        self.new_application = new_application
         # Whether request bodies are checked against Discord's API description (benches leave it out of the
         # CPU they measure; without the description it is left out, and the run's summary says so).
         self.conforming = conform and discord_api.found()
@@ -312,6 +323,8 @@ class Hub:
         self.targets: dict[str, tuple[int, int | None]] = {}
         self.interactions: dict[str, dict[str, Any]] = {}  # interaction token -> the interaction as sent
         self.app_emojis = AppEmojis(APP_ID)  # the application's own emojis (kept across restarts)
+        if not new_application:
+            self.app_emojis.made_before({name: image.png for name, image in emoji_images().items()})
         self.app_commands = AppCommands(APP_ID)  # its commands (``enable_activities``: with Discord's entry point)
         self.activity_instances: dict[int, dict[str, Any]] = {}  # channel -> the Activity's instance running there
         # Channels the bot is not in (group DMs, channels of servers without the bot): a bot-token request
@@ -668,6 +681,8 @@ class Harness:
         else:
             self.storage = SQLiteStorage(self.db_path, synchronous=self.synchronous)
         await self.storage.open()
+        if not self.hub.new_application:
+            await self.storage.daily_secret(EARLIER_SECRET)  # kept if the database has one already
         bot = PyramideBot(self.storage, clock=lambda: self.now[0], workers=self.workers, offers_activity=self.activity)
         internals.log_in(bot, APP_ID, BOT_USER)
         internals.route_rest(bot, self.hub.http_request)

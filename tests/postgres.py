@@ -149,15 +149,15 @@ def database_url(server_url: str, name: str) -> str:
     return f"{base}/{name}"
 
 
-async def create_database(server_url: str) -> str:
-    """A new empty database on that server; returns its URL."""
+async def create_database(server_url: str, template: str = "template0") -> str:
+    """A new database on that server, a copy of ``template`` (by default an empty one); returns its URL."""
     name = f"pyramide_test_{os.getpid()}_{next(_names)}"
     connection = await asyncpg.connect(server_url)
     try:
         try:
-            await connection.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 STRATEGY FILE_COPY')
+            await connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
         except asyncpg.PostgresSyntaxError:  # before PostgreSQL 15
-            await connection.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+            await connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     finally:
         await connection.close()
     return database_url(server_url, name)

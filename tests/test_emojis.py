@@ -18,6 +18,9 @@ from pyramide.game import STOCK
 from tests.app_emojis import MAX_BYTES, AppEmojis, Refused
 from tests.harness import APP_ID, OWNER, STRANGER, Harness, Hub, start
 
+# The bot's first start on an application without its emojis, unless a test says otherwise.
+pytestmark = pytest.mark.new_application
+
 ROUTE = "/applications/{application_id}/emojis"
 # The buttons of the board of PY1-N-AAAAAAS as they were before the emojis (text only)
 TODAYS_LABELS = ["5♥", "K♠", "2♣", "J♦", "3♥", "10♦", "A♣", "10♠", "Draw (23)", "Undo", "Hint", "End"]
@@ -168,7 +171,7 @@ async def test_a_changed_sprite_uploads_only_the_changed_images(harness, monkeyp
 
 @pytest.mark.parametrize("kind", ["refused", "rate limited"])
 async def test_a_refused_upload_leaves_todays_labels_and_is_logged_once(database_url, caplog, kind):
-    hub = Hub()
+    hub = Hub(new_application=True)
     if kind == "refused":
         hub.app_emojis.refuse_upload = 10  # ten are taken, the eleventh is refused
     else:
@@ -230,7 +233,7 @@ async def test_two_processes_starting_together_share_one_set_and_delete_nothing(
     """A cluster's processes start at the same moment on an application without the set: each uploads
     what it does not find, one finds a name the other took and uses the other's; every board of either
     shows emojis that exist."""
-    hub = Hub()
+    hub = Hub(new_application=True)
     first = Harness(database_url, hub)
     second = Harness(database_url, hub)
     await first.start()

@@ -172,7 +172,8 @@ class SQLiteStorage(Storage):
             await writer.rollback()
 
     async def migrate(self, target: int = SCHEMA_VERSION) -> int:
-        """Bring the schema up to ``target``, one transaction a version; returns the version found before."""
+        """Bring the schema up to ``target`` in one transaction (a start stopped half-way leaves the file as
+        it was, and a new file costs one commit, not one a version); returns the version found before."""
         writer = self._writer
         async with writer.lock:  # between two groups of writes
             db = writer.tx()
@@ -182,29 +183,27 @@ class SQLiteStorage(Storage):
                     f"the database {self.path} has schema {found}, newer than this bot ({SCHEMA_VERSION}): "
                     "run the newer bot, or restore a backup"
                 )
-            file = self._file()
-            backed_up = found == 0 or file is None
-            for version in range(found, target):
-                # Under the write lock, the version read again: another process starting at the same moment
-                # may have taken this step already.
-                await writer.statement("BEGIN IMMEDIATE")
-                try:
-                    if await _user_version(db) > version:
-                        await writer.rollback()
-                        continue
-                    if not backed_up:  # only the process that migrates copies the database first
-                        assert file is not None
+            if found >= target:
+                return found
+            # Under the write lock, the version read again: another process starting at the same moment may
+            # have migrated the file already.
+            await writer.statement("BEGIN IMMEDIATE")
+            try:
+                now = await _user_version(db)
+                if now < target:
+                    file = self._file()
+                    if now > 0 and file is not None:  # only the process that migrates copies the database first
                         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-                        copy = file.with_name(f"{file.name}.schema{version}-{stamp}.bak")
+                        copy = file.with_name(f"{file.name}.schema{now}-{stamp}.bak")
                         await asyncio.to_thread(backup, file, copy)  # WAL lets it read
-                        backed_up = True
-                    for statement in schema_.migration(version + 1, "sqlite"):
-                        await db.execute(statement)
-                    await db.execute(f"PRAGMA user_version = {version + 1}")
-                    await writer.run(writer.connection.commit())
-                except BaseException:
-                    await writer.rollback()
-                    raise
+                    for version in range(now, target):
+                        for statement in schema_.migration(version + 1, "sqlite"):
+                            await db.execute(statement)
+                    await db.execute(f"PRAGMA user_version = {target}")
+                await writer.run(writer.connection.commit())
+            except BaseException:
+                await writer.rollback()
+                raise
             return found
 
     def _file(self) -> Path | None:
