@@ -2,7 +2,7 @@
 
 from .cards import Card, InvalidCard
 from .codes import InvalidCode, InvalidLayout
-from .effects import Event, Outcome, Spot
+from .effects import Effect, Outcome, Spot
 from .game import STOCK, UNDER, UNDO, WASTE, Game, InvalidAction, InvalidSpot, Move
 from .rules import InvalidRules, Rules
 
@@ -12,7 +12,7 @@ __all__ = [
     "UNDO",
     "WASTE",
     "Card",
-    "Event",
+    "Effect",
     "Game",
     "InvalidAction",
     "InvalidCard",

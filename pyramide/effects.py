@@ -1,4 +1,4 @@
-"""What a tap or an undo did. Events are values: the bot turns them into words."""
+"""What a tap or an undo did (an effect). Effects are values: the bot turns them into words."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ class Outcome(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
-    """Base class. ``is_action`` is true when the event is a move that counts and can be undone."""
+class Effect:
+    """Base class. ``is_action`` is true when the effect is a move that counts and can be undone."""
 
     is_action: ClassVar[bool] = False
 
@@ -30,19 +30,19 @@ class Event:
 
 
 @dataclass(frozen=True, slots=True)
-class Selected(Event):
+class Selected(Effect):
     spot: Spot
     card: Card
 
 
 @dataclass(frozen=True, slots=True)
-class Deselected(Event):
+class Deselected(Effect):
     spot: Spot
     card: Card
 
 
 @dataclass(frozen=True, slots=True)
-class PairRemoved(Event):
+class PairRemoved(Effect):
     spots: tuple[Spot, Spot]
     cards: tuple[Card, Card]
     points: int
@@ -51,7 +51,7 @@ class PairRemoved(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class KingRemoved(Event):
+class KingRemoved(Effect):
     spot: Spot
     card: Card
     points: int
@@ -60,7 +60,7 @@ class KingRemoved(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Blocked(Event):
+class Blocked(Effect):
     """The card is covered ("This card is blocked by another card"); nothing changed."""
 
     spot: Spot
@@ -68,7 +68,7 @@ class Blocked(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class SumNot13(Event):
+class SumNot13(Effect):
     """Two cards that do not sum to 13 ("The sum must be 13"); ``second`` is now selected."""
 
     first: Card
@@ -77,14 +77,14 @@ class SumNot13(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Drew(Event):
+class Drew(Effect):
     card: Card
 
     is_action: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)
-class TurnedBack(Event):
+class TurnedBack(Effect):
     count: int
     passes: int
 
@@ -92,24 +92,24 @@ class TurnedBack(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class NoPassesLeft(Event):
+class NoPassesLeft(Effect):
     limit: int
 
 
 @dataclass(frozen=True, slots=True)
-class NothingToDo(Event):
+class NothingToDo(Effect):
     """An empty place was tapped (a removed card, an empty stock and waste)."""
 
     spot: Spot
 
 
 @dataclass(frozen=True, slots=True)
-class GameOver(Event):
+class GameOver(Effect):
     outcome: Outcome
 
 
 @dataclass(frozen=True, slots=True)
-class NotInPlay(Event):
+class NotInPlay(Effect):
     """``tap_card`` named a real card that is neither in the pyramid nor on top of the waste."""
 
     card: Card
@@ -117,7 +117,7 @@ class NotInPlay(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class UnknownCard(Event):
+class UnknownCard(Effect):
     """``tap_card`` got a name that is no card; ``reason`` is the parser's message."""
 
     text: str
@@ -125,7 +125,7 @@ class UnknownCard(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Undone(Event):
+class Undone(Effect):
     """The last action was taken back; ``kind`` is pair, king, draw or turn."""
 
     kind: str
@@ -133,7 +133,7 @@ class Undone(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class NothingToUndo(Event):
+class NothingToUndo(Effect):
     pass
 
 

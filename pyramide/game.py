@@ -18,7 +18,7 @@ from .effects import (
     Blocked,
     Deselected,
     Drew,
-    Event,
+    Effect,
     GameOver,
     KingRemoved,
     NoPassesLeft,
@@ -158,7 +158,7 @@ class Game:
         other.actions = list(self.actions)
         return other
 
-    def apply(self, action: Spot) -> Event:
+    def apply(self, action: Spot) -> Effect:
         """Apply one entry of an action log."""
         if action == UNDO:
             return self.undo()
@@ -291,7 +291,7 @@ class Game:
         return moves
 
     # ------------------------------------------------------------------ actions
-    def tap(self, spot: Spot) -> Event:
+    def tap(self, spot: Spot) -> Effect:
         """The one action a player has: tap a pyramid card, the waste, the stock (or ``under``)."""
         spot = self._check_spot(spot)
         self.actions.append(spot)
@@ -325,7 +325,7 @@ class Game:
             return Blocked(blocked_spot, blocked_card)
         return self._remove((first_spot, spot), "pair")
 
-    def tap_card(self, name: str | Card) -> Event:
+    def tap_card(self, name: str | Card) -> Effect:
         """Tap a card given by name (``"K♦"``, ``"kd"``): its pyramid place or the waste top."""
         try:
             card = Card.parse(name)
@@ -338,7 +338,7 @@ class Game:
                 return self.tap(spot)
         return NotInPlay(card, removed=card in self.deal.pyramid)
 
-    def play(self, move: Move) -> Event:
+    def play(self, move: Move) -> Effect:
         """Make a move from ``legal_moves`` through taps, as a player would."""
         if move.kind in (_DRAW, _TURN):
             return self.tap(STOCK)
@@ -353,7 +353,7 @@ class Game:
             self.tap(first)
         return self.tap(second)
 
-    def undo(self) -> Event:
+    def undo(self) -> Effect:
         """Take back the last action (up to 100); the move counter does not go down."""
         self.actions.append(UNDO)
         if self._outcome is not None:
@@ -391,7 +391,7 @@ class Game:
     def _passes_left(self) -> bool:
         return self.rules.pass_limit is None or self.passes < self.rules.pass_limit
 
-    def _tap_stock(self) -> Event:
+    def _tap_stock(self) -> Effect:
         if self._stock:
             card = self._stock.pop()
             self._waste.append(card)
@@ -439,7 +439,7 @@ class Game:
     def _pair_legal(self, a: Spot, b: Spot) -> bool:
         return not self._blocks(a, b) and not self._blocks(b, a)
 
-    def _remove(self, spots: tuple[Spot, ...], kind: str) -> Event:
+    def _remove(self, spots: tuple[Spot, ...], kind: str) -> Effect:
         cards = tuple(self.card_at(spot) for spot in spots)
         pyramid = tuple((spot, self._pyramid[spot]) for spot in sorted(s for s in spots if isinstance(s, int)))
         taken = sum(1 for spot in spots if not isinstance(spot, int))

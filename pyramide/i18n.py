@@ -153,7 +153,7 @@ def short_day(language: str, day: date) -> str:
     return str(format_date(day, "d MMM", locale=_locale(language)))
 
 
-def describe(event: ev.Event, lang: str, error_help: bool) -> str:
+def describe(event: ev.Effect, lang: str, error_help: bool) -> str:
     """An engine event in the player's words (error messages only with ``error_help``)."""
     match event:
         case ev.Selected(card=card):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyramide.effects import Event
+from pyramide.effects import Effect
 from pyramide.errors import GameError
 from pyramide.game import Game
 
@@ -51,7 +51,7 @@ class Live:
 
 @dataclass(frozen=True)
 class ActResult:
-    event: Event
+    event: Effect
     live: Live
     finished: bool  # this action ended the game
     snapshot: Game  # the position right after the action, safe to draw while play goes on

@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 
 from pyramide.daily import clearing_picture
-from pyramide.effects import Event, Outcome
+from pyramide.effects import Effect, Outcome
 from pyramide.errors import GameError as GameError
 from pyramide.game import Game, InvalidAction
 from pyramide.solver import Hint
@@ -73,7 +73,7 @@ class Turn:
         """Whether the game in play is ``game_id``."""
         return self.live is not None and self.live.record.id == game_id
 
-    async def apply(self, action: Callable[[Game], Event], *, request: int | None = None) -> ActResult:
+    async def apply(self, action: Callable[[Game], Effect], *, request: int | None = None) -> ActResult:
         """Apply ``action`` to the game in play and store it before returning. ``request`` (a Discord
         interaction id) is stored with it, once: the same press delivered to two processes is applied once."""
         if self.live is None:
@@ -309,7 +309,7 @@ class GameManager:
 
     # ---------------------------------------------------------------- applying
     async def _apply(
-        self, live: Live, action: Callable[[Game], Event], request: int | None = None, *, owe: bool = False
+        self, live: Live, action: Callable[[Game], Effect], request: int | None = None, *, owe: bool = False
     ) -> ActResult:
         game = live.game
         event = action(game)

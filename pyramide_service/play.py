@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from pyramide.achievements import PERFECT_LOSS
-from pyramide.effects import Event
+from pyramide.effects import Effect
 from pyramide.game import Game, InvalidAction
 from pyramide.solver import Hint
 
@@ -27,7 +27,7 @@ from .server_settings import ServerSettings, settings_key
 from .solving import SolverBusy, SolverService
 from .storage import PLAYING, WON, GameRecord, GuildSettings
 
-Move = Callable[[Game], Event]
+Move = Callable[[Game], Effect]
 Slow = Callable[[], Awaitable[None]]  # called before a wait that may be long (the caller acknowledges)
 
 
@@ -68,7 +68,7 @@ class Outcome:
     kind: Kind
     live: Live | None = None  # the game (its record, as stored)
     snapshot: Game | None = None  # the position to draw, safe while play goes on
-    effect: Event | None = None  # what the move did
+    effect: Effect | None = None  # what the move did
     ending: Ending | None = None  # a game this press finished (or a finished game drawn again)
     hint: Hint | None = None
     settings: GuildSettings | None = None  # the settings that rule the game, when they were read

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyramide import Game
-from pyramide.effects import Event
+from pyramide.effects import Effect
 from pyramide_service.manager import ActResult, GameManager, Live
 from pyramide_service.storage import ENDED
 
@@ -27,7 +27,7 @@ async def deal(
 
 
 async def play(
-    manager: GameManager, channel_id: int, action: Callable[[Game], Event], *, request: int | None = None
+    manager: GameManager, channel_id: int, action: Callable[[Game], Effect], *, request: int | None = None
 ) -> ActResult:
     """One move in a channel, stored before it returns."""
     async with manager.turn(channel_id) as turn:

@@ -60,7 +60,7 @@ async def launch(answer: Answer, place: Place) -> None:
 
 
 async def command_move(
-    interaction: discord.Interaction, action_in: Callable[[str], Callable[[Game], ev.Event]]
+    interaction: discord.Interaction, action_in: Callable[[str], Callable[[Game], ev.Effect]]
 ) -> None:
     """/pyramide tap, draw, undo: the same moves as the buttons, answered with a fresh board
     (``action_in``: the move, given the player's language its card names are read in).
@@ -87,7 +87,7 @@ async def command_move(
         await play(answer, press_of(answer), action_in(lang), edit=False)
 
 
-def card_action(text: str, lang: str) -> Callable[[Game], ev.Event]:
+def card_action(text: str, lang: str) -> Callable[[Game], ev.Effect]:
     if text in (WASTE, UNDER):
         return lambda game: game.tap(text)
     try:

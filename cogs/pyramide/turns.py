@@ -93,14 +93,14 @@ async def refused(answer: Answer, outcome: Outcome, lang: str) -> bool:
     return True
 
 
-def tap_action(action: str) -> Callable[[Game], ev.Event]:
+def tap_action(action: str) -> Callable[[Game], ev.Effect]:
     if action == controls.UNDO:
         return lambda game: game.undo()
     spot = controls.spot_of(action)
     return lambda game: game.tap(spot)
 
 
-async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Event], *, edit: bool) -> None:
+async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Effect], *, edit: bool) -> None:
     """Play a move and answer with the new board (a typed command's move that changed nothing: privately)."""
     lang = answer.lang
     async with answer.bot.table.play(press, action, slow=slow(answer)) as outcome:
