@@ -224,10 +224,12 @@ class Table:
             game = Game.replay(record.code, record.actions)
         except (InvalidAction, ValueError, TypeError):
             return None
-        unlocked = await self.storage.unlocked(record.owner_id)
-        record.unlocked = tuple(u.key for u in unlocked if u.game_id == record.id)
+        # The owed row before the achievements: a payment made in between (another process, a restart's
+        # resume) is then found among the achievements, never missed by both reads.
         owed = await self.storage.owed_verdict(record.id)
         record.owes_verdict = owed is not None
+        unlocked = await self.storage.unlocked(record.owner_id)
+        record.unlocked = tuple(u.key for u in unlocked if u.game_id == record.id)
         live = Live(record, game)
         ending = await self._ending(live, press.lang, slow, closed_now=False)
         return Outcome(Kind.SHOW_FINISHED, live, game, ending=ending)
@@ -245,11 +247,18 @@ class Table:
             if verdict is None:
                 await slow()
                 verdict = await self.solver.verdict(record.code)
-            if record.owes_verdict and await self.manager.owed.pay(owed_by(record), verdict):
-                unlocked.append(PERFECT_LOSS)
+            if record.owes_verdict and PERFECT_LOSS not in unlocked:
+                if await self.manager.owed.pay(owed_by(record), verdict) or await self._paid_elsewhere(record):
+                    unlocked.append(PERFECT_LOSS)
         tier = record.tier if closed_now else record_tier(record, self.solver)
         share = share_line(record, record.picture, lang, tier) if record.daily is not None and record.counted else None
         return Ending(record, verdict, tier, tuple(unlocked), share)
+
+    async def _paid_elsewhere(self, record: GameRecord) -> bool:
+        """Whether the perfect loss this game owed was paid by someone else while this press waited for its
+        verdict (another process, a restart's resume): the player is shown it all the same."""
+        unlocked = await self.storage.unlocked(record.owner_id)
+        return any(u.key == PERFECT_LOSS and u.game_id == record.id for u in unlocked)
 
     async def _publish(self, live: Live, version: int, lang: str) -> None:
         record = live.record
