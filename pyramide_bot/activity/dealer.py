@@ -111,7 +111,10 @@ class Dealer:
             return ending
 
         asked = Deal(game, session.guild_id, session.user_id, session.name, lang)
-        opened = await open_deal(bot.manager, Boards(bot, lang, notes), asked, Here(session.channel_id), admit)
+        try:
+            opened = await open_deal(bot.manager, Boards(bot, lang, notes), asked, Here(session.channel_id), admit)
+        except SolverBusy:  # (today's deal worked out for the check: nothing was dealt)
+            return Reply([t(lang, "error.solver_busy")])
         if not isinstance(opened, Opened | NotPosted):  # Busy (``admit`` said why); never NoThread (Here)
             return said[0] if said else Reply([t(lang, "error.prompt_used")], stale=True)
         if isinstance(opened, NotPosted):

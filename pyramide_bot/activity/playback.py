@@ -42,30 +42,35 @@ class Playbacks:
             return Reply([t(lang, "anim.not_finished")])
         if record.event_id is not None:
             return Reply([t(lang, "contest.code_hidden")])
-        if Game.from_code(record.code).deal == (await todays_deal(bot)).deal:
-            return Reply([t(lang, "anim.daily_wait")])
-        if kind == "mine":
-            frames = action_frames(Game.from_code(record.code), record.actions)
-            moves = len(record.actions)
-        else:
-            line = self._lines.get(record.code)
-            if line is None:
-                if not bot.solver.has_room("animation"):
-                    return Reply([t(lang, "error.solver_busy")])
-                deadline = time.monotonic() + LINE_SECONDS
-                try:
-                    line = await bot.solver.animate(
-                        winning_line, record.code, wait_nodes(Game.from_code(record.code).rules), deadline
-                    )
-                except SolverBusy:
-                    return Reply([t(lang, "error.solver_busy")])
+        try:
+            if Game.from_code(record.code).deal == (await todays_deal(bot)).deal:
+                return Reply([t(lang, "anim.daily_wait")])
+            if kind == "mine":
+                frames = action_frames(Game.from_code(record.code), record.actions)
+                moves = len(record.actions)
+            else:
+                line = await self._line(record.code)
                 if line is None:
                     return Reply([t(lang, "anim.none")])
-                self._lines.put(record.code, line)
-            frames = line_frames(Game.from_code(record.code), line)
-            moves = len(line)
+                frames = line_frames(Game.from_code(record.code), line)
+                moves = len(line)
+        except SolverBusy:
+            return Reply([t(lang, "error.solver_busy")])
         words = t(lang, f"anim.alt_{kind}", code=record.code, moves=moves)
         return Reply([words], playback=playback(frames, kind, lang))
+
+    async def _line(self, code: str) -> tuple[Move, ...] | None:
+        """The solver's winning line of ``code``, found in the animation worker within the board's time limit
+        (``None``: none found in time). Raises ``SolverBusy`` when too many wait."""
+        line = self._lines.get(code)
+        if line is None:
+            if not self.bot.solver.has_room("animation"):
+                raise SolverBusy()
+            deadline = time.monotonic() + LINE_SECONDS
+            line = await self.bot.solver.animate(winning_line, code, wait_nodes(Game.from_code(code).rules), deadline)
+            if line is not None:
+                self._lines.put(code, line)
+        return line
 
 
 def playback(frames: list[Frame], kind: str, lang: str) -> dict[str, Any]:
