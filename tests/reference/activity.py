@@ -18,6 +18,8 @@ from tests.deals import kings_and_pairs
 from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, start
 
 HERE = Path(__file__).resolve().parent
+# Every card picture loaded (a language's or a style's first faces are drawn on demand, half a second or more).
+DRAWN = "() => [...document.images].every((image) => !image.getAttribute('src') || image.naturalWidth > 0)"
 
 
 async def main() -> None:
@@ -47,6 +49,7 @@ async def main() -> None:
                     await player.frame.locator('[data-action="end"]').click()
                     await player.frame.locator('[data-action="end-yes"]').click()
                     await player.frame.locator('[data-action="line"]').wait_for(timeout=15000)
+                await player.page.frames[1].wait_for_function(DRAWN, timeout=15000)
                 kind = "ended_" if ended else ""
                 name = f"activity_{kind}{locale[:2]}_{viewport['width']}x{viewport['height']}.png"
                 await player.page.screenshot(path=str(HERE / name))
