@@ -99,11 +99,17 @@ def winning_animation(
 ) -> Animation | None:
     """The solver's winning line of the deal ``code`` from its start, animated in ``style`` (``None``: no
     line found)."""
-    game = Game.from_code(code)
-    solution = solve(game, node_limit, deadline)
-    if not solution.won:
+    line = winning_line(code, node_limit, deadline)
+    if line is None:
         return None
-    return _encoded(line_frames(game, solution.line), labels, code, len(solution.line), style)
+    return _encoded(line_frames(Game.from_code(code), line), labels, code, len(line), style)
+
+
+def winning_line(code: str, node_limit: int, deadline: float | None) -> tuple[Move, ...] | None:
+    """The solver's winning line of the deal ``code`` from its start (``None``: none found): run in a
+    worker, for a picture here or for a page that steps through the positions itself."""
+    solution = solve(Game.from_code(code), node_limit, deadline)
+    return tuple(solution.line) if solution.won else None
 
 
 def replay_animation(code: str, actions: Sequence[Spot], labels: Labels, style: Style = DEFAULT) -> Animation:

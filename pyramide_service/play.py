@@ -25,7 +25,7 @@ from .listeners import Change, Listeners
 from .manager import GameManager, Live, Turn, owed_by
 from .server_settings import ServerSettings, settings_key
 from .solving import SolverBusy, SolverService
-from .storage import PLAYING, WON, GameRecord, GuildSettings
+from .storage import ABANDONED, ENDED, PLAYING, WON, GameRecord, GameStatus, GuildSettings
 
 Move = Callable[[Game], Effect]
 Slow = Callable[[], Awaitable[None]]  # called before a wait that may be long (the caller acknowledges)
@@ -134,6 +134,18 @@ class Table:
                 yield Outcome(Kind.ENDED, live, live.game, ending=ending)
             finally:
                 await self._publish(live, live.game.version, press.lang)
+
+    async def may_replace(self, live: Live, player_id: int, manage_messages: bool) -> tuple[bool, GameStatus]:
+        """Whether a player may end ``live`` to deal a new game, and how it is recorded: its starter or a
+        moderator ends it; anyone in the channel may replace it once it sat idle past the server's limit
+        (recorded as abandoned: played, not won)."""
+        if may_end(live.record, player_id, manage_messages):
+            return True, ENDED
+        settings = await self.settings.get(settings_key(live.record))
+        last = await self.manager.last_action_at(live.record.id) or live.record.created_at
+        if (self.manager.clock() - last) / 60 >= settings.idle_minutes:
+            return True, ABANDONED
+        return False, ENDED
 
     @asynccontextmanager
     async def hint(self, press: Press, *, slow: Slow = _not_slow) -> AsyncIterator[Outcome]:
@@ -247,9 +259,9 @@ class Table:
             if verdict is None:
                 await slow()
                 verdict = await self.solver.verdict(record.code)
-            if record.owes_verdict and PERFECT_LOSS not in unlocked:
-                if await self.manager.owed.pay(owed_by(record), verdict) or await self._paid_elsewhere(record):
-                    unlocked.append(PERFECT_LOSS)
+            owed = record.owes_verdict and PERFECT_LOSS not in unlocked
+            if owed and (await self.manager.owed.pay(owed_by(record), verdict) or await self._paid_elsewhere(record)):
+                unlocked.append(PERFECT_LOSS)
         tier = record.tier if closed_now else record_tier(record, self.solver)
         share = share_line(record, record.picture, lang, tier) if record.daily is not None and record.counted else None
         return Ending(record, verdict, tier, tuple(unlocked), share)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
 import pytest
 import pytest_asyncio
 
+from pyramide.daily import day_key
 from pyramide.style import Style
 from pyramide_bot.activity import Activity
 from pyramide_bot.activity.server import BURST, CLOSE_FLOOD
@@ -25,9 +27,11 @@ from tests.activity_edge import ActivityEdge, serve_activity
 from tests.deals import kings_and_pairs
 from tests.fake_activity import CLIENT_SECRET, ActivityDiscord
 from tests.harness import CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, start
+from tests.play import deal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 WAIT = 5000  # ms a page is given to show what it was sent (the tests wait on what it shows, never sleep)
+SEARCH = 20_000  # ms for a deal the solver searches for (a difficulty: a few seconds, more on a busy machine)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -124,6 +128,9 @@ async def tap(player: Player, spot: str | int) -> None:
     await player.card(spot).click(force=True)
 
 
+STEPPED = "() => Number(document.getElementById('table').dataset.step) >= 2"
+
+
 async def gone(player: Player, spot: str | int, timeout: float = WAIT) -> None:
     await player.card(spot).wait_for(state="hidden", timeout=timeout)
 
@@ -156,6 +163,85 @@ async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(tab
     assert edits, "the board was never edited"
     assert len(edits) < len(winning_taps()) + 7, "every move edited the board: the edits are not coalesced"
     assert "New game" in [c.get("label") for row in h.board()["components"] for c in row["components"]]
+    # The finished board's other choices, in the page: the game as played and a winning line of its deal,
+    # stepped through with the page's own cards (the full pyramid again at the first step), then stopped.
+    assert not await player.frame.locator('[data-action="share"]').is_visible()  # (no daily)
+    for kind, words in (("mine", "as it was played: 28 moves"), ("line", "being won in")):
+        await player.frame.locator(f'[data-action="{kind}"]').click()
+        await player.frame.locator(f'#table[data-playback="{kind}"][data-step="0"]').wait_for(timeout=SEARCH)
+        assert await player.card(21).get_attribute("data-card") == "K♠"
+        assert words in await player.words()
+        await player.page.frames[1].wait_for_function(STEPPED, timeout=WAIT)  # (Playwright's polls may skip a step)
+        await tap(player, 22)  # taps do nothing meanwhile
+        await player.frame.locator('[data-action="stop"]').click()
+        await player.frame.locator("#table:not([data-playback])").wait_for(timeout=WAIT)
+        await ending.wait_for(timeout=WAIT)
+        assert not await player.card(21).is_visible()  # the finished game drawn again
+    # Same deal again: the same cards dealt anew in the channel, with a board of their own.
+    await player.frame.locator('[data-action="again"]').click()
+    await player.card(21).wait_for(timeout=WAIT)
+    live = await h.storage.live_game(CHANNEL_ID)
+    assert live is not None and live.code == record.code and live.id != record.id
+
+
+@pytest.mark.parametrize("who", ["starter", "stranger"])
+async def test_end_and_a_new_deal_follow_the_boards_rules(table: Table, who: str) -> None:
+    """End, confirmed first, and a deal over a running game, asked first: the starter ends their game (a
+    counted daily here: its share line is offered) and deals one of a difficulty; a stranger, whom the
+    server lets play, may neither end it nor replace it until it sat idle past the server's limit."""
+    h = table.h
+    assert h.bot is not None
+    if who == "starter":
+        day = day_key(datetime.fromtimestamp(h.now[0], UTC).date())
+        game = await deal(
+            h.bot.manager, guild_id=GUILD_ID, channel_id=CHANNEL_ID, owner_id=OWNER, game=kings_and_pairs(), daily=day
+        )
+    else:
+        await start(h, kings_and_pairs().code)
+        settings = await h.bot.settings.get(GUILD_ID)
+        await h.bot.settings.save(GUILD_ID, dataclasses.replace(settings, anyone_can_play=True))
+    player = await table.open(OWNER if who == "starter" else STRANGER)
+    await player.card(21).wait_for(timeout=WAIT)
+    await player.frame.locator('[data-action="end"]').click()
+    confirm = player.frame.locator("#confirm")
+    await confirm.filter(has_text="End this game now?").wait_for(timeout=WAIT)
+    await player.frame.locator('[data-action="end-yes"]').click()
+    await confirm.wait_for(state="hidden", timeout=WAIT)
+    if who == "starter":
+        await player.frame.locator("#ending").wait_for(timeout=WAIT)
+        stored = await h.storage.game(game.record.id)
+        assert stored is not None and stored.status == "ended"
+        share = player.frame.locator('[data-action="share"]')
+        await share.click()
+        line = await player.frame.locator("#share").inner_text()
+        assert line and line in await player.frame.locator("#ending-lines").inner_text()
+        assert await player.words() in ("Copied to the clipboard.", "Select the line above and copy it.")
+    else:
+        await player.frame.locator("#words").filter(has_text="can end this game").wait_for(timeout=WAIT)
+        assert await h.storage.live_game(CHANNEL_ID) is not None
+    running = await h.storage.live_game(CHANNEL_ID)
+    # A new deal of the form's options: a difficulty (the starter's channel is free), or over the running game.
+    await player.frame.locator('[data-action="deal-form"]').click()
+    await player.frame.locator('#deal select[name="difficulty"]').select_option("easy")
+    await player.frame.locator('[data-action="deal"]').click()
+    if who == "stranger":
+        replace = player.frame.locator('[data-action="replace"]')
+        await replace.wait_for(timeout=WAIT)
+        assert await replace.is_disabled() and "After 15 min without a move" in await player.words()
+        await player.frame.locator('[data-action="keep"]').click()
+        await replace.wait_for(state="hidden", timeout=WAIT)
+        h.now[0] += 15 * 60  # idle past the server's limit: anyone here may replace it (as abandoned)
+        await player.frame.locator('[data-action="deal"]').click()
+        await player.frame.locator('[data-action="replace"]:not([disabled])').click()
+    await player.frame.locator("#deal").wait_for(state="hidden", timeout=SEARCH)
+    await player.card(21).wait_for(timeout=WAIT)
+    live = await h.storage.live_game(CHANNEL_ID)
+    assert live is not None and live.owner_id == (OWNER if who == "starter" else STRANGER)
+    assert h.bot.solver.known_rating(live.code) is not None  # a rated deal (easy, or the nearest found)
+    if running is not None:
+        old = await h.storage.game(running.id)
+        assert old is not None and old.status == "abandoned"
+    assert h.board()["id"] == str(live.message_id)  # its board posted in the channel
 
 
 async def test_the_launch_button_makes_the_instance_the_sign_in_finds(table: Table) -> None:

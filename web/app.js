@@ -4,6 +4,8 @@ import { DiscordSDK } from "./build/sdk.js";
 import { Link } from "./link.js";
 import { Table } from "./table.js";
 import { DealForm } from "./deal.js";
+import { Playback } from "./playback.js";
+import { Choices } from "./choices.js";
 
 const notice = document.getElementById("notice");
 
@@ -49,7 +51,8 @@ async function main() {
   document.documentElement.lang = signed.locale.split("-")[0];
   const table = new Table(document.getElementById("table"));
   const link = new Link({ session: signed.session, instance: sdk.instanceId, locale: signed.locale });
-  const form = new DealForm(document.getElementById("deal"), (options) => link.send({ t: "deal", options }));
+  const form = new DealForm(document.getElementById("deal"));
+  const choices = new Choices(table.root, table, form, new Playback(table), (message) => link.send(message));
   table.onAsk = (message) => link.send(message);
   link.onTexts = (texts) => {
     table.texts = texts;
@@ -60,8 +63,7 @@ async function main() {
   };
   link.onState = (state) => {
     tell("");
-    table.show(state);
-    form.show(!state.game);
+    choices.shown(state);
   };
   link.onLost = () => tell(table.texts["activity.reconnecting"] || "…");
   link.onRefused = (reason) => tell(reason);

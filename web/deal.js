@@ -1,8 +1,11 @@
-// The deal form, shown when the channel has no game: the options of /pyramide new.
+// The deal form: the options of /pyramide new (no thread: the Activity plays its own channel's game).
+// Shown when the channel has no game, and by "Deal a new game…" over a running or finished one.
 export class DealForm {
-  constructor(form, deal) {
+  constructor(form) {
     this.form = form;
     this.texts = {};
+    this.onDeal = () => {};
+    this.toggle = document.querySelector('[data-action="deal-form"]');
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const data = new FormData(form);
@@ -11,13 +14,15 @@ export class DealForm {
         options[name] = data.get(name) === "on";
       }
       if (data.get("pass_limit") !== "") options.pass_limit = Number(data.get("pass_limit"));
+      if (data.get("difficulty") !== "") options.difficulty = String(data.get("difficulty"));
       const code = String(data.get("code") || "").trim();
       if (code) options.code = code;
-      deal(options);
+      this.onDeal(options);
     });
   }
 
   show(visible) {
     this.form.hidden = !visible;
+    this.toggle.setAttribute("aria-expanded", String(visible));
   }
 }

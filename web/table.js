@@ -17,6 +17,8 @@ export class Table {
     this.texts = {};
     this.state = null;
     this.onAsk = () => {};
+    this.onAction = () => {};
+    this.playing = false; // a winning line or a replay is shown: taps do nothing
     this.lang = document.documentElement.lang || "en";
     this.style = "classic.normal.green";
     this.pyramid = root.querySelector("#pyramid");
@@ -50,6 +52,7 @@ export class Table {
     const button = event.target.closest("button");
     if (!button || !this.root.contains(button)) return;
     const game = this.state && this.state.game;
+    if (button.dataset.spot && this.playing) return;
     if (button.dataset.spot && game) {
       if (button.dataset.spot !== "stock" && !button.classList.contains("covered")) {
         button.classList.add("lifted");
@@ -59,8 +62,8 @@ export class Table {
       this.onAsk({ t: "undo", version: game.version });
     } else if (button.dataset.action === "hint" && game) {
       this.onAsk({ t: "hint", version: game.version });
-    } else if ((button.dataset.action === "new" || button.dataset.action === "again") && game) {
-      this.onAsk({ t: "deal", options: { again: game.id, same: button.dataset.action === "again" } });
+    } else if (button.dataset.action) {
+      this.onAction(button.dataset.action, button);
     }
   }
 
@@ -117,13 +120,10 @@ export class Table {
     this.root.querySelector("#players").textContent = state.players
       .map((p) => `${p.name} (${p.plays ? this.texts["activity.plays"] : this.texts["activity.watches"]})`)
       .join(", ");
-    if (state.words) this.root.querySelector("#words").textContent = state.words.join(" ");
+    if (state.words) this.say(state.words.join(" "));
     // A broadcast of the same position (a hint's count stored) keeps the hint this page was shown.
     const same = previous && game && previous.id === game.id && previous.version === game.version;
-    if (state.highlight || !same) {
-      const highlight = new Set(state.highlight || []);
-      for (const button of this.root.querySelectorAll(".card")) button.classList.toggle("hinted", highlight.has(button.dataset.spot));
-    }
+    if (state.highlight || !same) this.highlight(state.highlight || []);
     const ending = this.root.querySelector("#ending");
     ending.hidden = !(game && game.finished);
     if (!game) {
@@ -133,6 +133,34 @@ export class Table {
     }
     this.root.dataset.version = String(game.version);
     this.root.dataset.game = String(game.id);
+    this.draw(game, previous);
+    this.root.querySelector('[data-action="undo"]').disabled = !game.can_undo;
+    this.root.querySelector('[data-action="end"]').disabled = game.finished;
+    this.root.querySelector('[data-action="hint"]').disabled = game.finished;
+    this.tick();
+    if (game.finished) {
+      const lines = this.root.querySelector("#ending-lines");
+      lines.replaceChildren(...state.ending.map((line) => Object.assign(document.createElement("li"), { textContent: line.replaceAll("**", "") })));
+      const offers = game.offers || {};
+      const mine = state.you.id === game.owner;
+      this.root.querySelector('[data-action="again"]').hidden = game.event;
+      this.root.querySelector('[data-action="share"]').hidden = !(offers.share && mine);
+      this.root.querySelector('[data-action="line"]').hidden = !offers.line;
+      this.root.querySelector('[data-action="mine"]').hidden = !offers.replay;
+    }
+  }
+
+  say(text) {
+    this.root.querySelector("#words").textContent = text;
+  }
+
+  highlight(spots) {
+    const marked = new Set(spots);
+    for (const button of this.root.querySelectorAll(".card")) button.classList.toggle("hinted", marked.has(button.dataset.spot));
+  }
+
+  // The cards, the piles and the figures of a position (the game's, or a step of a line or a replay).
+  draw(game, previous) {
     game.pyramid.forEach((card, spot) => {
       const button = this.spots[spot];
       if (card) {
@@ -150,13 +178,6 @@ export class Table {
     this.root.querySelector("#score").textContent = String(game.score);
     this.root.querySelector("#moves").textContent = String(game.moves);
     this.root.querySelector("#passes").textContent = game.passes;
-    this.root.querySelector('[data-action="undo"]').disabled = !game.can_undo;
-    this.tick();
-    if (game.finished) {
-      const lines = this.root.querySelector("#ending-lines");
-      lines.replaceChildren(...state.ending.map((line) => Object.assign(document.createElement("li"), { textContent: line.replaceAll("**", "") })));
-      this.root.querySelector('[data-action="again"]').hidden = game.event;
-    }
   }
 
   drawPiles(game, previous) {
@@ -204,7 +225,7 @@ export class Table {
 
   tick() {
     const game = this.state && this.state.game;
-    if (!game) return;
+    if (!game || this.playing) return;
     const seconds = game.seconds + (game.running ? (performance.now() - this.received) / 1000 : 0);
     this.root.querySelector("#time").textContent = duration(seconds);
   }

@@ -44,6 +44,23 @@ PAGE_TEXTS = (
     "choice.passes.three",
     "activity.empty_waste",
     "button.draw",
+    "button.end",
+    "button.share",
+    "button.winning_line",
+    "button.replay",
+    "button.replace",
+    "button.keep",
+    "cmd.new.difficulty",
+    "choice.tier.easy",
+    "choice.tier.medium",
+    "choice.tier.hard",
+    "choice.tier.expert",
+    "activity.any_difficulty",
+    "activity.end_confirm",
+    "activity.stop",
+    "activity.copied",
+    "activity.copy_select",
+    "activity.new_deal",
 )
 
 

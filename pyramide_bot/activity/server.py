@@ -23,6 +23,8 @@ from pyramide.i18n import language_for, rank_letters, t
 from pyramide.render.faces import face_png
 from pyramide.style import Style
 
+from .dealer import Dealer
+from .playback import Playbacks
 from .position import page_texts
 from .sessions import LIFETIME, BadSession, Session, SessionKeys
 from .signin import DiscordSignIn, SignInRefused
@@ -50,6 +52,8 @@ WEB_FILES = {
     "table.js": "text/javascript",
     "link.js": "text/javascript",
     "deal.js": "text/javascript",
+    "choices.js": "text/javascript",
+    "playback.js": "text/javascript",
     "style.css": "text/css",
     "build/sdk.js": "text/javascript",
 }
@@ -92,6 +96,8 @@ class ActivityServer:
         self.web_root = web_root
         self.clock = clock
         self.viewers = Viewers(table, clock)
+        self.dealer = Dealer(table.bot, table.names.get)
+        self.playbacks = Playbacks(table.bot)
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         self.refused: list[str] = []  # why sockets and sign-ins were refused, for the tests
@@ -200,6 +206,7 @@ class ActivityServer:
             await self._close(socket, CLOSE_SESSION, "another instance")
             return socket
         viewer = Viewer(socket, session, language_for(str(hello.get("locale") or "")))
+        self.table.names.put(session.user_id, session.name)
         self.viewers.join(viewer)
         try:
             await socket.send_str(json.dumps({"t": "hello", "texts": page_texts(viewer.lang)}, ensure_ascii=False))
@@ -242,7 +249,7 @@ class ActivityServer:
         kind, version = asked.get("t"), asked.get("version")
         if kind == "look":
             return Reply()
-        if kind in ("tap", "undo", "hint") and not isinstance(version, int):
+        if kind in ("tap", "undo", "hint", "end") and not isinstance(version, int):
             return Reply([t(lang, "error.stale_board")], stale=True)
         assert version is None or isinstance(version, int)
         if kind == "tap" and isinstance(asked.get("spot"), str):
@@ -251,8 +258,12 @@ class ActivityServer:
             return await table.move(session, "undo", version or 0, lang)
         if kind == "hint":
             return await table.hint(session, version or 0, lang)
+        if kind == "end":
+            return await table.end(session, version or 0, lang)
         if kind == "deal" and isinstance(asked.get("options"), dict):
-            return await table.deal(session, asked["options"], lang)
+            return await self.dealer.deal(session, asked["options"], lang, table.manages(session))
+        if kind in ("line", "mine") and isinstance(asked.get("game"), int):
+            return await self.playbacks.show(session, kind, asked["game"], lang)
         return Reply([t(lang, "effect.nothing_to_do")])
 
 

@@ -2,37 +2,34 @@
 and ``Table.hint`` (``pyramide_service.play``), the very calls a board button makes, with the same rules
 and the same one outcome; the channel's board message is edited to follow.
 
-A deal from the page starts the channel's game through the channel's turn as ``open_deal`` would, with
-the board posted by the bot token (``open_deal`` needs a surface that may make threads and knows which
-failures may have shown the board; the Activity deals only in its own channel, so it keeps this path).
+Ending the game is ``Table.end``, as the board's End button (its starter, or a moderator: the page knows
+the player's Manage Messages only from the bot's cache of the server's members, which it does not ask
+Discord for). A deal from the page is ``dealer.py``; a winning line and a replay ``playback.py``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+import discord
+
 from cogs.answer import DISCORD_ERRORS, log_refusal
 from cogs.common import Host
 from cogs.pyramide.board import drawn_board
-from cogs.pyramide.dealing import options as rule_options
-from cogs.pyramide.dealing import winnable_game
 from cogs.pyramide.hints import hint_words
 from cogs.pyramide.turns import REFUSALS, tap_action
-from cogs.pyramide.words import code_problem, ending_lines
-from pyramide import Game, InvalidCode, Rules
+from cogs.pyramide.words import ending_lines
+from pyramide import Game
 from pyramide import effects as ev
 from pyramide.bounded import LRU
 from pyramide.i18n import describe, language_for, t
-from pyramide.rules import TooManyPasses
 from pyramide_service.ending import Ending, record_tier, share_line
-from pyramide_service.listeners import Change
 from pyramide_service.manager import Live
-from pyramide_service.opening import show_at, take_back
 from pyramide_service.play import Kind, Outcome, Press
 from pyramide_service.server_settings import settings_key
-from pyramide_service.solving import SolverBusy
 from pyramide_service.storage import PLAYING, WON
 
 from .board_edits import BoardEdits
@@ -45,12 +42,14 @@ SPOT_ACTIONS = {"waste": "w", "under": "u", "stock": "s"}
 
 @dataclass
 class Reply:
-    """What the page that asked is told: words in its player's language, a hint's cards, and whether its
-    position was behind (it is sent the current one either way)."""
+    """What the page that asked is told: words in its player's language, a hint's cards, whether its
+    position was behind (it is sent the current one either way), a question, a line to step through."""
 
     words: list[str] = field(default_factory=list)
     highlight: tuple = ()
     stale: bool = False
+    ask: dict[str, Any] | None = None  # "end the running game to deal?": its id, and whether this player may
+    playback: dict[str, Any] | None = None  # a winning line or a replay, to step through (``playback``)
 
 
 class Table:
@@ -59,6 +58,7 @@ class Table:
         self.edits = BoardEdits(bot, self._draw_board)
         self._last: LRU[int, int] = LRU(10_000)  # channel -> its latest game, to show it once finished
         self._endings: LRU[int, Ending] = LRU(2_000)  # a finished game's ending, as its press worked it out
+        self.names: LRU[int, str] = LRU(10_000)  # players by the names their pages signed in with
 
     async def close(self) -> None:
         await self.edits.close()
@@ -83,6 +83,20 @@ class Table:
 
     async def ending(self, live: Live, lang: str) -> list[str]:
         """The finished game's lines (result, the deal's verdict, achievements), as the board shows them."""
+        return ending_lines(await self.ended(live, lang), lang)
+
+    async def finished_view(self, live: Live, lang: str) -> tuple[list[str], dict[str, Any]]:
+        """A finished game's lines, and the choices its board offers besides a new deal: a winning line
+        (the deal known winnable), a replay (some move made), the counted daily's share line (an event's
+        deal offers none of them: its code is revealed with the event's results)."""
+        ending = await self.ended(live, lang)
+        record = live.record
+        event = record.event_id is not None
+        offers = {"line": ending.winnable and not event, "replay": bool(record.actions) and not event}
+        return ending_lines(ending, lang), {**offers, "share": ending.share}
+
+    async def ended(self, live: Live, lang: str) -> Ending:
+        """How the finished game ended: as its press worked it out, else read back."""
         ending = self._endings.get(live.record.id)
         if ending is None:  # finished elsewhere (a button, another process): read back as play reads it back
             record = live.record
@@ -94,12 +108,22 @@ class Table:
             ending = Ending(record, verdict, tier, record.unlocked, share)
             if verdict is not None or record.status == WON:
                 self._endings.put(record.id, ending)
-        return ending_lines(ending, lang)
+        return ending
 
     async def may_play(self, user_id: int, live: Live) -> bool:
         if user_id == live.record.owner_id:
             return True
         return (await self.bot.settings.get(settings_key(live.record))).anyone_can_play
+
+    def manages(self, session: Session) -> bool:
+        """Whether the player may manage messages in the page's channel (a moderator), as far as the bot's
+        cache of the server knows them (no privileged intent: a moderator not seen is not known as one)."""
+        guild = self.bot.get_guild(session.guild_id) if session.guild_id is not None else None
+        member = guild.get_member(session.user_id) if guild is not None else None
+        channel = guild.get_channel(session.channel_id) if guild is not None else None
+        if member is None or not isinstance(channel, discord.abc.GuildChannel):
+            return False
+        return channel.permissions_for(member).manage_messages
 
     # ------------------------------------------------------------------ playing
     def _press(self, session: Session, version: int, lang: str) -> Press:
@@ -143,67 +167,21 @@ class Table:
             words, highlight, _dead = hint_words(outcome.hint, outcome.snapshot, lang)
         return Reply(words, tuple(str(spot) for spot in highlight))
 
-    async def deal(self, session: Session, choice: dict[str, Any], lang: str) -> Reply:
-        """A new deal in the channel, as ``/pyramide new`` (a code, the rule options, a winnable deal) or
-        a finished board's "New game" / "Same deal again" (``again``: the code of ``game``)."""
-        game = await self._chosen_deal(session, choice, lang)
-        if isinstance(game, Reply):
-            return game
-        async with self.bot.manager.turn(session.channel_id) as turn:
-            if turn.live is not None:
-                return Reply([t(lang, "activity.game_running")], stale=True)
-            live = await turn.start(
-                guild_id=session.guild_id, owner_id=session.user_id, game=game, locale=lang if lang else None
-            )
-            self._last.put(session.channel_id, live.record.id)
-            message = await drawn_board(self.bot, live, lang, [], launch=self.bot.offers_activity)
-            try:
-                sent = await self.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id).send(
-                    **message
-                )
-            except DISCORD_ERRORS as error:
-                log_refusal(f"board of game {live.record.id} in {session.channel_id}", error)
-                await take_back(self.bot.manager, live)
-                return Reply([t(lang, "activity.board_refused")])
-            await show_at(self.bot.manager, live, sent.id)
-        await self.bot.table.listeners.publish(
-            Change(
-                live.record.id, live.record.channel_id, live.game.version, False, PLAYING, live.record.event_id, lang
-            )
-        )
+    async def end(self, session: Session, version: int, lang: str) -> Reply:
+        """The board's End on the position ``version`` (the page asked the player to confirm first)."""
+        press = dataclasses.replace(self._press(session, version, lang), manage_messages=self.manages(session))
+        async with self.bot.table.end(press) as outcome:
+            if outcome.kind is Kind.MAY_NOT_END:
+                assert outcome.live is not None
+                owner = self.names.get(outcome.live.record.owner_id) or t(lang, "activity.its_starter")
+                return Reply([t(lang, "error.end_not_allowed", owner=owner)])
+            refusal = self._refusal(outcome, lang)
+            if refusal is not None:
+                return refusal
+            assert outcome.live is not None and outcome.ending is not None
+            self._endings.put(outcome.live.record.id, outcome.ending)
+            self.edits.want(session.channel_id, [])  # (a finished board's lines are its ending's)
         return Reply()
-
-    async def _chosen_deal(self, session: Session, choice: dict[str, Any], lang: str) -> Game | Reply:
-        again = choice.get("again")
-        if isinstance(again, int):
-            record = await self.bot.manager.record(again)
-            if record is None or record.channel_id != session.channel_id or record.event_id is not None:
-                return Reply([t(lang, "error.stale_board")], stale=True)
-            rules = Rules.from_token(record.rules)
-            return Game.from_code(record.code) if choice.get("same") else Game.new(rules)
-        try:
-            given = {name: choice.get(name) for name in ("strict_win", "draw_with_waste", "pair_with_cover")}
-            given = {k: v for k, v in given.items() if isinstance(v, bool)}
-            if isinstance(choice.get("pass_limit"), int):
-                given["pass_limit"] = choice["pass_limit"]
-            rules = Rules().with_options(**rule_options(given))
-        except TooManyPasses:
-            return Reply([t(lang, "effect.nothing_to_do")])
-        code = choice.get("code")
-        if isinstance(code, str) and code.strip():
-            try:
-                base = Game.from_code(code[:200])
-            except InvalidCode as error:
-                problem = code_problem(error, lang)
-                return Reply([t(lang, "error.invalid_code", code=code.strip()[:60], problem=problem)])
-            return Game(base.deal, base.rules.with_options(**rule_options(given)))
-        if choice.get("winnable") is True:
-            try:
-                game, _notes = await winnable_game(self.bot.solver, rules, lang)
-            except SolverBusy:
-                return Reply([t(lang, "error.solver_busy")])
-            return game
-        return Game.new(rules)
 
     # ------------------------------------------------------------------ the board message
     async def _draw_board(self, channel_id: int, status: list[str]) -> None:

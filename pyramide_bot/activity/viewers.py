@@ -86,15 +86,17 @@ class Viewers:
             state = by_language.get(viewer.lang)
             if state is None:
                 game = game_view(live, live.game, viewer.lang, now) if live is not None else None
-                ending = (
-                    await self.table.ending(live, viewer.lang) if live is not None and game and game["finished"] else []
-                )
+                ending: list[str] = []
+                if live is not None and game is not None and game["finished"]:
+                    ending, game["offers"] = await self.table.finished_view(live, viewer.lang)
                 state = by_language[viewer.lang] = {"t": "state", "game": game, "ending": ending}
             style = await self.table.bot.styles.get(viewer.session.user_id)  # each viewer sees their own style
             you = {"id": str(viewer.session.user_id), "plays": viewer.plays, "style": style.to_json()}
             message = {**state, "players": players, "you": you}
             if viewer is only and reply is not None:
-                message.update(words=reply.words, highlight=list(reply.highlight))
+                message.update(words=reply.words, highlight=list(reply.highlight), ask=reply.ask)
+                if reply.playback is not None:
+                    message["playback"] = reply.playback
             await self._send(viewer, message)
 
     def _players(self, channel_id: int) -> list[dict[str, Any]]:
