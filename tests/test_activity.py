@@ -7,6 +7,7 @@ with no console error and no CSP violation."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ import pytest
 import pytest_asyncio
 
 from pyramide.daily import day_key
+from pyramide.i18n import t
 from pyramide.style import Style
 from pyramide_bot.activity import Activity
 from pyramide_bot.activity.server import BURST, CLOSE_FLOOD
@@ -237,7 +239,8 @@ async def test_end_and_a_new_deal_follow_the_boards_rules(table: Table, who: str
     await player.card(21).wait_for(timeout=WAIT)
     live = await h.storage.live_game(CHANNEL_ID)
     assert live is not None and live.owner_id == (OWNER if who == "starter" else STRANGER)
-    assert h.bot.solver.known_rating(live.code) is not None  # a rated deal (easy, or the nearest found)
+    if h.bot.solver.known_rating(live.code) is None:  # none of that tier found in time (a busy machine): said so
+        assert t("en", "error.difficulty_not_found") in json.dumps(h.board(), ensure_ascii=False)
     if running is not None:
         old = await h.storage.game(running.id)
         assert old is not None and old.status == "abandoned"
