@@ -28,6 +28,7 @@ from pyramide_service.storage import (
     StorageUnavailable,
     from_url,
 )
+from pyramide_service.storage.schema import MOVES_VERSION
 from pyramide_service.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.backends import raw, twin
 from tests.deals import kings_and_pairs
@@ -620,6 +621,40 @@ async def test_writes_arriving_together_share_commits_and_each_runs_whole(storag
         kept = await storage.game(live.record.id)
         assert kept is not None and kept.moves == live.game.moves == 1 + (channel == 1)
         assert (kept.score, kept.removed) == (live.game.score, live.game.removed)
+
+
+async def test_a_game_in_play_when_moves_became_one_statement_plays_on(tmp_path):
+    """A database left at the schema before a move was one statement (the view and its trigger of step
+    ``MOVES_VERSION``) is migrated with a game in play: its stored move is kept and its next moves are
+    stored with their totals, as the reopened game shows them."""
+    path = tmp_path / "pyramide.db"
+    storage = SQLiteStorage(path)
+    await storage.open()
+    await deal(GameManager(storage), guild_id=1, channel_id=5, owner_id=9, game=Game.from_number(5))
+    await play(GameManager(storage), 5, lambda g: g.tap(STOCK))
+    await storage.close()
+    with sqlite3.connect(path) as db:  # as a bot of step MOVES_VERSION - 1 left it
+        db.executescript(f"DROP TRIGGER store_move; DROP VIEW moves; PRAGMA user_version = {MOVES_VERSION - 1};")
+    storage = SQLiteStorage(path)
+    await storage.open()
+    try:
+        manager = GameManager(storage)
+        await play(manager, 5, lambda g: g.tap(STOCK))
+        await play(manager, 5, lambda g: g.tap(STOCK))
+        kept = await storage.live_game(5)
+        assert kept is not None and kept.moves == 3 and len(kept.actions) == 3
+    finally:
+        await storage.close()
+    reopened = SQLiteStorage(path)
+    await reopened.open()
+    try:
+        live = await GameManager(reopened).live(5)
+        expected = Game.from_number(5)
+        for _ in range(3):
+            expected.tap(STOCK)
+        assert live is not None and live.game.moves == 3 and live.game.stock == expected.stock
+    finally:
+        await reopened.close()
 
 
 async def test_a_move_refused_by_the_database_fails_alone(database_url):

@@ -6,11 +6,11 @@ other, so in WAL mode a read never queues behind a write that waits for a lock. 
 unit of work (``units``) at a time, from its first statement to its end, with no other coroutine's
 statement in between: reads take the reader in turn (a read of several statements in one snapshot, taken
 after every write acknowledged before it), and writes are run by one task, the committer. The writes
-waiting at one moment share one transaction and one commit (group commit), each under a savepoint of its
-own, so that one failing is rolled back alone. A write that finds the database locked (another process)
-waits at most ``BUSY_MS`` per try, ``WRITE_TRIES`` times, then gives up with ``StorageUnavailable``: well
-inside Discord's time for an answer. A finished game's actions are packed into one small value
-(``games.log``) and its rows in ``actions`` deleted.
+waiting at one moment share one transaction and one commit (group commit); should one fail, the group
+runs again each under a savepoint of its own, so that the one failing is rolled back alone. A write that
+finds the database locked (another process) waits at most ``BUSY_MS`` per try, ``WRITE_TRIES`` times, then
+gives up with ``StorageUnavailable``: well inside Discord's time for an answer. A finished game's actions
+are packed into one small value (``games.log``) and its rows in ``actions`` deleted.
 
 Every call to a connection is a trip to its thread and back: the writer holds the statements whose answers
 nobody awaits and hands them over together (``sqlite_connection.Pipe``), a lone move is one statement in
