@@ -4,9 +4,9 @@ codec are derived from it; nothing else in the project spells a ``CREATE TABLE``
 
 A version is one step of the schema: what has ``since == v`` is created by the step from ``v - 1`` to
 ``v`` (a table with the columns it had then; later columns are added by the step that brought them),
-what has ``until == v`` is dropped by it, and ``DATA`` holds the few statements that move rows. Never
-change an entry's ``since``: a released step is what databases in the field went through; add a new
-version instead.
+what has ``until == v`` is dropped by it, ``DATA`` holds the few statements that move rows, and
+``SQLITE_ONLY`` those of a step on SQLite alone (a view and its trigger). Never change an entry's
+``since``: a released step is what databases in the field went through; add a new version instead.
 """
 
 from __future__ import annotations
