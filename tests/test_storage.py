@@ -2,6 +2,7 @@
 unreadable game logs, failed writes, memory that must not grow, and a database that must not either."""
 
 import asyncio
+import itertools
 import logging
 import re
 import sqlite3
@@ -27,6 +28,7 @@ from pyramide_service.storage import (
     StorageUnavailable,
     from_url,
 )
+from pyramide_service.storage.schema import MOVES_VERSION
 from pyramide_service.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
 from tests.backends import raw, twin
 from tests.deals import kings_and_pairs
@@ -585,39 +587,74 @@ async def test_moves_of_many_channels_pressed_together_are_all_stored(database_u
 @pytest.mark.sqlite_only
 async def test_writes_arriving_together_share_commits_and_each_runs_whole(storage):
     """Group commit on SQLite's writer thread: presses of many channels together cost fewer commits than
-    presses, and each unit's statements run between its own savepoint and its release, with no other
-    unit's statement among them (a group of one unit needs no savepoint: its transaction is its own)."""
+    presses, and each press is stored whole by one statement of its own game (its action and its
+    totals, written by one INSERT through the ``moves`` view's trigger), so no other unit's statement can
+    land inside it. A lone press needs no transaction around its one statement (it runs in autocommit)."""
     manager = GameManager(storage)
     for channel in range(1, 13):
         await deal(manager, guild_id=1, channel_id=channel, owner_id=9, game=Game.from_number(channel))
-    statements: list[str] = []
-    await storage.db.set_trace_callback(statements.append)
+    traced: list[str] = []
+    await storage.db.set_trace_callback(traced.append)
     try:
+        await play(manager, 1, lambda g: g.tap(STOCK))
+        alone = [s for s, _ in itertools.groupby(traced)]  # (a trigger's steps trace their statement again)
+        traced.clear()
         await asyncio.gather(*(play(manager, channel, lambda g: g.tap(STOCK)) for channel in range(1, 13)))
     finally:
         await storage.db.set_trace_callback(None)
-    writes = [s for s in statements if not s.startswith("SELECT")]
-    commits = sum(1 for s in writes if s == "COMMIT")
-    assert 1 <= commits < 12
-    units: list[list[str]] = []
-    group = 0  # where the current group's first unit is
-    for statement in writes:
+    assert len(alone) == 1 and alone[0].startswith("INSERT INTO moves") and "VALUES (1, 0," in alone[0]
+    commits, begun, stored = 0, False, []
+    for statement, _ in itertools.groupby(traced):
         if statement == "BEGIN IMMEDIATE":
-            group = len(units)
-            units.append([])
-        elif statement == "SAVEPOINT unit":
-            if units[group]:  # a second unit of this group
-                units.append([])
-        elif statement not in ("RELEASE unit", "COMMIT"):
-            units[-1].append(statement)
-    assert len(units) == 12
-    games = []
-    for insert, update in units:  # each unit: its move, then its game's totals, of one game
-        game = re.search(r"VALUES \((\d+),", insert)
-        assert insert.startswith("INSERT INTO actions") and game is not None
-        assert update.startswith("UPDATE games") and update.endswith(f"WHERE id = {game[1]}")
-        games.append(int(game[1]))
-    assert sorted(games) == list(range(1, 13))
+            begun = True
+        elif statement == "COMMIT":
+            commits, begun = commits + 1, False
+        elif not statement.startswith("SELECT"):  # each unit: one statement, its game's move and totals
+            move = re.match(r"INSERT INTO moves \(.*\) VALUES \((\d+), (\d+),", statement)
+            assert move is not None, statement
+            stored.append((int(move[1]), int(move[2])))
+            commits += not begun  # (alone, in autocommit)
+    assert 1 <= commits < 12
+    assert sorted(stored) == [(1, 1)] + [(game, 0) for game in range(2, 13)]
+    for channel in range(1, 13):  # the totals written by the trigger, as the game has them
+        live = await manager.live(channel)
+        kept = await storage.game(live.record.id)
+        assert kept is not None and kept.moves == live.game.moves == 1 + (channel == 1)
+        assert (kept.score, kept.removed) == (live.game.score, live.game.removed)
+
+
+async def test_a_game_in_play_when_moves_became_one_statement_plays_on(tmp_path):
+    """A database left at the schema before a move was one statement (the view and its trigger of step
+    ``MOVES_VERSION``) is migrated with a game in play: its stored move is kept and its next moves are
+    stored with their totals, as the reopened game shows them."""
+    path = tmp_path / "pyramide.db"
+    storage = SQLiteStorage(path)
+    await storage.open()
+    await deal(GameManager(storage), guild_id=1, channel_id=5, owner_id=9, game=Game.from_number(5))
+    await play(GameManager(storage), 5, lambda g: g.tap(STOCK))
+    await storage.close()
+    with sqlite3.connect(path) as db:  # as a bot of step MOVES_VERSION - 1 left it
+        db.executescript(f"DROP TRIGGER store_move; DROP VIEW moves; PRAGMA user_version = {MOVES_VERSION - 1};")
+    storage = SQLiteStorage(path)
+    await storage.open()
+    try:
+        manager = GameManager(storage)
+        await play(manager, 5, lambda g: g.tap(STOCK))
+        await play(manager, 5, lambda g: g.tap(STOCK))
+        kept = await storage.live_game(5)
+        assert kept is not None and kept.moves == 3 and len(kept.actions) == 3
+    finally:
+        await storage.close()
+    reopened = SQLiteStorage(path)
+    await reopened.open()
+    try:
+        live = await GameManager(reopened).live(5)
+        expected = Game.from_number(5)
+        for _ in range(3):
+            expected.tap(STOCK)
+        assert live is not None and live.game.moves == 3 and live.game.stock == expected.stock
+    finally:
+        await reopened.close()
 
 
 async def test_a_move_refused_by_the_database_fails_alone(database_url):

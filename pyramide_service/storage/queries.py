@@ -47,8 +47,12 @@ ATTEMPT = (
 LOAD_LIVE = f"SELECT {COLUMNS}, log FROM games WHERE channel_id = ? AND status = 'playing'"
 LOAD_GAME = f"SELECT {COLUMNS}, log FROM games WHERE id = ?"
 GAME_ACTIONS = "SELECT action FROM actions WHERE game_id = ? ORDER BY seq"
-INSERT_ACTION = "INSERT INTO actions (game_id, seq, action, at, request) VALUES (?, ?, ?, ?, ?)"
-UPDATE_TOTALS = "UPDATE games SET score = ?, moves = ?, removed = ?, started_at = ? WHERE id = ?"
+# SQLite stores a move in one statement through a view whose trigger writes the action and the totals
+# (schema.SQLITE_ONLY); its key or foreign key refuses a move stored already or of a game gone.
+STORE_MOVE = (
+    "INSERT INTO moves (game_id, seq, action, at, request, score, moves, removed, started_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 # PostgreSQL stores a move in one statement (one round trip): the action, unless its place or its
 # interaction is stored already (then nothing is returned), and the totals.
 STORE_MOVE_IN_ONE = (
@@ -262,15 +266,13 @@ class Storage(LeaderboardQueries, AchievementStorage, EventQueries, DataRights, 
         place (game, seq) or its interaction is stored already, another process was first (or the game is
         gone): nothing is written and ``MoveConflict`` is raised.
 
-        The one place the databases differ: PostgreSQL stores a move in one statement (one round trip, no
-        transaction of its own); SQLite, whose statements write one table, in two, in its group's
-        transaction, sent on without waiting for their answers (its key raises where PostgreSQL's
-        ``ON CONFLICT`` returns nothing)."""
+        The one place the databases differ: both store a move in one statement, PostgreSQL with
+        ``ON CONFLICT`` (nothing returned: taken), SQLite through a view's trigger (its key raises), sent on
+        without waiting for its answer (a lone move runs in autocommit, one call to the writer's thread)."""
         totals = (record.score, record.moves, record.removed, record.started_at)
         if db.dialect == "sqlite":
             taken = MoveConflict(f"game {game_id}: move {seq} was stored by another process, or the game is gone")
-            await db.execute(INSERT_ACTION, game_id, seq, encode_action(action), at, request, conflict=taken)
-            await db.execute(UPDATE_TOTALS, *totals, game_id)
+            await db.execute(STORE_MOVE, game_id, seq, encode_action(action), at, request, *totals, conflict=taken)
             return
         try:
             stored = await db.value(STORE_MOVE_IN_ONE, game_id, seq, encode_action(action), at, request, *totals)

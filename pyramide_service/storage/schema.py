@@ -4,9 +4,9 @@ codec are derived from it; nothing else in the project spells a ``CREATE TABLE``
 
 A version is one step of the schema: what has ``since == v`` is created by the step from ``v - 1`` to
 ``v`` (a table with the columns it had then; later columns are added by the step that brought them),
-what has ``until == v`` is dropped by it, and ``DATA`` holds the few statements that move rows. Never
-change an entry's ``since``: a released step is what databases in the field went through; add a new
-version instead.
+what has ``until == v`` is dropped by it, ``DATA`` holds the few statements that move rows, and
+``SQLITE_ONLY`` those of a step on SQLite alone (a view and its trigger). Never change an entry's
+``since``: a released step is what databases in the field went through; add a new version instead.
 """
 
 from __future__ import annotations
@@ -108,6 +108,8 @@ EVENTS_VERSION = 14
 OWED_VERSION = 15
 # The step that brought players' styles of cards and table.
 STYLES_VERSION = 16
+# The step that lets SQLite store a move in one statement (``SQLITE_ONLY``).
+MOVES_VERSION = 17
 
 # In an order that satisfies the foreign keys (the copy command writes them in this order).
 TABLES: tuple[Table, ...] = (
@@ -365,11 +367,29 @@ DATA: dict[int, tuple[str, ...]] = {
     ),
 }
 
+# Statements of a step on SQLite alone. ``moves``: a move written as one INSERT, its action and its game's
+# totals in one statement (SQLite's statements write one table; a trigger writes the second): a lone move
+# is then one call to the writer's thread, run in autocommit, instead of a transaction of four
+# (docs/performance.md). PostgreSQL stores a move in one statement without it (``ON CONFLICT`` in a CTE).
+SQLITE_ONLY: dict[int, tuple[str, ...]] = {
+    MOVES_VERSION: (
+        "CREATE VIEW moves AS SELECT a.game_id, a.seq, a.action, a.at, a.request, g.score, g.moves, g.removed,"
+        " g.started_at FROM actions AS a JOIN games AS g ON g.id = a.game_id",
+        "CREATE TRIGGER store_move INSTEAD OF INSERT ON moves BEGIN"
+        " INSERT INTO actions (game_id, seq, action, at, request)"
+        " VALUES (NEW.game_id, NEW.seq, NEW.action, NEW.at, NEW.request);"
+        " UPDATE games SET score = NEW.score, moves = NEW.moves, removed = NEW.removed, started_at = NEW.started_at"
+        " WHERE id = NEW.game_id;"
+        " END",
+    ),
+}
+
 VERSION = max(
     [table.since for table in TABLES]
     + [column.since for table in TABLES for column in table.columns]
     + [index.until or index.since for index in INDEXES]
     + list(DATA)
+    + list(SQLITE_ONLY)
 )
 
 
@@ -387,6 +407,8 @@ def migration(version: int, dialect: Dialect) -> list[str]:
             ]
     statements += [index.ddl() for index in INDEXES if index.since == version]
     statements += DATA.get(version, ())
+    if dialect == "sqlite":
+        statements += SQLITE_ONLY.get(version, ())
     statements += [f"DROP INDEX {index.name}" for index in INDEXES if index.until == version]
     return statements
 

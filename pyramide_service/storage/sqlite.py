@@ -6,14 +6,16 @@ other, so in WAL mode a read never queues behind a write that waits for a lock. 
 unit of work (``units``) at a time, from its first statement to its end, with no other coroutine's
 statement in between: reads take the reader in turn (a read of several statements in one snapshot, taken
 after every write acknowledged before it), and writes are run by one task, the committer. The writes
-waiting at one moment share one transaction and one commit (group commit), each under a savepoint of its
-own, so that one failing is rolled back alone. A write that finds the database locked (another process)
-waits at most ``BUSY_MS`` per try, ``WRITE_TRIES`` times, then gives up with ``StorageUnavailable``: well
-inside Discord's time for an answer. A finished game's actions are packed into one small value
-(``games.log``) and its rows in ``actions`` deleted.
+waiting at one moment share one transaction and one commit (group commit); should one fail, the group
+runs again each under a savepoint of its own, so that the one failing is rolled back alone. A write that
+finds the database locked (another process) waits at most ``BUSY_MS`` per try, ``WRITE_TRIES`` times, then
+gives up with ``StorageUnavailable``: well inside Discord's time for an answer. A finished game's actions
+are packed into one small value (``games.log``) and its rows in ``actions`` deleted.
 
-Every statement is one await, one trip to the connection's thread and back (docs/performance.md: what that
-costs a press and a group, measured against running a whole unit in the thread in one go).
+Every call to a connection is a trip to its thread and back: the writer holds the statements whose answers
+nobody awaits and hands them over together (``sqlite_connection.Pipe``), a lone move is one statement in
+autocommit, a group's moves one ``executemany`` (docs/performance.md: what that costs a press and a group,
+measured against running a whole unit in the thread in one go).
 """
 
 from __future__ import annotations
@@ -293,15 +295,15 @@ class SQLiteStorage(Storage):
                     future.set_exception(result)
 
     async def _commit(self, units: list[Work[Any]]) -> list[tuple[bool, Any]]:
-        """Every unit under its own savepoint, then one commit. A unit that fails is rolled back to its
-        savepoint alone (its error is its outcome); "database is locked" fails the whole group, which is
-        retried whole.
+        """Every unit isolated from the others, then one commit. A unit that fails is rolled back alone (its
+        error is its outcome); "database is locked" fails the whole group, which is retried whole.
 
-        The group is first sent on whole after its BEGIN, without waiting for the answers its units' bodies
-        do not need: presses arriving together then cost three trips to the writer's thread (the BEGIN,
-        their statements, the COMMIT) rather than one a statement. No savepoint of it is released before
-        every answer is in: should any unit fail, the transaction is rolled back whole, and the group run
-        again one unit at a time, each waited for before its savepoint is released or rolled back."""
+        The group is first sent on whole, without waiting for the answers its units' bodies do not need, and
+        with no savepoint: the same statement of several units is one call (``Pipe``), so presses arriving
+        together cost three calls to the writer's thread (the BEGIN, their moves, the COMMIT) rather than
+        one a statement. Should any unit fail, the transaction is rolled back whole and the group run again
+        one unit at a time, each under a savepoint of its own, waited for before the savepoint is released or
+        rolled back."""
         writer = self._writer
         async with writer.lock:
             if len(units) == 1:
@@ -321,20 +323,21 @@ class SQLiteStorage(Storage):
     @staticmethod
     async def _alone(writer: Connection, work: Work[Any]) -> tuple[bool, Any]:
         """A group of one unit: its transaction is its isolation (a savepoint would isolate it from no
-        other unit), so it runs with none; should it fail, the transaction is rolled back."""
+        other unit), so it runs with none; should it fail, the transaction is rolled back. A unit that
+        runs one statement, awaiting nothing, runs it in autocommit: one call to the thread."""
         assert writer.pipe is not None
         try:
-            await writer.statement("BEGIN IMMEDIATE")
-            writer.pipe.clear()
+            writer.pipe.begin()
             try:
                 result = await work(writer.tx())
-                await writer.pipe.flush()
+                begun = await writer.pipe.end()
             except Exception as error:  # DailyTaken, MoveConflict, a key, a bug: nothing of it is kept
                 if _locked(error):
                     raise
                 await writer.rollback()
                 return False, error
-            await writer.run(writer.connection.commit())
+            if begun:
+                await writer.run(writer.connection.commit())
         except BaseException:
             await writer.rollback()
             raise
@@ -344,12 +347,10 @@ class SQLiteStorage(Storage):
     async def _all_at_once(writer: Connection, units: list[Work[Any]]) -> list[tuple[bool, Any]] | None:
         """The group sent on whole; None if a unit failed (none of it is to be kept then)."""
         assert writer.pipe is not None
-        await writer.statement("BEGIN IMMEDIATE")  # (waited for: a try waits for a lock once, not once a statement)
-        writer.pipe.clear()
+        writer.pipe.begin(whole=True)
         results = []
         try:
             for work in units:
-                writer.pipe.send(writer.cursor.execute("SAVEPOINT unit"))
                 results.append(await work(writer.tx()))
             await writer.pipe.flush()
         except Exception as error:
@@ -363,6 +364,7 @@ class SQLiteStorage(Storage):
     @staticmethod
     async def _one_by_one(writer: Connection, units: list[Work[Any]]) -> list[tuple[bool, Any]]:
         assert writer.pipe is not None
+        writer.pipe.clear()
         outcomes: list[tuple[bool, Any]] = []
         for work in units:
             await writer.statement("SAVEPOINT unit")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import Awaitable, Coroutine, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import aiosqlite
@@ -23,8 +24,8 @@ class Tx:
     write's row count through the connection's one cursor, which lives and is reset in that thread.
 
     On the writer, every call goes through the connection's pipe (``Pipe``): a statement whose answer is
-    not needed (``execute``) is sent on at once, and the next one that is awaited waits for it too. On the
-    reader each statement is awaited. ``one``: the unit may run a single statement (a read outside a
+    not needed (``execute``) is held and sent on with the next call that is awaited, or at the unit's end.
+    On the reader each statement is awaited. ``one``: the unit may run a single statement (a read outside a
     transaction)."""
 
     dialect: Dialect = "sqlite"
@@ -43,12 +44,10 @@ class Tx:
                 raise RuntimeError("a second statement in a unit declared of one: declare it several=True")
             self._ran = True
 
-    async def _call(self, call: Coroutine[Any, Any, T]) -> T:
-        return await (self._pipe.call(call) if self._pipe is not None else call)
-
     async def rows(self, sql: str, *args: Any) -> Sequence[Sequence[Any]]:
         self._next()
-        return list(await self._call(_fetch_all(self._connection, sql, args)))
+        call = _fetch_all(self._connection, sql, args)
+        return list(await (self._pipe.call(call) if self._pipe is not None else call))
 
     async def row(self, sql: str, *args: Any) -> Sequence[Any] | None:
         found = await self.rows(sql, *args)
@@ -60,21 +59,23 @@ class Tx:
 
     async def changed(self, sql: str, *args: Any) -> int:
         self._next()
-        await self._call(self._cursor.execute(sql, args))
+        call = self._cursor.execute(sql, args)
+        await (self._pipe.call(call) if self._pipe is not None else call)
         return self._cursor.rowcount  # (nothing else was sent on the cursor since: the unit waited for it)
 
     async def execute(self, sql: str, *args: Any, conflict: Exception | None = None) -> None:
         self._next()
-        call = _refused_as(conflict, self._cursor.execute(sql, args)) if conflict else self._cursor.execute(sql, args)
         if self._pipe is not None:
-            self._pipe.send(call)
+            self._pipe.hold(sql, args, conflict)
+        elif conflict is not None:
+            await _refused_as(conflict, self._cursor.execute(sql, args))
         else:
-            await call
+            await self._cursor.execute(sql, args)
 
     async def many(self, sql: str, args: Sequence[Sequence[Any]]) -> None:
         self._next()
         if self._pipe is not None:
-            self._pipe.send(self._cursor.executemany(sql, args))
+            self._pipe.hold_many(sql, args)
         else:
             await self._cursor.executemany(sql, args)
 
@@ -94,41 +95,141 @@ async def _refused_as(conflict: Exception, call: Awaitable[Any]) -> None:
         raise conflict from error
 
 
-class Pipe:
-    """The calls sent to the writer's thread, in order, without waiting for each answer: aiosqlite runs a
-    connection's calls one after another in the order they were made, and each call here is made by a task
-    of its own, the tasks started in the order they were sent. Waiting for one answer (``call``) waits for
-    every call sent before it, and raises the first failure among them. Empty whenever the writer is free:
-    whoever holds the writer ends with ``flush`` or ``drain``."""
+_DML = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
-    def __init__(self) -> None:
+
+@dataclass(slots=True)
+class _Held:
+    """Statements not yet handed to the thread: one SQL with its rows of arguments (several: run as one
+    ``executemany``, one call), and what a broken key raises instead of the driver's error."""
+
+    sql: str
+    args: list[Sequence[Any]]
+    conflict: Exception | None
+    many: bool = False
+
+
+class Pipe:
+    """The writer's calls, in order, with as few hand-offs to its thread as the answers allow.
+
+    A statement whose answer nobody needs is held, and the same statement held again right after it joins
+    it (one ``executemany``: the moves of a group, one call). Held statements are handed over with the next
+    call that is awaited (``call``) or at the unit's end (``end``), without waiting for each answer: aiosqlite
+    runs a connection's calls one after another in the order they were made, and each call here is made by
+    a task of its own, the tasks started in the order they were sent. Waiting for one answer waits for every
+    call sent before it, and raises the first failure among them.
+
+    A unit alone (``begin``) has its ``BEGIN IMMEDIATE`` sent, and waited for, only before its first call
+    to the thread; a unit that ends with one statement held and nothing sent runs it with no transaction at
+    all (autocommit: a statement is atomic; one call instead of BEGIN, statement, COMMIT). Empty whenever
+    the writer is free: whoever holds the writer ends with ``end``, ``flush`` or ``drain``."""
+
+    def __init__(self, cursor: aiosqlite.Cursor) -> None:
+        self._cursor = cursor
+        self._held: list[_Held] = []
         self._sent: list[asyncio.Task[Any]] = []
+        self._begin: str | None = None
+        self._whole = False
         self.failed = False  # a call failed since the last ``clear`` (even if a unit caught its error)
 
-    def clear(self) -> None:
+    def clear(self, *, whole: bool = False) -> None:
+        """A new stretch of work. ``whole``: a group sent whole, where any failure fails them all (a held
+        statement then joins the same one held before it whatever its ``conflict``)."""
         self.failed = False
+        self._whole = whole
 
-    def send(self, call: Coroutine[Any, Any, Any]) -> None:
-        self._sent.append(asyncio.get_running_loop().create_task(call))
+    def begin(self, *, whole: bool = False) -> None:
+        """A transaction to begin before the first call handed over (none if the unit ends first)."""
+        self.clear(whole=whole)
+        self._begin = "BEGIN IMMEDIATE"
+
+    def hold(self, sql: str, args: Sequence[Any], conflict: Exception | None) -> None:
+        last = self._held[-1] if self._held else None
+        if (
+            last is not None
+            and last.sql == sql
+            and (self._whole or last.conflict is conflict)
+            and sql.lstrip()[:7].upper().startswith(_DML)
+        ):
+            last.args.append(args)
+            last.many = True
+        else:
+            self._held.append(_Held(sql, [args], conflict))
+
+    def hold_many(self, sql: str, args: Sequence[Sequence[Any]]) -> None:
+        self._held.append(_Held(sql, list(args), None, many=True))
+
+    async def _start(self) -> None:
+        if self._begin is not None:
+            statement, self._begin = self._begin, None
+            await self._cursor.execute(statement)  # waited for: a try waits for a lock once, not once a statement
+
+    async def _hand_over(self) -> None:
+        await self._start()
+        held, self._held = self._held, []
+        loop = asyncio.get_running_loop()
+        for statement in held:
+            run = (
+                self._cursor.executemany(statement.sql, statement.args)
+                if statement.many
+                else self._cursor.execute(statement.sql, statement.args[0])
+            )
+            self._sent.append(loop.create_task(_refused_as(statement.conflict, run) if statement.conflict else run))
 
     async def call(self, call: Coroutine[Any, Any, T]) -> T:
+        """A call awaited after every call held or sent before it."""
+        if not self._held and not self._sent:
+            try:
+                await self._start()
+                return await call
+            except BaseException:
+                call.close()  # (if it never ran)
+                self.failed = True
+                raise
+        try:
+            await self._hand_over()
+        except BaseException:
+            call.close()
+            raise
         task: asyncio.Task[T] = asyncio.get_running_loop().create_task(call)
         self._sent.append(task)
         await self.flush()
         return task.result()
 
+    async def end(self) -> bool:
+        """The unit's end: every statement held is handed over and answered. Returns whether a transaction
+        is open (to commit): not when the unit ran at most one statement, alone, in autocommit."""
+        if self._begin is not None:
+            statement, self._begin = self._begin, None
+            if not self._held:
+                return False
+            if len(self._held) == 1 and not self._held[0].many:
+                (alone,), self._held = self._held, []
+                run = self._cursor.execute(alone.sql, alone.args[0])
+                await self.call(_refused_as(alone.conflict, run) if alone.conflict else run)
+                return False
+            self._begin = statement
+        await self.flush()
+        return True
+
     async def flush(self) -> None:
-        """Wait for every call sent; raise the first failure among them."""
+        """Hand over every statement held and wait for every call sent; raise the first failure among them."""
+        if self._held:
+            await self._hand_over()
         sent, self._sent = self._sent, []
         for outcome in await asyncio.gather(*sent, return_exceptions=True):
             if isinstance(outcome, BaseException):
                 self.failed = True
                 raise outcome
 
-    async def drain(self) -> None:
-        """Wait for every call sent, whatever its outcome (a unit that failed already)."""
+    async def drain(self) -> bool:
+        """Drop what is held and wait for every call sent, whatever its outcome (a unit that failed
+        already). Returns whether a transaction may be open."""
+        begun = self._begin is None
+        self._held, self._begin = [], None
         sent, self._sent = self._sent, []
         await asyncio.gather(*sent, return_exceptions=True)
+        return begun
 
 
 class Connection:
@@ -146,7 +247,11 @@ class Connection:
         # Opened once plainly first: a connect that aiosqlite fails leaves its thread to answer an event loop
         # that may be closed by then (a bot that cannot open its file exits), a traceback at exit.
         await asyncio.to_thread(_try_open, path)
-        connection = await aiosqlite.connect(path, uri=path.startswith("file:"), timeout=BUSY_MS / 1000)
+        # Autocommit (no transaction sqlite3 would begin by itself): every transaction here is begun
+        # explicitly, and a unit of one statement runs as one.
+        connection = await aiosqlite.connect(
+            path, uri=path.startswith("file:"), timeout=BUSY_MS / 1000, isolation_level=None
+        )
         try:
             cursor = await connection.cursor()
             await cursor.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
@@ -156,7 +261,7 @@ class Connection:
         except BaseException:
             await connection.close()
             raise
-        return cls(connection, cursor, None if read_only else Pipe())
+        return cls(connection, cursor, None if read_only else Pipe(cursor))
 
     def tx(self, *, one: bool = False) -> Tx:
         return Tx(self, one=one)
@@ -169,9 +274,10 @@ class Connection:
         await self.run(self.cursor.execute(sql))
 
     async def rollback(self) -> None:
-        """Roll back, after every call sent (whatever its outcome)."""
-        if self.pipe is not None:
-            await self.pipe.drain()
+        """Roll back, after every call sent (whatever its outcome); nothing to do for a unit that never
+        began its transaction."""
+        if self.pipe is not None and not await self.pipe.drain():
+            return
         await self.run(self.connection.rollback())
 
     async def close(self) -> None:
