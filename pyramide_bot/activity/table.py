@@ -157,10 +157,9 @@ class Table:
             )
             self._last.put(session.channel_id, live.record.id)
             message = await drawn_board(self.bot, live, lang, [], launch=self.bot.offers_activity)
+            channel = self.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id or None)
             try:
-                sent = await self.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id).send(
-                    **message
-                )
+                sent = await channel.send(**message)
             except DISCORD_ERRORS as error:
                 log_refusal(f"board of game {live.record.id} in {session.channel_id}", error)
                 await take_back(self.bot.manager, live)
