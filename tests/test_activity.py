@@ -225,7 +225,7 @@ async def test_each_kind_of_move_and_the_seed_messages(table: Table) -> None:
     assert live is not None and live.game.passes == 1 and live.game.score == 30
 
 
-async def test_a_board_press_reaches_the_page(table: Table) -> None:
+async def test_a_board_press_and_a_new_deal_reach_the_page(table: Table) -> None:
     h = table.h
     await start(h, kings_and_pairs().code)
     player = await table.open(OWNER)
@@ -234,6 +234,19 @@ async def test_a_board_press_reaches_the_page(table: Table) -> None:
     await gone(player, 21, timeout=1000)  # within a second
     await h.command("draw")  # a typed command too
     await player.frame.locator('[data-spot="stock"][aria-label="Draw (22)"]').wait_for(timeout=1000)
+    # A new deal made on the board reaches the page as a move does: "End it and deal a new one" (a game runs)...
+    game_id = await player.state("game")
+    prompt = (await h.command("new", code=kings_and_pairs().code))[-1]
+    await h.press(prompt.button("End it and deal a new one"))
+    await player.frame.locator(f'#table:not([data-game="{game_id}"])').wait_for(timeout=1000)
+    await player.card(21).wait_for(timeout=1000)
+    # ... and "Same deal again" under the board of a game that ended.
+    game_id = await player.state("game")
+    await h.press(h.board_button("End"))
+    await player.frame.locator("#ending").wait_for(timeout=1000)
+    await h.press(h.board_button("Same deal again"))
+    await player.frame.locator(f'#table:not([data-game="{game_id}"])').wait_for(timeout=1000)
+    await player.card(21).wait_for(timeout=1000)
 
 
 async def test_two_pages_one_plays_and_one_watches_by_the_servers_setting(table: Table) -> None:

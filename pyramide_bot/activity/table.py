@@ -165,11 +165,9 @@ class Table:
                 await take_back(self.bot.manager, live)
                 return Reply([t(lang, "activity.board_refused")])
             await show_at(self.bot.manager, live, sent.id)
-        await self.bot.table.listeners.publish(
-            Change(
-                live.record.id, live.record.channel_id, live.game.version, False, PLAYING, live.record.event_id, lang
-            )
-        )
+        record = live.record
+        change = Change(record.id, record.channel_id, live.game.version, False, PLAYING, record.event_id, lang, True)
+        await self.bot.table.listeners.publish(change)
         return Reply()
 
     async def _chosen_deal(self, session: Session, choice: dict[str, Any], lang: str) -> Game | Reply:
