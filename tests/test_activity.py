@@ -445,21 +445,25 @@ async def test_the_activity_opens_on_the_bots_dm_game(table: Table) -> None:
             pass
 
 
-@pytest.mark.parametrize("kind", ["group DM", "another user's DM"])
-async def test_another_private_channel_is_refused_and_stores_nothing(table: Table, kind: str) -> None:
+async def test_another_private_channel_is_refused_and_stores_nothing(table: Table) -> None:
     """An instance in a private channel that is not the bot's DM with the player (a group DM, a DM between two
     people, where the bot cannot keep a board) is refused in words, and nothing is stored."""
-    h = table.h
-    channel_id = GROUP_DM_ID if kind == "group DM" else snowflake()
-    instance = table.edge.discord.instance(None, channel_id, OWNER, STRANGER)
+    h, discord = table.h, table.edge.discord
+    group_dm = discord.instance(None, GROUP_DM_ID, OWNER, STRANGER)
+    their_dm = discord.instance(None, snowflake(), OWNER, STRANGER)  # the owner's DM with the stranger
     before = await dump(h.db_path)
     try:
-        player = await table.open(OWNER, instance=instance, guild_id=None, channel_id=channel_id)
-        notice = player.frame.locator("#notice").filter(has_text="or your DM with the bot")
-        await notice.wait_for(timeout=WAIT)
+        player = await table.open(OWNER, instance=group_dm, guild_id=None, channel_id=GROUP_DM_ID)
+        await player.frame.locator("#notice").filter(has_text="or your DM with the bot").wait_for(timeout=WAIT)
+        assert discord.seen[-1] == "POST /users/@me/channels"  # asked, and the bot's DM is another channel
+        async with aiohttp.ClientSession() as client:  # (the same sign-in, asked without a page)
+            asked = {"code": discord.code_for(OWNER), "instance_id": their_dm.instance_id}
+            async with client.post(f"{table.edge.origin}/api/token", json=asked) as answer:
+                assert (await answer.json())["refused"] == "not_here"
+        assert discord.seen[-1] == "POST /users/@me/channels"
     finally:
-        table.edge.discord.by_channel.pop(channel_id)
-    assert table.activity.server.refused[-1] == "token:not_here"
-    assert table.edge.discord.seen[-1] == "POST /users/@me/channels"  # asked, and it was another channel
+        discord.by_channel.pop(GROUP_DM_ID)
+        discord.by_channel.pop(int(their_dm.kept["channel_id"]))
+    assert table.activity.server.refused[-2:] == ["token:not_here", "token:not_here"]
     assert changed(before, await dump(h.db_path)) == {}
     assert h.hub.unreachable == []
