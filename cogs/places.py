@@ -13,12 +13,11 @@ Discord lets a player use Pyramide in three kinds of place:
 An Activity is offered where Discord lets one start and the bot can keep the board in step with it:
 Discord's docs name servers' text and voice channels, DMs and group DMs (``ACTIVITY_CHANNELS``; not
 threads, forum posts, announcement or stage channels), and of these only the places the bot may edit its
-board with its token (a server with the bot). The bot's DM is left out for now: the Activity's sign-in takes
-the channel from Discord's activity instance, which names a DM only as a private channel, so it cannot yet
-tell the bot's DM from another one and refuses it; offering a button that then refuses would mislead.
-Where only the interaction can be answered
-(a group DM, a server reached through a player's own install), the Activity's moves could not reach the
-board message, so no launch button is offered there (docs/activity.md, "Places").
+board with its token: a server with the bot, and the bot's DM (the Activity's sign-in tells it from any
+other private channel by asking Discord for the bot's DM with the player). Where only the interaction can
+be answered (a group DM, another user's DM, a server reached through a player's own install), the
+Activity's moves could not reach the board message, so no launch button is offered there (docs/activity.md,
+"Places").
 
 A game's statistics belong to its server (``guild_id``), whether the bot is a member or the player's
 own install brought it; games in DMs and group DMs are kept under ``OUTSIDE_SERVERS`` (0), the
@@ -34,9 +33,9 @@ import discord
 
 from pyramide_service.server_settings import OUTSIDE_SERVERS
 
-# The channels Discord's docs let an Activity be launched in that the Activity can play in today (a group DM,
-# where the bot is never a member, is left out by the place's reach; the bot's DM by the sign-in, above).
-ACTIVITY_CHANNELS = frozenset({discord.ChannelType.text, discord.ChannelType.voice})
+# The channels Discord's docs let an Activity be launched in that the Activity can play in (a group DM, where
+# the bot is never a member, and another user's DM are left out by the place's reach).
+ACTIVITY_CHANNELS = frozenset({discord.ChannelType.text, discord.ChannelType.voice, discord.ChannelType.private})
 
 
 class Reach(enum.Enum):

@@ -141,8 +141,8 @@ class PyramideBot(commands.Bot):
         # process draws them, the one serving the page or not.
         self.offers_activity = offers_activity
         self._button_templates: dict[type[discord.ui.DynamicItem[Any]], re.Pattern[str]] = {}
-        # Every process tells the Activity of its changes (across processes through PostgreSQL); the one
-        # serving the Activity (``activity`` set) listens.
+        # Every process tells the others of its changes and hears theirs (PostgreSQL): its engines follow a
+        # game another process moved, and the one serving the Activity (``activity`` set) tells its pages.
         self.changes = ChangeFeed(storage, self.manager, self.table.listeners)
         self.activity_settings, self.api_base = activity, api_base
         self.activity_app: Activity | None = None
@@ -183,6 +183,7 @@ class PyramideBot(commands.Bot):
         self.card_emojis.start(force=self.sync_on_start)
         if self.metrics_port is not None:
             await self.health.serve(self.metrics_port, self.metrics_host)
+        self.changes.listen()
         await self.start_activity()
 
     async def start_activity(self) -> None:

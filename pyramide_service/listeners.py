@@ -1,9 +1,10 @@
 """Who is told that a game changed, after its change is stored: a small publish/subscribe hub.
 
-``play`` publishes a ``Change`` after each commit of a press (a move, a game's end, a counted hint); it
-names none of its listeners. The Discord layer subscribes what follows a game (a race's scoreboard, an
-event's announcement) when it loads and unsubscribes when it unloads; a surface that shows one channel (the
-Activity) subscribes to that channel only. A listener's failure is logged and never fails the press."""
+``play`` publishes a ``Change`` after each commit of a press (a move, a game's end, a counted hint), and
+``open_deal`` after a new deal (and the end of the game it replaced); neither names any of its listeners. The
+Discord layer subscribes what follows a game (a race's scoreboard, an event's announcement) when it loads and
+unsubscribes when it unloads; a surface that shows one channel (the Activity) subscribes to that channel only. A
+listener's failure is logged and never fails the press."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class Change:
     """What a stored change was: the game, its channel, the board version it is now at, whether it is
-    finished (and how), the server event it is a deal of, and the language of whoever made it (the words
-    of a scoreboard it redraws)."""
+    finished (and how), the server event it is a deal of, the language of whoever made it (the words
+    of a scoreboard it redraws), and whether the game was just dealt (nothing of it is played yet)."""
 
     game_id: int
     channel_id: int
@@ -29,6 +30,7 @@ class Change:
     status: GameStatus
     event_id: int | None
     lang: str
+    dealt: bool = False
 
 
 Listener = Callable[[Change], Awaitable[None]]

@@ -167,6 +167,9 @@ class GameManager:
         # Games closed when loaded (finished by their last stored move before a stop), until a turn of their
         # channel shows their ending: a load outside a turn (``live``) leaves it to the next turn.
         self._closed_on_load: dict[int, Live] = {}
+        # Channels another process changed while a turn held or awaited them: their engines are reloaded from
+        # storage by the next load (``outdated``).
+        self._outdated: set[int] = set()
         # Histories being credited to their achievements (closed by the manager's owner: close()).
         self.credits = Credits(storage)
         # Perfect losses owed by finished games, paid once their deal's verdict is known (closed likewise).
@@ -195,6 +198,17 @@ class GameManager:
                 self.forget(channel_id)
                 raise
 
+    def outdated(self, channel_id: int | None = None) -> None:
+        """Another process stored a change of the channel's game (of any channel's, ``None``: changes may have
+        been missed), so the engine kept here is behind: it is dropped, and the next turn loads the stored
+        game. While a turn holds or awaits the channel it is dropped at the next load instead (a turn already
+        playing on it finds out by its write's conflict, as always)."""
+        for channel in list(self._live) if channel_id is None else [channel_id]:
+            if self.busy(channel):
+                self._outdated.add(channel)
+            else:
+                self.forget(channel)
+
     def busy(self, channel_id: int) -> bool:
         """Whether a request holds or waits for the channel's game."""
         return channel_id in self._gates
@@ -216,7 +230,7 @@ class GameManager:
         """The game in play in a channel, from memory, or loaded from storage under the channel's lock
         (after the turn holding it, if any: a load never replaces the engine a turn is using)."""
         live = self._live.get(channel_id)
-        if live is not None:
+        if live is not None and channel_id not in self._outdated:
             self._touch(channel_id)
             return live
         async with holding(self._gates, channel_id):
@@ -239,7 +253,7 @@ class GameManager:
         loading writes nothing (a game that cannot be replayed, or was won by its last stored move, is
         left for the next turn to close)."""
         live = self._live.get(channel_id)
-        if live is not None:
+        if live is not None and channel_id not in self._outdated:
             return Live(live.record, live.game.copy())
         record = await self.storage.live_game(channel_id)
         if record is None or record.damage is not None:
@@ -253,6 +267,9 @@ class GameManager:
 
     async def _load(self, channel_id: int) -> Live | None:
         """The game in play, from memory or rebuilt from storage; the channel's lock is held."""
+        if channel_id in self._outdated:
+            self._outdated.discard(channel_id)
+            self.forget(channel_id)
         live = self._live.get(channel_id)
         if live is not None:
             self._touch(channel_id)

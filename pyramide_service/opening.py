@@ -16,8 +16,9 @@ from typing import Protocol
 
 from pyramide import Game
 
+from .listeners import Change, Listeners
 from .manager import GameManager, Live
-from .storage import ENDED, GameStatus
+from .storage import ENDED, PLAYING, GameStatus
 
 log = logging.getLogger(__name__)
 
@@ -123,12 +124,19 @@ Admit = Callable[[Live | None], Awaitable[GameStatus | None]]
 
 
 async def open_deal(
-    manager: GameManager, table: Table, deal: Deal, where: Where, admit: Admit | None = None
+    manager: GameManager,
+    table: Table,
+    deal: Deal,
+    where: Where,
+    admit: Admit | None = None,
+    *,
+    listeners: Listeners | None = None,
 ) -> Opening:
     """Open ``deal`` ``where`` asked and show it through ``table``. Without ``admit`` a game in play there
     makes the place ``Busy``. Any failure before the board is up takes back what was made (the game, its
     attempt, the thread), a take-back that fails itself being logged, and is raised on; a failed post is
-    returned (``NotPosted``) for the caller to answer."""
+    returned (``NotPosted``) for the caller to answer. Once the channel's lock is let go, ``listeners`` are
+    told of the game it replaced (ended) and of the new one, when it stays in play."""
     made: int | None = None
     if isinstance(where, Here):
         channel_id = where.channel_id
@@ -140,6 +148,7 @@ async def open_deal(
             return NoThread()
         channel_id = made
     live: Live | None = None
+    replaced: Live | None = None
     try:
         async with manager.turn(channel_id) as turn:
             ending: GameStatus | None = ENDED
@@ -150,6 +159,7 @@ async def open_deal(
             if ending is None:
                 await _remove(table, made)
                 return Busy()
+            replaced = turn.live
             live = await turn.start(
                 guild_id=deal.guild_id,
                 owner_id=deal.owner_id,
@@ -161,6 +171,7 @@ async def open_deal(
             )
             await manager.storage.remember_name(deal.owner_id, deal.owner_name)
             dealt = Dealt(live, channel_id, in_thread=made is not None, broken=turn.broken is not None)
+            opening: Opened | NotPosted
             try:
                 message_id = await table.post(dealt)
             except Exception as error:
@@ -169,9 +180,10 @@ async def open_deal(
                     turn.live = None
                     await take_back(manager, live)
                     await _remove(table, made)
-                return NotPosted(dealt, error, kept)
-            await show_at(manager, live, message_id)
-            return Opened(dealt, message_id)
+                opening = NotPosted(dealt, error, kept)
+            else:
+                await show_at(manager, live, message_id)
+                opening = Opened(dealt, message_id)
     except Exception:
         # Nothing of a deal whose board is not up stays half-made (the player may open it again).
         if live is None or live.record.message_id is None:
@@ -179,6 +191,21 @@ async def open_deal(
                 await take_back(manager, live)
             await _remove(table, made)
         raise
+    if listeners is not None:
+        playing = isinstance(opening, Opened) or opening.kept
+        await _tell(listeners, deal.locale, replaced, live if playing else None)
+    return opening
+
+
+async def _tell(listeners: Listeners, lang: str, replaced: Live | None, dealt: Live | None) -> None:
+    if replaced is not None:
+        record = replaced.record
+        change = Change(record.id, record.channel_id, replaced.game.version, True, record.status, record.event_id, lang)
+        await listeners.publish(change)
+    if dealt is not None:
+        record = dealt.record
+        change = Change(record.id, record.channel_id, dealt.game.version, False, PLAYING, record.event_id, lang, True)
+        await listeners.publish(change)
 
 
 class RaceTable(Table, Protocol):
@@ -201,7 +228,7 @@ class RaceOpened:
 
 
 async def open_race(
-    manager: GameManager, table: RaceTable, deals: list[Deal], channel_id: int
+    manager: GameManager, table: RaceTable, deals: list[Deal], channel_id: int, *, listeners: Listeners | None = None
 ) -> RaceOpened | NoThread | Busy | NotPosted:
     """A race: each deal (one a player, the same cards) opened in a thread of its own, then the race
     stored and its scoreboard shown. If any part cannot be made, nothing of the race stays: the games,
@@ -213,7 +240,7 @@ async def open_race(
     storage = manager.storage
     try:
         for deal in deals:
-            outcome = await open_deal(manager, table, deal, InThread())
+            outcome = await open_deal(manager, table, deal, InThread(), listeners=listeners)
             if not isinstance(outcome, Opened):
                 await _take_back_race(manager, table, opened, race_id, message_id)
                 return outcome

@@ -94,14 +94,15 @@ async def open_activity(
     user_id: int,
     instance_id: str,
     *,
-    guild_id: int,
+    guild_id: int | None,
     channel_id: int,
     locale: str = "en-US",
     viewport: dict[str, int] = PHONE,
     motion: bool = False,
     name: str = "",
 ) -> Player:
-    """A player's client with the Activity framed in it, signed in (or refused: the page says why)."""
+    """A player's client with the Activity framed in it, signed in (or refused: the page says why); a DM has
+    no ``guild_id``."""
     context = await browser.new_context(viewport=viewport, reduced_motion="no-preference" if motion else "reduce")
     page = await context.new_page()
     player = Player(page, user_id)
@@ -119,7 +120,7 @@ async def open_activity(
             user=user_id,
             name=name or f"player{user_id % 1000}",
             instance=instance_id,
-            guild=guild_id,
+            **({"guild": guild_id} if guild_id is not None else {}),
             channel=channel_id,
             locale=locale,
             client=APP_ID,

@@ -1,8 +1,11 @@
 """Discord's side of an Activity's sign-in, as strict as Discord: the OAuth2 code exchange
 (``POST /oauth2/token``: form-encoded, the application's client id and secret, a code made for this
 application, used once and within 10 minutes), the user an access token belongs to (``GET /users/@me``
-with ``Bearer``), and an Activity instance looked up with the bot token (``GET
-/applications/{app}/activity-instances/{instance}``: Unknown for another application's or an ended one).
+with ``Bearer``), an Activity instance looked up with the bot token (``GET
+/applications/{app}/activity-instances/{instance}``: Unknown for another application's or an ended one), and
+the bot's DM with a user (``POST /users/@me/channels``: the bot token, a JSON body Discord's API description
+allows with a recipient, the DM there is returned or a new one opened; ``dms`` keeps them, the player
+``OWNER``'s being the harness's ``DM_CHANNEL_ID``).
 
 ``FakeDiscord`` (whole-process tests) and ``tests/activity_edge.py`` (the browser tests against the
 harness) both answer these routes through ``ActivityDiscord.answer``.
@@ -10,13 +13,15 @@ harness) both answer these routes through ``ActivityDiscord.answer``.
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from tests.harness import APP_ID, user_payload
+from tests import discord_api
+from tests.harness import APP_ID, DM_CHANNEL_ID, OWNER, snowflake, user_payload
 
 CLIENT_SECRET = "test-client-secret-" + "x" * 13
 BOT_TOKEN = "test-bot-token"
@@ -71,6 +76,8 @@ class ActivityDiscord:
         self._codes: dict[str, tuple[int, float, tuple[str, ...]]] = {}
         self._tokens: dict[str, int] = {}
         self.names: dict[int, str] = {}
+        self.dms: dict[int, int] = {OWNER: DM_CHANNEL_ID}  # user -> the bot's DM channel with them
+        self.invalid: list[str] = []  # why requests Discord's API description refuses were refused
         self.seen: list[str] = []  # every request, "METHOD path", for the tests
         self.secrets_seen: list[str] = []  # the client secrets the exchanges carried
 
@@ -104,6 +111,9 @@ class ActivityDiscord:
                 return _error(401, {"message": "401: Unauthorized", "code": 0})
             payload = user_payload(user_id)
             return 200, {**payload, "global_name": self.names.get(user_id, payload["global_name"])}
+        if path == "/users/@me/channels":
+            self.seen.append(f"{method} {path}")
+            return self._dm(method, path, headers, body)
         prefix = f"/applications/{APP_ID}/activity-instances/"
         if path.startswith("/applications/") and "/activity-instances/" in path:
             self.seen.append(f"{method} {path}")
@@ -114,6 +124,37 @@ class ActivityDiscord:
                 return _error(404, {"message": "Unknown Activity Instance", "code": 10085})
             return 200, instance.payload()
         return None
+
+    def _dm(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
+        """``POST /users/@me/channels`` as Discord answers a bot: its DM with the recipient (made on first use)."""
+        if headers.get("Authorization") != f"Bot {self.bot_token}":
+            return _error(401, {"message": "401: Unauthorized", "code": 0})
+        if method != "POST":
+            return _error(405, {"message": "405: Method Not Allowed", "code": 0})
+        try:
+            asked = json.loads(body) if headers.get("Content-Type", "").startswith("application/json") else None
+        except ValueError:
+            asked = None
+        if not isinstance(asked, dict):
+            return _error(400, {"message": "The request body contains invalid JSON.", "code": 50109})
+        reasons = discord_api.check(method, f"https://discord.com/api/v10{path}", asked) if discord_api.found() else []
+        recipient = asked.get("recipient_id")
+        if not reasons and recipient is None:
+            reasons = [f"{method} {path}: recipient_id: a bot opens a DM with one recipient"]
+        if reasons:
+            self.invalid.extend(reasons)
+            return _error(400, {"message": "Invalid Form Body", "code": 50035})
+        user_id = int(recipient)
+        if user_id == APP_ID:
+            return _error(400, {"message": "Invalid Recipient(s)", "code": 50033})
+        channel_id = self.dms.setdefault(user_id, snowflake())
+        return 200, {
+            "id": str(channel_id),
+            "type": 1,
+            "last_message_id": None,
+            "flags": 0,
+            "recipients": [user_payload(user_id)],
+        }
 
     def _exchange(self, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
         if not headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded"):

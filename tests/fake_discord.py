@@ -369,7 +369,7 @@ class FakeDiscord:
 
     async def _rest(self, request: web.Request) -> web.Response:
         path = "/" + request.match_info["path"]
-        if path == "/oauth2/token" or "/activity-instances/" in path or path == "/users/@me":
+        if path in ("/oauth2/token", "/users/@me", "/users/@me/channels") or "/activity-instances/" in path:
             answered = self.activity.answer(request.method, path, dict(request.headers), await request.read())
             if answered is not None:
                 return reply(answered[1], answered[0])

@@ -696,6 +696,7 @@ class Harness:
 
     async def stop(self) -> None:
         if self.bot is not None:
+            await self.bot.changes.close()  # (its listening connection, on PostgreSQL)
             for cog in list(self.bot.cogs):
                 await self.bot.remove_cog(cog)
             self.bot.release_workers()

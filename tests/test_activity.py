@@ -27,9 +27,21 @@ from pyramide_service.play import Press
 from tests.activity_browser import Player, module_browser, open_activity
 from tests.activity_edge import ActivityEdge, serve_activity
 from tests.deals import kings_and_pairs
-from tests.fake_activity import CLIENT_SECRET, ActivityDiscord
-from tests.harness import CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, start
+from tests.fake_activity import CLIENT_SECRET, ActivityDiscord, Instance
+from tests.harness import (
+    CHANNEL_ID,
+    DM_CHANNEL_ID,
+    GROUP_DM_ID,
+    GUILD_ID,
+    OTHER_CHANNEL_ID,
+    OWNER,
+    STRANGER,
+    Harness,
+    snowflake,
+    start,
+)
 from tests.play import deal
+from tests.tables import changed, dump
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 WAIT = 5000  # ms a page is given to show what it was sent (the tests wait on what it shows, never sleep)
@@ -52,17 +64,16 @@ class Table:
 
     async def open(self, user_id: int, **options: Any) -> Player:
         instance = options.pop("instance", None) or self.instance
-        player = await open_activity(
-            self.browser, self.edge, user_id, instance.instance_id, guild_id=GUILD_ID, channel_id=CHANNEL_ID, **options
-        )
+        options = {"guild_id": GUILD_ID, "channel_id": CHANNEL_ID, **options}
+        player = await open_activity(self.browser, self.edge, user_id, instance.instance_id, **options)
         self.players.append(player)
         return player
 
     @property
     def instance(self) -> Any:
-        if not self.edge.discord.instances:
-            self.edge.discord.instance(GUILD_ID, CHANNEL_ID, OWNER, STRANGER)
-        return next(iter(self.edge.discord.instances.values()))
+        """The channel's instance (made with the owner and the stranger in it the first time)."""
+        kept = self.edge.discord.by_channel.get(CHANNEL_ID)
+        return Instance(kept) if kept else self.edge.discord.instance(GUILD_ID, CHANNEL_ID, OWNER, STRANGER)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -81,6 +92,7 @@ async def shared(tmp_path_factory: pytest.TempPathFactory, workers: Any, browser
         await edge.stop()
         await h.stop()
     assert h.hub.invalid == [], h.hub.invalid
+    assert edge.discord.invalid == [], edge.discord.invalid
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -302,7 +314,7 @@ async def test_each_kind_of_move_and_the_seed_messages(table: Table) -> None:
     assert live is not None and live.game.passes == 1 and live.game.score == 30
 
 
-async def test_a_board_press_reaches_the_page(table: Table) -> None:
+async def test_a_board_press_and_a_new_deal_reach_the_page(table: Table) -> None:
     h = table.h
     await start(h, kings_and_pairs().code)
     player = await table.open(OWNER)
@@ -311,6 +323,19 @@ async def test_a_board_press_reaches_the_page(table: Table) -> None:
     await gone(player, 21, timeout=1000)  # within a second
     await h.command("draw")  # a typed command too
     await player.frame.locator('[data-spot="stock"][aria-label="Draw (22)"]').wait_for(timeout=1000)
+    # A new deal made on the board reaches the page as a move does: "End it and deal a new one" (a game runs)...
+    game_id = await player.state("game")
+    prompt = (await h.command("new", code=kings_and_pairs().code))[-1]
+    await h.press(prompt.button("End it and deal a new one"))
+    await player.frame.locator(f'#table:not([data-game="{game_id}"])').wait_for(timeout=1000)
+    await player.card(21).wait_for(timeout=1000)
+    # ... and "Same deal again" under the board of a game that ended.
+    game_id = await player.state("game")
+    await h.press(h.board_button("End"))
+    await player.frame.locator("#ending").wait_for(timeout=1000)
+    await h.press(h.board_button("Same deal again"))
+    await player.frame.locator(f'#table:not([data-game="{game_id}"])').wait_for(timeout=1000)
+    await player.card(21).wait_for(timeout=1000)
 
 
 async def test_two_pages_one_plays_and_one_watches_by_the_servers_setting(table: Table) -> None:
@@ -481,3 +506,53 @@ async def test_each_viewer_sees_their_own_style(table: Table) -> None:
                 assert got.status == 404  # a style that is no choice draws nothing
     finally:
         await h.bot.styles.save(OWNER, Style())  # the module's other tests draw the default
+
+
+async def test_the_activity_opens_on_the_bots_dm_game(table: Table) -> None:
+    """The bot's DM offers the Activity: its launch press makes the DM's instance, which names the channel only
+    as a private one, and the sign-in finds it is the bot's DM with the player (the DM Discord gives the bot for
+    them); the page plays the DM's game and its board follows."""
+    h = table.h
+    await h.command("new", channel_id=DM_CHANNEL_ID, code=kings_and_pairs().code)
+    assert h.bot is not None
+    try:
+        await h.press(h.board_button("Play in the Activity"))
+        instance = Instance(h.hub.activity_instances[DM_CHANNEL_ID])
+        player = await table.open(OWNER, instance=instance, guild_id=None, channel_id=DM_CHANNEL_ID)
+        await player.card(21).wait_for(timeout=WAIT)
+        await tap(player, 21)
+        await gone(player, 21)
+        live = await h.storage.live_game(DM_CHANNEL_ID)
+        assert live is not None and live.actions == [21] and live.guild_id == 0  # counted outside servers
+        await table.activity.table.edits.settle()
+        assert board_edits(h) and h.board()["channel_id"] == str(DM_CHANNEL_ID)
+        assert "K♠" not in [c.get("label") for row in h.board()["components"] for c in row["components"]]
+        assert "POST /users/@me/channels" in table.edge.discord.seen and h.hub.unreachable == []
+    finally:
+        table.edge.discord.by_channel.pop(DM_CHANNEL_ID, None)
+        async with h.bot.table.end(Press(DM_CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
+            pass
+
+
+async def test_another_private_channel_is_refused_and_stores_nothing(table: Table) -> None:
+    """An instance in a private channel that is not the bot's DM with the player (a group DM, a DM between two
+    people, where the bot cannot keep a board) is refused in words, and nothing is stored."""
+    h, discord = table.h, table.edge.discord
+    group_dm = discord.instance(None, GROUP_DM_ID, OWNER, STRANGER)
+    their_dm = discord.instance(None, snowflake(), OWNER, STRANGER)  # the owner's DM with the stranger
+    before = await dump(h.db_path)
+    try:
+        player = await table.open(OWNER, instance=group_dm, guild_id=None, channel_id=GROUP_DM_ID)
+        await player.frame.locator("#notice").filter(has_text="or your DM with the bot").wait_for(timeout=WAIT)
+        assert discord.seen[-1] == "POST /users/@me/channels"  # asked, and the bot's DM is another channel
+        async with aiohttp.ClientSession() as client:  # (the same sign-in, asked without a page)
+            asked = {"code": discord.code_for(OWNER), "instance_id": their_dm.instance_id}
+            async with client.post(f"{table.edge.origin}/api/token", json=asked) as answer:
+                assert (await answer.json())["refused"] == "not_here"
+        assert discord.seen[-1] == "POST /users/@me/channels"
+    finally:
+        discord.by_channel.pop(GROUP_DM_ID)
+        discord.by_channel.pop(int(their_dm.kept["channel_id"]))
+    assert table.activity.server.refused[-2:] == ["token:not_here", "token:not_here"]
+    assert changed(before, await dump(h.db_path)) == {}
+    assert h.hub.unreachable == []

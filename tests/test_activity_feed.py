@@ -1,7 +1,8 @@
 """A change of a channel's game reaches the Activity's pages whichever process made it: within a process
 through the application's listeners (``Table.listeners``: both databases), and through PostgreSQL's
 LISTEN/NOTIFY from another process's commit (here a second storage, manager and table on the same
-database, as a second process has them)."""
+database, as a second process has them). Every process listens, so the one holding a server's shard plays
+its next board press on a game the Activity's process moved (two bots on one database, one Hub)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 
 from pyramide import Game
 from pyramide_bot.activity import ChangeFeed
+from pyramide_bot.activity.sessions import Session
+from pyramide_bot.activity.table import Table as ActivityTable
 from pyramide_service.manager import GameManager, StaleBoard
 from pyramide_service.play import Kind, Press, Table
 from pyramide_service.server_settings import ServerSettings
@@ -19,6 +22,7 @@ from pyramide_service.solving import SolverService
 from pyramide_service.storage import Storage, from_url
 from pyramide_service.workers import Workers
 from tests.deals import kings_and_pairs
+from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, Hub, start
 from tests.play import deal
 
 CHANNEL, GUILD, PLAYER = 710_000_000_000_000_001, 1 << 40, 600_000_000_000_000_001
@@ -71,8 +75,8 @@ async def test_a_change_in_another_process_reaches_the_activity(
     try:
         await asyncio.wait_for(feed.hearing.wait(), 5)
         live = await deal(other.manager, guild_id=GUILD, channel_id=CHANNEL, owner_id=PLAYER, game=kings_and_pairs())
-        # The Activity's process plays a move. The other, with the game in memory, finds it by its write's
-        # conflict (as after a rolling restart: that press is answered as stale), then plays on the truth.
+        # The Activity's process plays a move. The other, not listening here, with the game in memory finds it
+        # by its write's conflict (as a turn under way when the NOTIFY comes does), then plays on the truth.
         async with activity.play(PRESS, tap(21)):
             pass
         assert await heard(told) == CHANNEL  # (its own, told directly)
@@ -92,3 +96,38 @@ async def test_a_change_in_another_process_reaches_the_activity(
         await other_feed.close()
         await feed.close()
         await other_storage.close()
+
+
+async def test_a_board_press_after_an_activity_move_in_another_process_just_works(
+    postgres_url: str, workers: Workers
+) -> None:
+    """Two bots on one PostgreSQL database, as two processes of a cluster: one holds the server's shard (every
+    press of the channel reaches it, its engine of the game in memory), the other serves the Activity. The
+    Activity's move reaches the shard's process within a second, and the next press on the board, which the
+    Activity's process edited, plays on the stored game: not answered out of date, not drawn again."""
+    hub = Hub()
+    shard = await Harness(postgres_url, hub, workers=workers).start()
+    serving = await Harness(postgres_url, hub, clock=shard.now, workers=workers).start()
+    assert shard.bot is not None and serving.bot is not None
+    page = ActivityTable(serving.bot)
+    try:
+        hearing = (shard.bot.changes.hearing.wait(), serving.bot.changes.hearing.wait())
+        await asyncio.wait_for(asyncio.gather(*hearing), 5)
+        await start(shard, kings_and_pairs().code)
+        await shard.press(shard.board_button("K♠"))
+        told: asyncio.Queue[int] = asyncio.Queue()
+        shard.bot.changes.listeners.append(told.put_nowait)
+        session = Session(OWNER, "Ana", GUILD_ID, CHANNEL_ID, "i-1-gc", shard.now[0] + 3600)
+        reply = await page.move(session, "22", 1, "en")  # A♠ selected, in the Activity
+        assert not reply.stale, reply.words
+        assert await heard(told) == CHANNEL_ID
+        await page.edits.settle()  # the board follows the Activity (the serving process's bot-token edit)
+        sent = await shard.press(shard.board_button("Q♠"))  # the board's button, pressed on the shard's process
+        assert "A♠ + Q♠ removed" in sent[-1].content, [s.content for s in sent]
+        record = await shard.storage.live_game(CHANNEL_ID)
+        assert record is not None and record.actions == [21, 22, 23]
+    finally:
+        await page.close()
+        await serving.stop()
+        await shard.stop()
+    assert hub.invalid == [], hub.invalid

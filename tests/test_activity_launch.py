@@ -1,6 +1,6 @@
 """The Activity's launch button on the boards, through the harness (the real bot, only Discord's edge
-replaced): where it is offered (a server's text channel with the bot), where it is not (the bot's DM for now, a
-thread, a group DM, a server reached through a player's own install, a bot without the Activity), and
+replaced): where it is offered (a server's text channel with the bot, the bot's DM), where it is not (a thread, a
+group DM, a server reached through a player's own install, a bot without the Activity), and
 its press answered with LAUNCH_ACTIVITY (callback type 12) as the interaction's first answer. The Hub
 takes type 12 as Discord does: a first answer with no message, to a command, a button or a modal."""
 
@@ -115,17 +115,16 @@ async def test_a_finished_board_offers_it_after_its_other_choices(served):
     assert [s.data for s in sent] == [{"type": 12}]
 
 
-async def test_the_bots_dm_does_not_offer_it_while_the_sign_in_cannot_tell_it_apart(served):
-    """The Activity's sign-in refuses a DM (the instance names it only as a private channel), so its board
-    offers no button that would open an Activity which then refuses the player."""
+async def test_the_bots_dm_offers_it_and_its_press_launches_it(served):
+    """The bot edits its board in its own DM, and the Activity's sign-in tells that DM from any other private
+    channel: the board there offers the button, and its press opens the Activity on the DM."""
     h = served
     await deal(h, DM_CHANNEL_ID)
-    board = h.board()
-    assert LAUNCH not in labels(board)
-    record = await h.storage.live_game(DM_CHANNEL_ID)
-    sent = await press_id(h, f"pyr:{record.id}:0:launch", board, DM_CHANNEL_ID)
-    assert [s.data["type"] for s in sent] == [4] and sent[0].ephemeral and NOT_HERE in sent[0].content
-    assert DM_CHANNEL_ID not in h.hub.activity_instances
+    assert LAUNCH in labels(h.board())
+    sent = await h.press(launch_id(h))
+    assert [s.data for s in sent] == [{"type": 12}]
+    instance = h.hub.activity_instances[DM_CHANNEL_ID]
+    assert instance["instance_id"].endswith(f"-pc-{DM_CHANNEL_ID}") and instance["users"] == [OWNER]
 
 
 @pytest.mark.parametrize(

@@ -40,6 +40,33 @@ async def test_a_second_manager_on_the_same_file_sees_every_answered_move(storag
         await other.close()
 
 
+async def test_an_engine_another_process_moved_past_is_reloaded_once_told(storage):
+    """Told that another process changed the channel's game (its NOTIFY, heard by the change feed), the manager
+    plays the next move on the stored game: at once when the channel is idle, and after the turn holding it
+    when one is (a snapshot meanwhile reads storage)."""
+    manager = GameManager(storage)
+    await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    other = twin(storage)
+    await other.open()
+    try:
+        elsewhere = GameManager(other)
+        await play(elsewhere, 5, lambda g: g.tap(STOCK))
+        manager.outdated(5)  # idle: dropped now
+        await play(manager, 5, lambda g: g.tap(STOCK))  # (without it: StaleBoard, the write's conflict)
+        elsewhere.outdated(5)
+        await play(elsewhere, 5, lambda g: g.tap(STOCK))
+        async with manager.turn(5) as turn:  # busy: the engine this turn holds is behind
+            manager.outdated(5)
+            assert turn.live is not None and turn.live.game.moves == 2
+            snapshot = await manager.snapshot(5)
+            assert snapshot is not None and snapshot.game.moves == 3
+        await play(manager, 5, lambda g: g.tap(STOCK))
+    finally:
+        await other.close()
+    record = await storage.live_game(5)
+    assert record is not None and record.actions == [STOCK] * 4
+
+
 async def test_a_move_without_a_game_is_refused_and_a_new_deal_ends_the_game_in_play(storage):
     """(A press on an older board or another game's board is answered by the cogs before any move:
     tests/test_bot.py and tests/test_places.py press old boards.)"""

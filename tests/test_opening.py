@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from pyramide import Game
+from pyramide_service.listeners import Change, Listeners
 from pyramide_service.manager import GameManager
 from pyramide_service.opening import (
     Busy,
@@ -21,7 +22,7 @@ from pyramide_service.opening import (
     open_deal,
     open_race,
 )
-from pyramide_service.storage import DailyTaken
+from pyramide_service.storage import ENDED, PLAYING, DailyTaken
 from tests.deals import kings_and_pairs
 
 DAY = "2026-12-02"
@@ -130,6 +131,36 @@ async def test_a_take_back_that_fails_is_logged_and_the_failure_raised_on(storag
     assert surface.removed == surface.threads
     left = [r for r in caplog.records if r.levelno == logging.ERROR and "left with no board" in r.getMessage()]
     assert left and left[0].exc_info is not None
+
+
+async def test_the_listeners_hear_of_a_deal_and_of_the_game_it_replaced(storage):
+    """Told once the channel's lock is let go (an open page then reads the new game): the game a deal ended, then
+    the new one; nothing for a busy place, and no new game for one taken back."""
+    manager, surface, listeners = GameManager(storage), Surface(), Listeners()
+    heard: list[tuple[int, bool, str, bool]] = []
+
+    async def hear(change: Change) -> None:
+        assert change.channel_id == CHANNEL and not manager.busy(CHANNEL)
+        heard.append((change.game_id, change.finished, change.status, change.dealt))
+
+    async def replace(running):
+        return ENDED
+
+    listeners.subscribe(hear)
+    free = Deal(Game.from_code("PY1-N-AAAAAAS"), 1, PLAYER, "P", "en")
+    first = await open_deal(manager, surface, free, Here(CHANNEL), listeners=listeners)
+    assert isinstance(await open_deal(manager, surface, free, Here(CHANNEL), listeners=listeners), Busy)
+    second = await open_deal(manager, surface, free, Here(CHANNEL), replace, listeners=listeners)
+    surface.failing = PermissionError("refused")
+    assert isinstance(await open_deal(manager, surface, free, Here(CHANNEL), replace, listeners=listeners), NotPosted)
+    assert isinstance(first, Opened) and isinstance(second, Opened)
+    first_id, second_id = first.dealt.live.record.id, second.dealt.live.record.id
+    assert heard == [
+        (first_id, False, PLAYING, True),
+        (first_id, True, ENDED, False),
+        (second_id, False, PLAYING, True),
+        (second_id, True, ENDED, False),  # the new deal was taken back: the channel is free
+    ]
 
 
 async def test_a_place_with_a_game_in_play_is_busy_unless_admitted(storage):

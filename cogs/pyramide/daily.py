@@ -127,8 +127,9 @@ async def play_daily(interaction: discord.Interaction) -> None:
             note="\n".join((t(lang, "daily.ready_here", number=number), next_daily(lang, now))),
             send_here=not here,
         )
+        where = Here(place.channel_id) if in_place else InThread()
         try:
-            opened = await open_deal(bot.manager, table, deal, Here(place.channel_id) if in_place else InThread())
+            opened = await open_deal(bot.manager, table, deal, where, listeners=bot.table.listeners)
         except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
             await answer.say(await _already(answer, taken.attempt, lang, now))
             return

@@ -215,8 +215,9 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
         ),
         note=t(lang, "event.ready_here", number=number, deals=deals),
     )
+    where = Here(place.channel_id) if in_place else InThread()
     try:
-        opened = await open_deal(bot.manager, table, deal, Here(place.channel_id) if in_place else InThread())
+        opened = await open_deal(bot.manager, table, deal, where, listeners=bot.table.listeners)
     except EventTaken:  # the same player opened it at the same moment elsewhere
         await answer.say(t(lang, "event.taken", number=number))
         return

@@ -116,8 +116,10 @@ class Scoreboards:
         await self._follow(record.id, lang)
 
     async def changed(self, change: Change) -> None:
-        """A listener of the application's changes (``pyramide_service.listeners``): a press's."""
-        await self._follow(change.game_id, change.lang)
+        """A listener of the application's changes (``pyramide_service.listeners``): a press's. A game just
+        dealt changes no scoreboard (a race posts its own once its games are dealt)."""
+        if not change.dealt:
+            await self._follow(change.game_id, change.lang)
 
     async def _follow(self, game_id: int, lang: str) -> None:
         race_id = await self.race_of(game_id)
@@ -237,7 +239,7 @@ async def start_race(
             Deal(game.copy(), interaction.guild_id, player.id, player.display_name, lang) for player in players
         ]
         try:
-            opened = await open_race(bot.manager, table, deals, channel.id)
+            opened = await open_race(bot.manager, table, deals, channel.id, listeners=bot.table.listeners)
         except Exception:
             # Whatever failed, nothing of the race stayed half-made: its games, threads and scoreboard went.
             # The failure itself is logged by ``answering`` (a refusal at error level).

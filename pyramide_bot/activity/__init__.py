@@ -55,7 +55,6 @@ class Activity:
         feed.listeners.append(self.server.viewers.changed)
 
     async def start(self) -> int:
-        self.feed.listen()
         return await self.server.serve(self.settings.port, self.settings.host)
 
     async def close(self) -> None:

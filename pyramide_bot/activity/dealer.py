@@ -26,12 +26,11 @@ from pyramide.daily import day_key, today
 from pyramide.difficulty import Tier
 from pyramide.i18n import t
 from pyramide.rules import TooManyPasses
-from pyramide_service.listeners import Change
 from pyramide_service.manager import Live
 from pyramide_service.opening import Deal, Dealt, Here, NotPosted, Opened, open_deal
 from pyramide_service.server_settings import settings_key
 from pyramide_service.solving import SolverBusy
-from pyramide_service.storage import ABANDONED, ENDED, PLAYING, GameStatus
+from pyramide_service.storage import ABANDONED, ENDED, GameStatus
 
 from .sessions import Session
 from .table import Reply
@@ -112,7 +111,8 @@ class Dealer:
 
         asked = Deal(game, session.guild_id, session.user_id, session.name, lang)
         try:
-            opened = await open_deal(bot.manager, Boards(bot, lang, notes), asked, Here(session.channel_id), admit)
+            boards, here = Boards(bot, lang, notes), Here(session.channel_id)
+            opened = await open_deal(bot.manager, boards, asked, here, admit, listeners=bot.table.listeners)
         except SolverBusy:  # (today's deal worked out for the check: nothing was dealt)
             return Reply([t(lang, "error.solver_busy")])
         if not isinstance(opened, Opened | NotPosted):  # Busy (``admit`` said why); never NoThread (Here)
@@ -122,10 +122,6 @@ class Dealer:
                 raise opened.error
             log_refusal(f"board of game {opened.dealt.live.record.id} in {session.channel_id}", opened.error)
             return Reply([t(lang, "activity.board_refused")])
-        live = opened.dealt.live
-        await bot.table.listeners.publish(
-            Change(live.record.id, session.channel_id, live.game.version, False, PLAYING, None, lang)
-        )
         return Reply()
 
     async def _ask(self, running: Live, session: Session, lang: str, manages: bool) -> Reply:

@@ -1,8 +1,10 @@
 """Every change of a channel's game reaches this process's Activity pages within a second, whichever
 process made it: within the process through the application's listeners (``Table.listeners``, told after
-each commit of a press, whichever view made it); across the processes of a deployment on PostgreSQL each
-change is also announced with ``NOTIFY`` (after its commit), and the process serving the Activity
-``LISTEN``s on its own connection. SQLite is one process's database, so the direct way is the only one there."""
+each commit of a press or a deal, whichever view made it); across the processes of a deployment on PostgreSQL
+each change is also announced with ``NOTIFY`` (after its commit), and every process ``LISTEN``s on a connection
+of its own: it drops its engine of a game another process changed (so its next press plays on the stored game,
+not on an engine that is behind) and tells its pages. SQLite is one process's database, so the direct way is
+the only one there."""
 
 from __future__ import annotations
 
@@ -62,9 +64,8 @@ class ChangeFeed:
 
     # ------------------------------------------------------------------ listening
     def listen(self) -> None:
-        """Hear the other processes' changes (PostgreSQL; one connection of its own): the process serving the
-        Activity tells its pages, and its engines follow a game another process moved. (Another process
-        finds a move the Activity made by its write's conflict and reloads, as after a rolling restart.)"""
+        """Hear the other processes' changes (PostgreSQL; one connection of its own), from the bot's start: this
+        process's engines follow a game another process moved, and its Activity's pages are told."""
         if isinstance(self.storage, PostgresStorage) and self._listening is None:
             self._listening = asyncio.get_running_loop().create_task(self._listen(self.storage.url))
 
@@ -72,13 +73,11 @@ class ChangeFeed:
         origin, _, channel_text = payload.partition(":")
         if origin != self.origin and channel_text.isdigit():
             channel_id = int(channel_text)
-            if not self.manager.busy(channel_id):
-                # Another process stored a change: this one's engine of that game is behind; the next turn
-                # loads it from storage (a turn under way finds out by its write's conflict, as always).
-                self.manager.forget(channel_id)
+            self.manager.outdated(channel_id)
             self._tell(channel_id)
 
     async def _listen(self, url: str) -> None:
+        failures, heard_before = 0, False
         while True:
             connection: asyncpg.Connection | None = None
             try:
@@ -86,17 +85,23 @@ class ChangeFeed:
                 lost = asyncio.Event()
                 connection.add_termination_listener(_setter(lost))
                 await connection.add_listener(CHANNEL, self._heard)
+                if heard_before:  # what other processes changed while this one was not listening is unknown
+                    self.manager.outdated()
+                failures, heard_before = 0, True
                 self.hearing.set()
                 await lost.wait()
                 self.hearing.clear()
-                log.warning("the Activity's change feed lost its database connection; connecting again")
+                # (the database's own outage is told by storage: this one line only says what follows from it)
+                log.info("the change feed lost its database connection; connecting again")
             except asyncio.CancelledError:
                 if connection is not None:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(connection.close(), 2)
                 raise
             except Exception as error:
-                log.warning("the Activity's change feed cannot listen (%s); trying again", type(error).__name__)
+                failures += 1
+                if failures == 1:  # once a run of failures: each second's retry would repeat it
+                    log.warning("the change feed cannot listen (%s); trying again each second", type(error).__name__)
             await asyncio.sleep(RECONNECT)
 
     async def close(self) -> None:

@@ -22,6 +22,7 @@ from aiohttp import WSMsgType, web
 from pyramide.i18n import language_for, rank_letters, t
 from pyramide.render.faces import face_png
 from pyramide.style import Style
+from pyramide_service.server_settings import OUTSIDE_SERVERS
 
 from .dealer import Dealer
 from .playback import Playbacks
@@ -171,16 +172,17 @@ class ActivityServer:
         lang = language_for(str(asked.get("locale") or ""))
         try:
             signed = await self.signin.sign_in(code, instance_id)
-            if signed.guild_id is None or self.table.bot.get_guild(signed.guild_id) is None:
-                # Only where the bot may edit the channel's board (a server it is in): see docs/activity.md.
+            if signed.guild_id is not None and self.table.bot.get_guild(signed.guild_id) is None:
+                # Only where the bot may edit the channel's board (a server it is in, or its DM with the
+                # player, which the sign-in checked): see docs/activity.md.
                 raise SignInRefused("not_here")
         except SignInRefused as refusal:
             # Answered 200: a refusal is an answer the page shows in words, not a failed request.
             self.refused.append(f"token:{refusal.reason}")
             return _json({"refused": refusal.reason, "message": t(lang, f"activity.refused.{refusal.reason}")})
-        session = Session(
-            signed.user_id, signed.name, signed.guild_id, signed.channel_id, instance_id, self.clock() + LIFETIME
-        )
+        guild_id = signed.guild_id if signed.guild_id is not None else OUTSIDE_SERVERS
+        expires = self.clock() + LIFETIME
+        session = Session(signed.user_id, signed.name, guild_id, signed.channel_id, instance_id, expires)
         body = {"access_token": signed.access_token, "session": self.keys.mint(session)}
         return _json(body)
 

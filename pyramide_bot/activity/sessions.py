@@ -32,7 +32,7 @@ class BadSession(ValueError):
 class Session:
     user_id: int
     name: str  # the player's display name, as Discord gave it at sign-in
-    guild_id: int
+    guild_id: int  # where the channel's games are counted: its server, or OUTSIDE_SERVERS (the bot's DM)
     channel_id: int
     instance_id: str
     expires: float

@@ -1,7 +1,10 @@
 """Sign-in as Discord's Activity examples do it: the page's ``authorize`` code exchanged here for an access
 token (with the client secret, which never leaves this process), the user read with that token, and the
 instance looked up with the bot token. The channel is the instance's, never one the page names, and the
-user must be among the instance's users.
+user must be among the instance's users. An instance outside servers names its channel only as a private
+channel: it is the bot's DM with the user only if that is the channel Discord gives the bot for a DM with
+them (``POST /users/@me/channels``, which returns the DM there is); any other private channel (a group DM,
+a DM between two people) is refused, since the bot cannot keep a board in step there.
 
 Every call goes to the REST base the rest of the bot uses (``DISCORD_API_BASE``: a proxy, or the test
 server), with aiohttp: discord.py has no public call for these routes.
@@ -18,6 +21,7 @@ import aiohttp
 log = logging.getLogger(__name__)
 DISCORD_API = "https://discord.com/api/v10"
 TIMEOUT = aiohttp.ClientTimeout(total=8)
+DM = 1  # Discord's channel type of a DM
 
 
 class SignInRefused(Exception):
@@ -35,7 +39,7 @@ class SignedIn:
     access_token: str
     user_id: int
     name: str
-    guild_id: int | None  # None: a DM or group DM
+    guild_id: int | None  # None: the bot's DM with the user (another private channel is refused)
     channel_id: int
 
 
@@ -104,4 +108,20 @@ class DiscordSignIn:
             raise SignInRefused("not_signed_in", "an answer of an unexpected shape") from None
         if user_id not in users:
             raise SignInRefused("not_in_instance", f"user {user_id} is not in instance {instance_id[:40]}")
+        if guild_id is None and await self._bots_dm(user_id) != channel_id:
+            raise SignInRefused("not_here", f"private channel {channel_id} is not the bot's DM with user {user_id}")
         return SignedIn(access_token, user_id, name, guild_id, channel_id)
+
+    async def _bots_dm(self, user_id: int) -> int | None:
+        """The channel of the bot's DM with ``user_id``: Discord returns the DM there is (or opens it)."""
+        channel = await self._call(
+            "POST",
+            "/users/@me/channels",
+            "the bot's DM",
+            json={"recipient_id": str(user_id)},
+            headers={"Authorization": f"Bot {self._bot_token}"},
+        )
+        try:
+            return int(channel["id"]) if channel.get("type") == DM else None
+        except (KeyError, TypeError, ValueError):
+            raise SignInRefused("not_signed_in", "an answer of an unexpected shape") from None

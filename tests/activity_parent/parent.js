@@ -17,6 +17,7 @@ const query = new URLSearchParams({
   guild_id: params.get("guild"),
   channel_id: params.get("channel"),
 });
+if (!params.has("guild")) query.delete("guild_id"); // a DM: Discord names no server
 frame.src = `/?${query}`;
 frame.title = "Pyramide";
 document.body.append(frame);
