@@ -130,12 +130,16 @@ class Relay:
         self._writers.clear()
 
     async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)  # cut by a ``down()`` even while its upstream is still being reached
         try:
             upstream_reader, upstream_writer = await asyncio.open_connection(self.host, self.target_port)
         except OSError:
             writer.transport.abort()
             return
-        self._writers |= {writer, upstream_writer}
+        if writer not in self._writers:  # the relay went down meanwhile: no connection outlives it
+            upstream_writer.transport.abort()
+            return
+        self._writers.add(upstream_writer)
 
         async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
             with contextlib.suppress(OSError, ConnectionError):  # (the other side was cut: this one ends too)
