@@ -1,5 +1,10 @@
 """The entry point: read ``.env``, check every setting once (``pyramide_bot.settings``: a bad one stops
-the bot with exit 2, naming it) and run the application (``pyramide_bot``)."""
+the bot with exit 2, naming it) and run the application (``pyramide_bot``).
+
+The application is imported only when this file runs as the program: the solver's worker processes are
+spawned, and a spawned process runs the main module again (as ``__mp_main__``) before its first task, so
+that an import at the top would load discord.py and the whole bot into every worker (about 1.5 s of CPU
+each, at every start and every replaced worker, and their memory)."""
 
 from __future__ import annotations
 
@@ -9,9 +14,6 @@ import sys
 from pathlib import Path
 
 from dotenv import load_dotenv
-
-from pyramide_bot.process import launch
-from pyramide_bot.settings import Settings, SettingsError
 
 HERE = Path(__file__).resolve().parent
 
@@ -32,4 +34,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from pyramide_bot.process import launch
+    from pyramide_bot.settings import Settings, SettingsError
+
     raise SystemExit(main())
