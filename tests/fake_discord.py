@@ -6,11 +6,12 @@ shards, READY and one GUILD_CREATE per server of the shard, heartbeats, INTERACT
 shard that owns the server (``(guild_id >> 22) % shard_count``), interaction callbacks (JSON and
 multipart), webhooks (followups, the original response), channel messages, threads, command sync,
 the application's emojis (``tests/app_emojis.py``: Discord's limits, and a message whose buttons name
-an emoji the application lacks is refused), the application's commands (``tests/app_commands.py``: read,
-and overwritten with Discord's entry point command kept, or refused with 50240 when left out) and the
-LAUNCH_ACTIVITY answer (type 12: only a first answer, with no message, to a command, a button or a
-modal; the Activity's instance in ``activity_instances``). Anything else is answered 404 in Discord's
-error shape.
+an emoji the application lacks is refused; unless ``new_application``, the application is one the bot
+has run for before, with the card emojis already, as in ``tests/harness.py``), the application's
+commands (``tests/app_commands.py``: read, and overwritten with Discord's entry point command kept, or
+refused with 50240 when left out) and the LAUNCH_ACTIVITY answer (type 12: only a first answer, with
+no message, to a command, a button or a modal; the Activity's instance in ``activity_instances``).
+Anything else is answered 404 in Discord's error shape.
 
 Places reached through a player's own install are modelled as Discord has them: the bot's DMs
 (``dms``: the bot may post there, no threads), group DMs (``group_dms``) and channels of servers
@@ -32,6 +33,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from cogs.emojis import emoji_images
 from tests.app_commands import AppCommands, EntryPointOmitted
 from tests.app_emojis import AppEmojis, Refused
 from tests.fake_activity import ActivityDiscord
@@ -100,7 +102,7 @@ def reply(data: Any, status: int = 200) -> web.Response:
 
 
 class FakeDiscord:
-    def __init__(self, guilds: list[Guild]) -> None:
+    def __init__(self, guilds: list[Guild], *, new_application: bool = False) -> None:
         self.guilds = {g.id: g for g in guilds}
         self.shards: list[Shard] = []
         self.messages: dict[int, dict[str, Any]] = {}
@@ -113,6 +115,8 @@ class FakeDiscord:
         self.callbacks: dict[str, int] = {}  # token -> first answers tried, refused ones (40060) included
         self.callback_seen = asyncio.Event()
         self.app_emojis = AppEmojis(APP_ID)
+        if not new_application:  # a start then uploads nothing: only the test of the first upload pays for it
+            self.app_emojis.made_before({name: image.png for name, image in emoji_images().items()})
         self.app_commands = AppCommands(APP_ID)  # ``enable_activities``: with Discord's entry point command
         self.interactions: dict[str, dict[str, Any]] = {}  # token -> the interaction as sent
         self.activity_instances: dict[int, dict[str, Any]] = {}  # channel -> the Activity's instance there

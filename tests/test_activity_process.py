@@ -57,12 +57,12 @@ def free_port() -> int:
 async def serving(port: int) -> None:
     """Until the process's Activity answers (no fixed wait)."""
     async with aiohttp.ClientSession() as session:
-        for _ in range(300):
+        for _ in range(600):
             with contextlib.suppress(aiohttp.ClientError):
                 async with session.get(f"http://127.0.0.1:{port}/api/config") as answer:
                     if answer.status == 200:
                         return
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.05)
     raise AssertionError("the Activity was never served")
 
 

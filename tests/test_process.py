@@ -91,8 +91,11 @@ async def stop(process: subprocess.Popen[bytes], *, kill: bool = False) -> str:
 
 
 @pytest.fixture
-async def fake():
-    server = await FakeDiscord([Guild(GUILD_A, (CHANNEL_A,)), Guild(GUILD_B, (CHANNEL_B,))]).start()
+async def fake(request: pytest.FixtureRequest):
+    """The Discord-like server; its application has the card emojis already unless ``new_application``."""
+    fresh = request.node.get_closest_marker("new_application") is not None
+    guilds = [Guild(GUILD_A, (CHANNEL_A,)), Guild(GUILD_B, (CHANNEL_B,))]
+    server = await FakeDiscord(guilds, new_application=fresh).start()
     LAUNCHED.clear()
     yield server
     left = [process.pid for process in LAUNCHED if process.poll() is None]
@@ -241,20 +244,20 @@ async def test_after_kill_9_no_worker_of_the_bot_is_left_and_its_output_ends(fak
         hint = next(b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == "Hint")
         await fake.answered_after(fake.press(GUILD_A, PLAYER, board, hint))
         await fake.answered_after(fake.command(GUILD_B, CHANNEL_B, PLAYER, "new", winnable=True))
-        for _ in range(100):  # the bot, the resource tracker, the hint, verdict and deals workers
+        for _ in range(200):  # the bot, the resource tracker, the hint, verdict and deals workers
             if len(alive_in_session(bot.pid)) >= 5:
                 break
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.05)
         started = alive_in_session(bot.pid)
         assert len(started) >= 4, started  # the bot, the tracker and at least two workers
         os.kill(bot.pid, signal.SIGKILL)
         bot.wait(timeout=10)
         left = started
-        for _ in range(100):
+        for _ in range(200):
             left = alive_in_session(bot.pid)
             if not left and all(done.is_set() for done in ended):
                 break
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.05)
         assert left == [], left
         assert all(done.is_set() for done in ended)  # stdout and stderr reached their end
     finally:
@@ -275,11 +278,11 @@ async def test_a_clean_stop_closes_the_workers_of_the_bot(fake, tmp_path):
         bot.send_signal(signal.SIGTERM)
         assert await asyncio.to_thread(bot.wait, 20) == 0
         left: list[str] = []
-        for _ in range(50):  # the tracker ends once the workers have
+        for _ in range(100):  # the tracker ends once the workers have
             left = alive_in_session(bot.pid)
             if not left:
                 break
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.05)
         assert left == [], left
     finally:
         await stop(bot)
@@ -430,20 +433,21 @@ def test_the_start_script_refuses_a_bad_metrics_port_naming_it(tmp_path):
     assert not (tmp_path / "p.db").exists()  # nothing was opened
 
 
-async def test_the_process_uploads_the_card_emojis_once_and_its_boards_show_them(fake, tmp_path, database_url):
+@pytest.mark.new_application
+async def test_the_process_uploads_the_card_emojis_once_and_its_boards_show_them(fake, tmp_path):
     """A first start uploads the whole set, the boards' buttons carry emojis the application has (the fake
-    refuses any other), and a restart uploads nothing."""
+    refuses any other), and a restart uploads nothing. On SQLite alone: a restart uploads nothing because
+    the application's listing has the set's names (an emoji's name carries its image's hash), not because
+    of what the database kept (what a restart reads from the database's notes is tested on both in
+    test_command_sync)."""
     from cogs.emojis import emoji_images
 
     expected = len(emoji_images())
-    db = database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
+    db = tmp_path / "pyramide.db"
     bot = launch(fake, db, folder=tmp_path)
     try:
         await connected(fake, 1)
-        for _ in range(300):  # the set is uploaded in the background after the start
-            if len(fake.app_emojis.emojis) == expected:
-                break
-            await asyncio.sleep(0.1)
+        await until(lambda: len(fake.app_emojis.emojis) == expected, timeout=30)  # uploaded in the background
         assert sorted(fake.app_emojis.uploads) == sorted(emoji_images())
         board = await deal(fake, GUILD_A, CHANNEL_A, kings_and_pairs().code)
         board = await tap(fake, GUILD_A, board, plan()[0])
@@ -489,28 +493,29 @@ def place_db(database_url: str, tmp_path: Path) -> Path | str:
     return database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
 
 
-@pytest.mark.parametrize(
-    ("channel", "counted_for"),
-    [(BOT_DM, 0), (GROUP_DM, 0), (FOREIGN, GUILD_WITHOUT_BOT)],
-    ids=["bot's DM", "group DM", "server without the bot"],
-)
-async def test_a_game_is_won_outside_the_bots_servers_against_the_process(
-    fake, tmp_path, channel, counted_for, place_db
-):
-    """Through a player's own install: every answer is the interaction's own, and the bot token never
-    reaches a channel the bot is not in (the fake refuses and counts such requests)."""
+PLACES = {BOT_DM: 0, GROUP_DM: 0, FOREIGN: GUILD_WITHOUT_BOT}  # each place's channel: the server its games count for
+
+
+async def test_a_game_is_won_in_each_place_outside_the_bots_servers_against_the_process(fake, tmp_path, place_db):
+    """Through a player's own install, in the bot's DM, a group DM and a server without the bot, one after the
+    other in one process: every answer is the interaction's own, and the bot token never reaches a channel the
+    bot is not in (the fake refuses and counts such requests). On both databases: each place's game is stored
+    with the server it counts for (none outside servers), which the in-process tests of the places
+    (test_places) check on SQLite only."""
     outside(fake)
     bot = launch(fake, place_db, folder=tmp_path)
     try:
         await connected(fake, 1)
-        board = await deal(fake, 0, channel, kings_and_pairs().code)
-        for label in plan():
-            board = await tap(fake, 0, board, label)
-        assert "You won!" in board["content"]
+        for channel in PLACES:
+            board = await deal(fake, 0, channel, kings_and_pairs().code)
+            for label in plan():
+                board = await tap(fake, 0, board, label)
+            assert "You won!" in board["content"], channel
     finally:
         await stop(bot)
     assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
-    assert rows(place_db, "SELECT status, guild_id FROM games") == [("won", counted_for)]
+    won = rows(place_db, "SELECT channel_id, status, guild_id FROM games")
+    assert sorted((int(c), s, int(g)) for c, s, g in won) == sorted((c, "won", g) for c, g in PLACES.items())
 
 
 def daily_play(fake: FakeDiscord, channel: int) -> dict:
@@ -580,9 +585,12 @@ async def test_the_daily_is_played_in_place_and_counted_once_across_places_again
     assert fake.unreachable == [] and fake.unknown == [], (fake.unreachable, fake.unknown)
 
 
-async def test_an_old_board_and_forced_private_answers_outside_servers_against_the_process(fake, tmp_path, place_db):
+async def test_an_old_board_and_forced_private_answers_outside_servers_against_the_process(fake, tmp_path):
     """In a group DM a press on a board the bot could not take the buttons off is answered privately as out of
-    date; in a server without the bot, a member without Use External Apps gets private boards that still play."""
+    date; in a server without the bot, a member without Use External Apps gets private boards that still play.
+    On SQLite alone: what it proves is how Discord is answered; the games of these places are stored on both
+    databases by the test above."""
+    place_db = tmp_path / "pyramide.db"
     outside(fake)
     fake.without_external_apps.add(PLAYER)
     bot = launch(fake, place_db, folder=tmp_path)
