@@ -11,6 +11,7 @@ from pyramide.__main__ import rate_command
 from pyramide.daily import RATED_FROM, WEEK_TIERS, daily_deal_number, daily_rating, daily_start, daily_tier
 from pyramide.difficulty import Tier, human_wins, is_of_tier, play_random, population, rate, tier_of
 from pyramide.solver import first_winnable, solve
+from pyramide.i18n import t
 from tests.harness import CHANNEL_ID
 
 # Found by measurement (rating the winnable deals among the first 200 deal numbers): deals
@@ -106,8 +107,11 @@ async def test_new_with_a_difficulty_deals_a_winnable_deal_of_that_tier_and_the_
     sent = await harness.command("new", difficulty="hard")
     record = await harness.storage.live_game(CHANNEL_ID)
     game = Game.from_code(record.code)
-    assert solve(game).won and rate(game).tier is Tier.HARD
     board = next(s for s in sent if s.png)
+    assert solve(game).won
+    if rate(game).tier is not Tier.HARD:  # none found within the search's seconds (a busy machine): said so
+        assert t("en", "error.difficulty_not_found") in board.content
+        return
     assert "Difficulty: hard" in board.content.splitlines()[0]
 
 
