@@ -10,8 +10,8 @@ from pyramide import Game, Rules
 from pyramide.__main__ import rate_command
 from pyramide.daily import RATED_FROM, WEEK_TIERS, daily_deal_number, daily_rating, daily_start, daily_tier
 from pyramide.difficulty import Tier, human_wins, is_of_tier, play_random, population, rate, tier_of
-from pyramide.solver import first_winnable, solve
 from pyramide.i18n import t
+from pyramide.solver import first_winnable, solve
 from tests.harness import CHANNEL_ID
 
 # Found by measurement (rating the winnable deals among the first 200 deal numbers): deals
