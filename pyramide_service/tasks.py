@@ -42,8 +42,12 @@ class Supervised:
 
     async def wait(self) -> None:
         """Until every task kept now (and any they start meanwhile) has ended; failures are logged, not raised."""
-        while running := [task for task in self._tasks if not task.done()]:
-            await asyncio.gather(*running, return_exceptions=True)
+        while self._tasks:  # a task kept until its done callbacks (its keeper's, its spawner's) have run
+            running = [task for task in self._tasks if not task.done()]
+            if running:
+                await asyncio.gather(*running, return_exceptions=True)
+            else:
+                await asyncio.sleep(0)
 
     async def close(self, grace: float = 0.0) -> None:
         """Shutdown: the tasks get ``grace`` seconds to end, then each one still running is cancelled and
