@@ -18,57 +18,25 @@ Nothing here is a module singleton: whoever makes a ``Workers`` closes it (the b
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import logging
 import multiprocessing
 import os
-import signal
-import sys
-import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
+from pyramide.worker_start import die_with_parent, start_worker
+
+__all__ = ["PoolClosed", "WorkerPool", "Workers", "die_with_parent"]
+
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 
-PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-WATCH_SECONDS = 1.0  # how often a worker's watchdog looks for its parent
 
 
 class PoolClosed(RuntimeError):
     """Work handed to a pool after it was closed (the bot is stopping)."""
-
-
-def die_with_parent(parent: int) -> None:
-    """The initializer of every worker: end this process when ``parent`` ends, however it ends."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(ctypes.c_int(PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
-        except (OSError, AttributeError):  # no prctl: the watchdog below still works
-            pass
-    if os.getppid() != parent:  # the parent died before the request above could cover it
-        os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watchdog", daemon=True).start()
-
-
-def start_worker(parent: int, setup: Callable[[], None] | None) -> None:
-    """The initializer of every worker: watch ``parent``, then ``setup`` (what the process that starts
-    the workers chose at its start, such as the pure Python solver), so a worker never reads the
-    environment itself."""
-    die_with_parent(parent)
-    if setup is not None:
-        setup()
-
-
-def _watch_parent(parent: int) -> None:
-    while True:
-        time.sleep(WATCH_SECONDS)
-        if os.getppid() != parent:  # re-parented: the process that started this worker is gone
-            os._exit(1)
 
 
 class WorkerPool:
