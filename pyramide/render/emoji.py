@@ -48,7 +48,7 @@ def _emoji_text(
 
 def _png_rgba(image: Image.Image) -> bytes:
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    image.save(out, format="PNG", optimize=False, compress_level=6)
     return out.getvalue()
 
 

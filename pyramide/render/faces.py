@@ -21,7 +21,7 @@ def _png(image: Image.Image) -> bytes:
     picture = image.convert("RGBA")
     picture.putalpha(rounded_mask((CARD_W, CARD_H), RADIUS))
     out = io.BytesIO()
-    picture.save(out, format="PNG", optimize=True)
+    picture.save(out, format="PNG", optimize=False, compress_level=6)
     return out.getvalue()
 
 
