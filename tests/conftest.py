@@ -11,7 +11,14 @@ from pyramide.cards import full_deck
 from pyramide_service.storage import Storage, from_url
 from pyramide_service.workers import Workers
 from tests import outside
-from tests.postgres import PostgresMissing, ThrowawayPostgres, create_database, drop_database, run_to_end
+from tests.postgres import (
+    PostgresMissing,
+    Recycled,
+    ThrowawayPostgres,
+    create_database,
+    drop_database,
+    run_to_end,
+)
 
 # The test modules whose ``storage`` and ``harness`` run against both backends; elsewhere SQLite only.
 # A test bound to SQLite itself (its file, its locks, its pragmas) is marked ``sqlite_only``.
@@ -164,10 +171,18 @@ def database_url(request: pytest.FixtureRequest, backend: str, tmp_path) -> Iter
     if backend != "postgresql":
         yield str(tmp_path / "pyramide.db")
         return
-    server = request.getfixturevalue("postgres_server")
-    url = run_to_end(create_database(server, request.getfixturevalue("postgres_schema")))
+    databases: Recycled = request.getfixturevalue("postgres_databases")
+    url = run_to_end(databases.take())
     yield url
-    run_to_end(drop_database(server, url))
+    run_to_end(databases.give_back(url))
+
+
+@pytest.fixture(scope="session")
+def postgres_databases(postgres_server: str, postgres_schema: str) -> Iterator[Recycled]:
+    """The tests' PostgreSQL databases, copies of the schema template, emptied between tests (``Recycled``)."""
+    databases = Recycled(postgres_server, postgres_schema)
+    yield databases
+    run_to_end(databases.close())
 
 
 @pytest.fixture

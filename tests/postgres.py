@@ -234,3 +234,81 @@ class Frozen:
             self._thawer.kill()
             self._thawer.wait()
             self._thawer = None
+
+
+# What a database made from the schema template holds besides its rows (tables, indexes, views, sequences,
+# triggers): a database whose objects still match it can be emptied for the next test instead of dropped.
+_SHAPE = """
+SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'),
+       (SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+          JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND NOT t.tgisinternal),
+       (SELECT COALESCE(MAX(version), 0) FROM pyramide_schema)
+"""
+
+
+class Recycled:
+    """Each test's PostgreSQL database, a copy of the schema template: made with ``CREATE DATABASE`` (about
+    0.2 s of the server's time) only when no earlier test's database could be emptied for it. After a test
+    its database is emptied (every connection to it ended, every table truncated, identities restarted) if its
+    objects are still the template's; otherwise (a test changed the schema, a lock held) it is dropped."""
+
+    def __init__(self, server_url: str, template: str) -> None:
+        self.server_url, self.template = server_url, template
+        self.spare: str | None = None
+        self.shape: tuple[int, ...] | None = None
+
+    async def take(self) -> str:
+        url, self.spare = self.spare, None
+        return url or await create_database(self.server_url, self.template)
+
+    async def give_back(self, url: str) -> None:
+        if not await self._emptied(url):
+            await drop_database(self.server_url, url)
+        elif self.spare is None:
+            self.spare = url
+        else:
+            await drop_database(self.server_url, url)
+
+    async def _emptied(self, url: str) -> bool:
+        name = url.rpartition("/")[2]
+        server = await asyncpg.connect(self.server_url)
+        try:
+            await server.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                name,
+            )
+        finally:
+            await server.close()
+        try:
+            connection = await asyncpg.connect(url)
+        except (OSError, asyncpg.PostgresError):
+            return False
+        try:
+            shape = tuple(await connection.fetchrow(_SHAPE))
+            if self.shape is None:  # the first database given back was a fresh copy: the template's shape
+                self.shape = await self._template_shape()
+            if shape != self.shape:
+                return False
+            tables = await connection.fetch(
+                "SELECT quote_ident(tablename) FROM pg_tables"
+                " WHERE schemaname = 'public' AND tablename <> 'pyramide_schema'"
+            )
+            await connection.execute("SET lock_timeout = '2s'")
+            await connection.execute(f"TRUNCATE {', '.join(t[0] for t in tables)} RESTART IDENTITY CASCADE")
+            return True
+        except (OSError, asyncpg.PostgresError):
+            return False
+        finally:
+            await connection.close()
+
+    async def _template_shape(self) -> tuple[int, ...]:
+        connection = await asyncpg.connect(database_url(self.server_url, self.template))
+        try:
+            return tuple(await connection.fetchrow(_SHAPE))
+        finally:
+            await connection.close()
+
+    async def close(self) -> None:
+        if self.spare is not None:
+            await drop_database(self.server_url, self.spare)
+            self.spare = None
