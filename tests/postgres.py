@@ -237,11 +237,19 @@ class Frozen:
 
 
 # What a database made from the schema template holds besides its rows (tables, indexes, views, sequences,
-# triggers): a database whose objects still match it can be emptied for the next test instead of dropped.
+# columns, constraints, triggers, functions, types, the database's own settings): a database whose objects
+# still match it can be emptied for the next test instead of dropped.
 _SHAPE = """
 SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'),
        (SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
           JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND NOT t.tgisinternal),
+       (SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'),
+       (SELECT count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'public'),
+       (SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+          JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND a.attnum > 0),
+       (SELECT count(*) FROM pg_constraint k JOIN pg_namespace n ON n.oid = k.connamespace WHERE n.nspname = 'public'),
+       (SELECT count(*) FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+          WHERE d.datname = current_database()),
        (SELECT COALESCE(MAX(version), 0) FROM pyramide_schema)
 """
 
