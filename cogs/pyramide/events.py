@@ -38,6 +38,18 @@ def in_a_server_with_the_bot(answer: Answer) -> bool:
     return answer.place is not None and answer.place.reach is Reach.SERVER
 
 
+async def refused_here(answer: Answer, *, organising: bool = False) -> bool:
+    """Whether the interaction is refused, the player told why: server events live in a server with the bot,
+    and only those who manage it (``organising``) start or end one."""
+    if not in_a_server_with_the_bot(answer):
+        await answer.say(t(answer.lang, "event.not_here"))
+        return True
+    if organising and not answer.interaction.permissions.manage_guild:
+        await answer.say(t(answer.lang, "error.manage_server"))
+        return True
+    return False
+
+
 # ------------------------------------------------------------------------------------- starting
 async def find_deals(solver: SolverService, rules: Rules, count: int, finder: Finder | None, lang: str) -> list[Game]:
     """``count`` different winnable deals (of the difficulty, with a ``finder``), found in the solver's
@@ -66,11 +78,7 @@ async def start_event(
 ) -> None:
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
-        if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "event.not_here"))
-            return
-        if not interaction.permissions.manage_guild:
-            await answer.say(t(lang, "error.manage_server"))
+        if await refused_here(answer, organising=True):
             return
         missing = missing_permission(interaction, *ANNOUNCEMENT_NEEDS)
         if missing is not None or not isinstance(interaction.channel, discord.abc.Messageable):
@@ -145,8 +153,7 @@ async def play_event(interaction: discord.Interaction, event_id: int | None = No
     """The player's next unplayed deal of an event: one counted attempt, timed from the deal."""
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
-        if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "event.not_here"))
+        if await refused_here(answer):
             return
         event = await chosen_event(answer, event_id)
         if event is None:
@@ -294,8 +301,7 @@ async def event_choices(interaction: discord.Interaction, current: str, *, runni
 async def show_standings(interaction: discord.Interaction, event_id: str | None) -> None:
     async with answering(interaction, private=False) as answer:
         lang, events = answer.lang, answer.bot.events
-        if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "event.not_here"))
+        if await refused_here(answer):
             return
         event = await pick(answer, event_id, running=False)
         if event is None:
@@ -318,8 +324,7 @@ async def show_standings(interaction: discord.Interaction, event_id: str | None)
 async def show_list(interaction: discord.Interaction) -> None:
     async with answering(interaction, private=False) as answer:
         lang = answer.lang
-        if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "event.not_here"))
+        if await refused_here(answer):
             return
         events = await answer.bot.events.of_server(interaction.guild_id or 0)
         lines = [
@@ -342,11 +347,7 @@ async def end_command(interaction: discord.Interaction, event_id: str | None, *,
     before, finds it over already)."""
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
-        if not in_a_server_with_the_bot(answer):
-            await answer.say(t(lang, "event.not_here"))
-            return
-        if not interaction.permissions.manage_guild:
-            await answer.say(t(lang, "error.manage_server"))
+        if await refused_here(answer, organising=True):
             return
         event = await pick(answer, event_id, running=True)
         if event is None:
