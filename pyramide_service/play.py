@@ -240,8 +240,7 @@ class Table:
         # resume) is then found among the achievements, never missed by both reads.
         owed = await self.storage.owed_verdict(record.id)
         record.owes_verdict = owed is not None
-        unlocked = await self.storage.unlocked(record.owner_id)
-        record.unlocked = tuple(u.key for u in unlocked if u.game_id == record.id)
+        record.unlocked = await self._unlocked_by(record)
         live = Live(record, game)
         ending = await self._ending(live, press.lang, slow, closed_now=False)
         return Outcome(Kind.SHOW_FINISHED, live, game, ending=ending)
@@ -260,17 +259,17 @@ class Table:
                 await slow()
                 verdict = await self.solver.verdict(record.code)
             owed = record.owes_verdict and PERFECT_LOSS not in unlocked
-            if owed and (await self.manager.owed.pay(owed_by(record), verdict) or await self._paid_elsewhere(record)):
+            # (paid elsewhere while this press waited for the verdict: another process, a restart's resume)
+            paid = owed and await self.manager.owed.pay(owed_by(record), verdict)
+            if paid or (owed and PERFECT_LOSS in await self._unlocked_by(record)):
                 unlocked.append(PERFECT_LOSS)
         tier = record.tier if closed_now else record_tier(record, self.solver)
         share = share_line(record, record.picture, lang, tier) if record.daily is not None and record.counted else None
         return Ending(record, verdict, tier, tuple(unlocked), share)
 
-    async def _paid_elsewhere(self, record: GameRecord) -> bool:
-        """Whether the perfect loss this game owed was paid by someone else while this press waited for its
-        verdict (another process, a restart's resume): the player is shown it all the same."""
-        unlocked = await self.storage.unlocked(record.owner_id)
-        return any(u.key == PERFECT_LOSS and u.game_id == record.id for u in unlocked)
+    async def _unlocked_by(self, record: GameRecord) -> tuple[str, ...]:
+        """The achievements ``record``'s game unlocked, as stored."""
+        return tuple(u.key for u in await self.storage.unlocked(record.owner_id) if u.game_id == record.id)
 
     async def _publish(self, live: Live, version: int, lang: str) -> None:
         record = live.record
