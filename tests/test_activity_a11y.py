@@ -164,6 +164,10 @@ async def test_a_game_won_by_keyboard_alone_with_each_move_said(served: tuple[Ha
     keys = player.page.keyboard
     await keys.press("Tab")  # from the Discord client into the page: the pyramid is the first stop
     assert await page(player).evaluate(ACTIVE) == "21"
+    await keys.press("Shift+Tab")  # and out again: Tab is never trapped
+    assert not await page(player).evaluate("() => document.hasFocus()")
+    await keys.press("Tab")
+    assert await page(player).evaluate(ACTIVE) == "21"
     assert await player.card(21).get_attribute("aria-label") == "king of spades"
     assert await player.card(0).get_attribute("aria-disabled") == "true"  # blocked, and no stop
     assert await page(player).evaluate("() => document.querySelectorAll('#pyramid [tabindex=\"0\"]').length") == 1
