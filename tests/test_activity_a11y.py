@@ -182,6 +182,9 @@ async def test_a_game_won_by_keyboard_alone_with_each_move_said(served: tuple[Ha
     await press(player, "Enter")
     expected = kings_and_pairs()
     assert await player.words() == describe(expected.tap(STOCK), "en", True, card_spoken)  # "You drew ..."
+    await keys.press("ArrowRight")  # the piles are one stop too: the arrows go from the stock to the waste
+    assert await page(player).evaluate(ACTIVE) == "waste"
+    await keys.press("ArrowLeft")
     await keys.press("Shift+Tab")  # back to the pyramid, on the card last there
     assert await page(player).evaluate(ACTIVE) == "24"
     said = []

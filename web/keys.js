@@ -1,11 +1,12 @@
 // Keyboard play. Tab reaches each area once: the pyramid is one stop (its free card last focused, a
-// roving tabindex), then the stock, the waste and the other controls. In the pyramid the arrow keys go
-// between the free cards in its own order: Left and Right along the rows (on to the next row), Up and
-// Down to the nearest free card of the row above or below, Home and End to the first and the last.
+// roving tabindex), the piles another (Left and Right between the stock, the card under the waste and the
+// waste), then the other controls. In the pyramid the arrow keys go between the free cards in its own
+// order: Left and Right along the rows (on to the next row), Up and Down to the nearest free card of the
+// row above or below, Home and End to the first and the last.
 // Enter and Space are the buttons' own: a key is the very click a tap is. Blocked cards are no stops
 // (a screen reader hears them as unavailable). When the card under the focus goes, the focus moves to
 // the nearest free card, else the piles, else a finished game's first choice: it is never lost.
-const ROWS = 7;
+const ROW_APART = 7; // a row up or down counts as far as seven cards across, when the nearest is sought
 
 function place(spot) {
   let row = 0;
@@ -26,7 +27,31 @@ export class Keys {
       const card = event.target.closest(".card");
       if (card && this.free(card)) this.rove(card);
     });
+    this.piles = [...table.root.querySelectorAll(".piles .card")]; // (in their order on the table)
+    this.pile = table.stock; // the piles' one stop
+    const piles = table.root.querySelector(".piles");
+    piles.addEventListener("keydown", (event) => this.pileArrow(event));
+    piles.addEventListener("focusin", (event) => {
+      if (this.piles.includes(event.target)) this.rovePiles(event.target);
+    });
     table.onDrawn = (focused, game) => this.drawn(focused, game);
+  }
+
+  rovePiles(target) {
+    this.pile = target;
+    for (const button of this.piles) button.tabIndex = button === target ? 0 : -1;
+  }
+
+  pileArrow(event) {
+    const step = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
+    if (!step || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    const open = this.piles.filter(usable);
+    const next = open[open.indexOf(event.target) + step];
+    if (next) {
+      this.rovePiles(next);
+      next.focus();
+    }
   }
 
   free(button) {
@@ -47,7 +72,7 @@ export class Keys {
     const from = place(Number(spot));
     const distance = (button) => {
       const to = place(Number(button.dataset.spot));
-      return Math.abs(to.row - from.row) * ROWS + Math.abs(to.x - from.x);
+      return Math.abs(to.row - from.row) * ROW_APART + Math.abs(to.x - from.x);
     };
     return stops.reduce((best, button) => (distance(button) < distance(best) ? button : best), stops[0]);
   }
@@ -55,8 +80,10 @@ export class Keys {
   drawn(focused, game) {
     const stops = this.stops();
     const kept = stops.find((button) => button.dataset.spot === this.current);
-    const target = kept || (stops.length ? this.nearest(stops, focused && focused.dataset ? focused.dataset.spot : this.current) : null);
+    const from = this.table.spots.includes(focused) ? focused.dataset.spot : this.current;
+    const target = kept || (stops.length ? this.nearest(stops, from) : null);
     this.rove(target);
+    this.rovePiles(usable(this.pile) ? this.pile : this.piles.find(usable) || this.table.stock);
     const stays = usable(focused) && (!this.table.spots.includes(focused) || stops.includes(focused));
     if (!focused || focused === document.body || stays) return;
     this.refocus(game);
@@ -67,7 +94,7 @@ export class Keys {
     const table = this.table;
     const target = this.table.spots.find((button) => button.tabIndex === 0);
     const choices = [...table.root.querySelectorAll("#ending button")];
-    const next = game && game.finished ? choices.find(usable) : [target, table.stock, table.waste].find(usable);
+    const next = game && game.finished ? choices.find(usable) : [target, this.pile].find(usable);
     if (next) next.focus();
   }
 
