@@ -33,12 +33,13 @@ AXE_RUN = """async () => {
   return found.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }"""
-# Every visible control: a name for the report, its box, and whether its own content is cut off.
+# Every visible control: a name for the report, its box, and whether its own words are cut off (a card has
+# none: its picture fills it, its name is its label).
 CONTROLS = """() => [...document.querySelectorAll("button, input, select")].filter((e) => e.getClientRects().length)
   .map((e) => { const r = e.getBoundingClientRect();
     return { name: e.dataset.spot ? "card " + e.dataset.spot : e.dataset.action || e.name || e.id || e.type,
              card: e.closest("#pyramid") !== null, left: r.left, top: r.top, right: r.right, bottom: r.bottom,
-             cut: e.scrollWidth > e.clientWidth + 1 }; })"""
+             cut: !e.matches(".card") && e.scrollWidth > e.clientWidth + 1 }; })"""
 SIDEWAYS = """() => { const m = document.getElementById("table");
   return Math.max(m.scrollWidth - m.clientWidth, document.documentElement.scrollWidth - innerWidth); }"""
 # The longest animation or transition any element has now, in seconds.

@@ -24,13 +24,16 @@ DRAWN = "() => [...document.images].every((image) => !image.getAttribute('src') 
 
 
 async def focused(player: Player, form: bool) -> None:
-    """The focus ring as the keyboard brings it: on a card (Tab into the pyramid, then a step right), or on
-    the deal form's first field (the form opened with Enter)."""
+    """The focus ring as the keyboard brings it: on a card (Tab into the pyramid, a step right, Enter to
+    select it), or on the deal form's first field (the form opened with Enter)."""
     await player.card(22).wait_for(timeout=15000)
     await player.page.frames[1].wait_for_function(DRAWN, timeout=15000)
     await player.page.keyboard.press("Tab")
     await player.page.keyboard.press("ArrowRight")
-    if form:
+    if not form:  # the card selected too: its gold mark within the focus ring
+        await player.page.keyboard.press("Enter")
+        await player.frame.locator('[data-spot="22"][aria-pressed="true"]').wait_for(timeout=15000)
+    else:
         await player.frame.locator('[data-action="deal-form"]').focus()
         await player.page.keyboard.press("Enter")
 
@@ -57,8 +60,9 @@ async def main() -> None:
                 await player.page.screenshot(path=str(HERE / name))
                 print(name, await player.clean() or "clean")
                 await player.close()
-            await start(h, kings_and_pairs().code)
             for locale, viewport in (("en-US", PHONE), ("hr", DESKTOP)):
+                await h.command("end")  # (each shot on a fresh deal)
+                await start(h, kings_and_pairs().code)
                 player = await open_channel_game(browser, edge, locale=locale, viewport=viewport, name="Ana")
                 await focused(player, viewport is DESKTOP)
                 name = f"activity_focus_{locale[:2]}_{viewport['width']}x{viewport['height']}.png"
