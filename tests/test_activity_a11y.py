@@ -217,6 +217,8 @@ async def test_in_croatian_dialogs_motion_and_reflow(served: tuple[Harness, Acti
     frame, keys = player.frame, player.page.keyboard
     assert await player.card(21).get_attribute("aria-label") == "pik kralj"
     assert await frame.locator("#pyramid").get_attribute("aria-label") == "Piramida"
+    await frame.locator('[data-action="hint"]').click()
+    await frame.locator("#words").filter(has_text="pik kralj").wait_for(timeout=WAIT)  # the hint, spoken
     await axe(player, DESKTOP, PHONE)  # the playing page
     # A tap lands where it was aimed: a second quick tap on the stock, while the drawn card slides over it
     # to the waste, draws again.

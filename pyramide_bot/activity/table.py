@@ -164,7 +164,7 @@ class Table:
             if refusal is not None:
                 return refusal
             assert outcome.hint is not None and outcome.snapshot is not None
-            words, highlight, _dead = hint_words(outcome.hint, outcome.snapshot, lang)
+            words, highlight, _dead = hint_words(outcome.hint, outcome.snapshot, lang, card_spoken)
         return Reply(words, tuple(str(spot) for spot in highlight))
 
     async def end(self, session: Session, version: int, lang: str) -> Reply:
