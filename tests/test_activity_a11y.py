@@ -253,6 +253,10 @@ async def test_in_croatian_dialogs_motion_and_reflow(served: tuple[Harness, Acti
     assert await page(player).evaluate("() => getComputedStyle(document.activeElement).outlineStyle") == "solid"
     await axe(player, PHONE, DESKTOP)  # the deal form
     await reflowed(player, "the deal form")
+    await press(player, "Enter")  # dealt over the running game: first the question, its choice focused
+    assert await page(player).evaluate(ACTIVE) == "replace"
+    await keys.press("Escape")  # "keep it", and back in the form
+    assert await frame.locator("#ask").is_hidden() and await page(player).evaluate(ACTIVE) == "code"
     await keys.press("Escape")
     assert await frame.locator("#deal").is_hidden() and await page(player).evaluate(ACTIVE) == "deal-form"
     # End asks first; Escape keeps the game, and the focus goes back to End.
