@@ -1,8 +1,8 @@
 """Draws the Activity's reference screenshots (tests/reference/activity_<lang>_<width>x<height>.png): a game
 in play at 360 x 640 (a phone held upright) and 1280 x 800, in English and Croatian, then the game ended from
 the page with its choices (activity_ended_en_<width>x<height>.png), and the keyboard's focus ring on a card
-and on the deal form (activity_focus_<lang>_<width>x<height>.png), in a real Chromium against the real bot.
-Run it after an intended change of the page, and look at the pictures."""
+on the dark table and on the deal form on the blue one (activity_focus_<lang>_<width>x<height>.png), in a
+real Chromium against the real bot. Run it after an intended change of the page, and look at the pictures."""
 
 from __future__ import annotations
 
@@ -60,9 +60,10 @@ async def main() -> None:
                 await player.page.screenshot(path=str(HERE / name))
                 print(name, await player.clean() or "clean")
                 await player.close()
-            for locale, viewport in (("en-US", PHONE), ("hr", DESKTOP)):
+            for locale, viewport, felt in (("en-US", PHONE, "dark"), ("hr", DESKTOP, "blue")):
                 await h.command("end")  # (each shot on a fresh deal)
                 await start(h, kings_and_pairs().code)
+                await h.command("style", table=felt)  # the ring on the other tables than the green one
                 player = await open_channel_game(browser, edge, locale=locale, viewport=viewport, name="Ana")
                 await focused(player, viewport is DESKTOP)
                 name = f"activity_focus_{locale[:2]}_{viewport['width']}x{viewport['height']}.png"
