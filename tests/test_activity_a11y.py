@@ -130,6 +130,7 @@ async def opened(
     served: tuple[Harness, ActivityEdge, Any], locale: str, viewport: dict[str, int], **options: Any
 ) -> Player:
     h, edge, browser = served
+    await h.command("end")  # (whatever an earlier test left running)
     await start(h, kings_and_pairs().code)
     player = await open_channel_game(browser, edge, locale=locale, viewport=viewport, **options)
     await player.card(21).wait_for(timeout=WAIT)
