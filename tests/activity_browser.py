@@ -17,13 +17,14 @@ try:
 except ImportError:  # the bot's own install has no test tools
     async_playwright = None  # type: ignore[assignment]
 
-from pyramide_bot.activity import page_built
+from pyramide_bot.activity import WEB_ROOT, page_built
 from tests.activity_edge import ActivityEdge
 from tests.harness import APP_ID, CHANNEL_ID, GUILD_ID, OWNER
 
 CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 PHONE = {"width": 360, "height": 640}
 DESKTOP = {"width": 1280, "height": 800}
+AXE = WEB_ROOT / "node_modules" / "axe-core" / "axe.min.js"  # (npm ci at set-up; the tests inject it, never served)
 
 
 def chromium_found() -> str | None:

@@ -18,14 +18,13 @@ from pyramide import STOCK, UNDER, WASTE, Card, Game, Rules
 from pyramide.i18n import LANGUAGES, card_spoken, describe
 from pyramide.style import TABLES
 from pyramide_bot.activity import WEB_ROOT
-from tests.activity_browser import DESKTOP, PHONE, Player, module_browser, open_channel_game
+from tests.activity_browser import AXE, DESKTOP, PHONE, Player, module_browser, open_channel_game
 from tests.activity_edge import ActivityEdge, serve_activity
 from tests.deals import kings_and_pairs
 from tests.harness import Harness, start
 
 ASYNC = pytest.mark.asyncio(loop_scope="module")
 WAIT = 5000  # ms a page is given to show what it was sent
-AXE = WEB_ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # axe-core's serious and critical findings against WCAG 2.0 and 2.1, A and AA, as "rule: the elements".
 AXE_RUN = """async () => {
   const rules = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
