@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -119,6 +120,13 @@ def card_name(card: Card, language: str) -> str:
     return rank + card.suit_symbol
 
 
+def card_spoken(card: Card, language: str) -> str:
+    """The card as a screen reader should say it: "seven of clubs", "tref sedmica", "klør syv", "семёрка треф"."""
+    ranks = t(language, "card.spoken_ranks").split(",")
+    suits = t(language, "card.spoken_suits").split(",")
+    return t(language, "card.spoken", rank=ranks[card.rank - 1], suit=suits[card.suit])
+
+
 def parse_card(text: str, language: str) -> Card:
     """Read a card name in the player's language, or in English."""
     cleaned = text.strip()
@@ -153,25 +161,24 @@ def short_day(language: str, day: date) -> str:
     return str(format_date(day, "d MMM", locale=_locale(language)))
 
 
-def describe(event: ev.Effect, lang: str, error_help: bool) -> str:
-    """An engine event in the player's words (error messages only with ``error_help``)."""
+def describe(event: ev.Effect, lang: str, error_help: bool, name: Callable[[Card, str], str] = card_name) -> str:
+    """An engine event in the player's words (error messages only with ``error_help``), its cards written
+    by ``name`` (``card_spoken`` for words a screen reader speaks)."""
     match event:
         case ev.Selected(card=card):
-            return t(lang, "effect.selected", card=card_name(card, lang))
+            return t(lang, "effect.selected", card=name(card, lang))
         case ev.Deselected(card=card):
-            return t(lang, "effect.deselected", card=card_name(card, lang))
+            return t(lang, "effect.deselected", card=name(card, lang))
         case ev.PairRemoved(cards=(first, second), points=points):
-            return t(
-                lang, "effect.pair_removed", first=card_name(first, lang), second=card_name(second, lang), points=points
-            )
+            return t(lang, "effect.pair_removed", first=name(first, lang), second=name(second, lang), points=points)
         case ev.KingRemoved(card=card, points=points):
-            return t(lang, "effect.king_removed", card=card_name(card, lang), points=points)
+            return t(lang, "effect.king_removed", card=name(card, lang), points=points)
         case ev.Blocked():
             return t(lang, "effect.blocked") if error_help else ""
         case ev.SumNot13():
             return t(lang, "effect.sum") if error_help else ""
         case ev.Drew(card=card):
-            return t(lang, "effect.drew", card=card_name(card, lang))
+            return t(lang, "effect.drew", card=name(card, lang))
         case ev.TurnedBack(count=count):
             return t(lang, "effect.turned_back", count=count)
         case ev.NoPassesLeft():
@@ -180,7 +187,7 @@ def describe(event: ev.Effect, lang: str, error_help: bool) -> str:
             return t(lang, "effect.game_over")
         case ev.NotInPlay(card=card, removed=removed):
             key = "effect.not_in_play_removed" if removed else "effect.not_in_play"
-            return t(lang, key, card=card_name(card, lang))
+            return t(lang, key, card=name(card, lang))
         case ev.UnknownCard(text=typed):
             return t(lang, "effect.unknown_card", text=typed if len(typed) <= 40 else typed[:40] + "…")
         case ev.Undone(points=points):

@@ -30,8 +30,11 @@ fi
 # The Activity's page: the Embedded App SDK (MIT) from the npm registry, pinned with its integrity in
 # web/package-lock.json (npm ci checks every package against it), bundled by esbuild into web/build/sdk.js;
 # no package runs an install script. Without Node.js the bot runs without the Activity (it says so once).
+# axe-core (MPL-2.0), pinned the same way, is for the tests alone: they inject
+# web/node_modules/axe-core/axe.min.js into the page (the bot serves only the files it lists, never it).
 if command -v npm >/dev/null 2>&1; then
-    if [ ! -f web/build/sdk.js ] || [ web/package-lock.json -nt web/build/sdk.js ] || [ web/sdk-entry.js -nt web/build/sdk.js ]; then
+    if [ ! -f web/build/sdk.js ] || [ web/package-lock.json -nt web/build/sdk.js ] || [ web/sdk-entry.js -nt web/build/sdk.js ] \
+        || [ ! -f web/node_modules/axe-core/axe.min.js ]; then
         (cd web && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && npm run --silent build)
     fi
 else

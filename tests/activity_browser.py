@@ -17,13 +17,14 @@ try:
 except ImportError:  # the bot's own install has no test tools
     async_playwright = None  # type: ignore[assignment]
 
-from pyramide_bot.activity import page_built
+from pyramide_bot.activity import WEB_ROOT, page_built
 from tests.activity_edge import ActivityEdge
-from tests.harness import APP_ID
+from tests.harness import APP_ID, CHANNEL_ID, GUILD_ID, OWNER
 
 CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 PHONE = {"width": 360, "height": 640}
 DESKTOP = {"width": 1280, "height": 800}
+AXE = WEB_ROOT / "node_modules" / "axe-core" / "axe.min.js"  # (npm ci at set-up; the tests inject it, never served)
 
 
 def chromium_found() -> str | None:
@@ -128,3 +129,11 @@ async def open_activity(
         )
     )
     return player
+
+
+async def open_channel_game(browser: Browser, edge: ActivityEdge, **options: Any) -> Player:
+    """The owner's page on the Activity of the harness's server channel (``open_activity``'s options)."""
+    instance = edge.discord.instance(GUILD_ID, CHANNEL_ID, OWNER)
+    return await open_activity(
+        browser, edge, OWNER, instance.instance_id, guild_id=GUILD_ID, channel_id=CHANNEL_ID, **options
+    )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pyramide.solver import native
 from pyramide_bot.activity import page_built
 from tests import discord_api
-from tests.activity_browser import chromium_found
+from tests.activity_browser import AXE, chromium_found
 from tests.postgres import PostgresMissing, binaries
 
 
@@ -78,6 +78,14 @@ def missing() -> list[Missing]:
                 "The Activity's page not built (web/build/sdk.js: Node.js and npm at set-up)",
                 "the Activity's browser tests were skipped",
                 "install Node.js and npm, then run `bash scripts/setup.sh test`",
+            )
+        )
+    elif not AXE.is_file():
+        absent.append(
+            Missing(
+                "axe-core not installed (web/node_modules/axe-core: npm ci at set-up)",
+                "the Activity's accessibility tests were skipped",
+                "run `bash scripts/setup.sh test`",
             )
         )
     return absent

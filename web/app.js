@@ -6,6 +6,7 @@ import { Table } from "./table.js";
 import { DealForm } from "./deal.js";
 import { Playback } from "./playback.js";
 import { Choices } from "./choices.js";
+import { Keys } from "./keys.js";
 
 const notice = document.getElementById("notice");
 
@@ -52,13 +53,17 @@ async function main() {
   const table = new Table(document.getElementById("table"));
   const link = new Link({ session: signed.session, instance: sdk.instanceId, locale: signed.locale });
   const form = new DealForm(document.getElementById("deal"));
-  const choices = new Choices(table.root, table, form, new Playback(table), (message) => link.send(message));
+  const keys = new Keys(table);
+  const choices = new Choices(table.root, table, form, new Playback(table), (message) => link.send(message), keys);
   table.onAsk = (message) => link.send(message);
   link.onTexts = (texts) => {
     table.texts = texts;
     form.texts = texts;
     for (const element of document.querySelectorAll("[data-text]")) {
       element.textContent = texts[element.dataset.text] ?? element.textContent;
+    }
+    for (const element of document.querySelectorAll("[data-label]")) {
+      element.setAttribute("aria-label", texts[element.dataset.label] ?? "");
     }
   };
   link.onState = (state) => {

@@ -1,6 +1,8 @@
 // Draws the channel's game from the states the bot sends: the pyramid, the stock and the waste as card
 // buttons (each with data-spot, data-card and its name in the player's language), the figures, the
 // players, and a finished game's result and choices. Taps go to the bot; the engine decides everything.
+import { Announcer } from "./announce.js";
+
 const LEAVE_MS = 180;
 
 function duration(seconds) {
@@ -18,10 +20,12 @@ export class Table {
     this.state = null;
     this.onAsk = () => {};
     this.onAction = () => {};
+    this.onDrawn = () => {}; // (keys.js: the focus kept on a card that is still there)
     this.playing = false; // a winning line or a replay is shown: taps do nothing
     this.lang = document.documentElement.lang || "en";
     this.style = "classic.normal.green";
     this.pyramid = root.querySelector("#pyramid");
+    this.announcer = new Announcer(root.querySelector("#words"));
     this.spots = [];
     for (let spot = 0; spot < 28; spot += 1) {
       const button = document.createElement("button");
@@ -84,12 +88,16 @@ export class Table {
     this.root.dataset.style = this.style;
   }
 
-  card(button, card, covered) {
+  // A card's button: its face, and its name as a screen reader says it ("seven of clubs"; the waste's
+  // "Waste: seven of clubs"); a blocked card is unavailable (aria-disabled: still a tap, which says why).
+  card(button, card, covered, label = "{card}") {
     const image = button.querySelector("img");
     button.hidden = false;
     button.dataset.card = card.card;
-    button.setAttribute("aria-label", card.name);
+    button.setAttribute("aria-label", label.replace("{card}", card.spoken || card.name));
     button.classList.toggle("covered", covered);
+    if (covered) button.setAttribute("aria-disabled", "true");
+    else button.removeAttribute("aria-disabled");
     const source = this.face(card.index);
     if (image.getAttribute("src") !== source) image.setAttribute("src", source);
   }
@@ -109,6 +117,7 @@ export class Table {
   }
 
   show(state) {
+    const focused = document.activeElement;
     this.dress(state.you && state.you.style);
     const previous = this.state && this.state.game;
     this.state = state;
@@ -121,6 +130,7 @@ export class Table {
       .map((p) => `${p.name} (${p.plays ? this.texts["activity.plays"] : this.texts["activity.watches"]})`)
       .join(", ");
     if (state.words) this.say(state.words.join(" "));
+    if (game && game.finished) this.announcer.result(game.id, state.ending);
     // A broadcast of the same position (a hint's count stored) keeps the hint this page was shown.
     const same = previous && game && previous.id === game.id && previous.version === game.version;
     if (state.highlight || !same) this.highlight(state.highlight || []);
@@ -129,6 +139,7 @@ export class Table {
     if (!game) {
       for (const button of this.spots) button.hidden = true;
       this.root.dataset.version = "";
+      this.onDrawn(focused, null);
       return;
     }
     this.root.dataset.version = String(game.version);
@@ -148,10 +159,11 @@ export class Table {
       this.root.querySelector('[data-action="line"]').hidden = !offers.line;
       this.root.querySelector('[data-action="mine"]').hidden = !offers.replay;
     }
+    this.onDrawn(focused, game);
   }
 
   say(text) {
-    this.root.querySelector("#words").textContent = text;
+    this.announcer.say(text);
   }
 
   highlight(spots) {
@@ -169,6 +181,7 @@ export class Table {
       } else {
         delete button.dataset.card;
         button.removeAttribute("aria-label");
+        button.removeAttribute("aria-disabled");
         this.leave(button);
       }
       button.classList.toggle("lifted", game.selected === String(spot));
@@ -198,7 +211,7 @@ export class Table {
     }
     const waste = this.waste;
     if (game.waste) {
-      this.card(waste, game.waste, false);
+      this.card(waste, game.waste, false, this.texts["activity.waste_card"]);
       waste.disabled = false;
       const drew = previous && previous.id === game.id && previous.stock === game.stock + 1;
       if (drew) {
@@ -215,7 +228,7 @@ export class Table {
     waste.classList.toggle("lifted", game.selected === "waste");
     waste.setAttribute("aria-pressed", game.selected === "waste" ? "true" : "false");
     if (game.under) {
-      this.card(this.under, game.under, false);
+      this.card(this.under, game.under, false, this.texts["activity.under_card"]);
       this.under.classList.toggle("lifted", game.selected === "under");
     } else {
       this.under.hidden = true;

@@ -12,7 +12,7 @@ import discord
 
 from pyramide import UNDER, WASTE, Game
 from pyramide.daily import daily_number
-from pyramide.i18n import card_name, t
+from pyramide.i18n import card_name, card_spoken, t
 from pyramide.render import faces_for, faces_ready, render_board
 from pyramide.solver import Verdict
 from pyramide.style import Deck
@@ -26,6 +26,8 @@ from ..common import Host, board_labels, mention
 from ..emojis import CardEmojis
 from . import controls
 from .words import tier_line, tier_words
+
+ALT_LIMIT = 1024  # Discord's longest description of an attachment (MessageAttachmentRequest)
 
 
 def daily_name(record: GameRecord, lang: str) -> str:
@@ -179,23 +181,30 @@ def board_view(
 
 
 def alt_text(game: Game, lang: str, code: str) -> str:
-    """The position in words, for screen readers (the picture's description)."""
+    """The position in words, for screen readers (the picture's description), in the order a player acts:
+    the free cards (the pyramid read row by row, as the Activity's arrow keys go), the waste (and the card
+    under it where that variant plays it), the stock; then how far the game is. Each card as it is spoken."""
     free = [
-        card_name(card, lang) for spot in game.free_spots() if isinstance(spot, int) and (card := game.pyramid[spot])
+        card_spoken(card, lang)
+        for spot in game.selectable_spots()
+        if isinstance(spot, int) and (card := game.pyramid[spot])
     ]
-    top = game.card_at(WASTE)
+    top, under = game.card_at(WASTE), game.card_at(UNDER)
+    waste = card_spoken(top, lang) if top else "—"
+    if top and under:
+        waste = t(lang, "board.alt_under", card=waste, under=card_spoken(under, lang))
     text = t(
         lang,
         "board.alt",
         code=code,
         removed=game.removed,
         free=", ".join(free) or "—",
-        waste=card_name(top, lang) if top else "—",
+        waste=waste,
         stock=len(game.stock),
         score=game.score,
         moves=game.moves,
     )
-    return text[:1000]
+    return text[:ALT_LIMIT]
 
 
 def deal_winnable(bot: Host, record: GameRecord) -> bool:

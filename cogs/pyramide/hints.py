@@ -3,9 +3,10 @@ moves go on), answered inside it again only if the board is still where the hint
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from pyramide import STOCK, Game
+from pyramide import STOCK, Card, Game
 from pyramide.i18n import card_name, t
 from pyramide_service.play import Kind
 
@@ -36,8 +37,11 @@ async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, ve
         await show(answer, live, lang, status, edit=edit, highlight=highlight, game=snapshot, dead=dead)
 
 
-def hint_words(suggestion: Any, game: Game, lang: str) -> tuple[list[str], tuple, bool]:
-    """The hint's line, the spots to highlight, and whether no card can be removed any more."""
+def hint_words(
+    suggestion: Any, game: Game, lang: str, name: Callable[[Card, str], str] = card_name
+) -> tuple[list[str], tuple, bool]:
+    """The hint's line (its cards written by ``name``), the spots to highlight, and whether no card can be
+    removed any more."""
     move = suggestion.move
     highlight: tuple = ()
     if suggestion.lost and suggestion.removable is not None and suggestion.removable <= game.removed:
@@ -51,7 +55,7 @@ def hint_words(suggestion: Any, game: Game, lang: str) -> tuple[list[str], tuple
     elif move.kind == "turn":
         status, highlight = t(lang, "hint.turn"), (STOCK,)
     else:
-        names = [card_name(c, lang) for c in (game.card_at(s) for s in move.spots) if c is not None]
+        names = [name(c, lang) for c in (game.card_at(s) for s in move.spots) if c is not None]
         status, highlight = t(lang, "hint.cards", cards=" + ".join(names)), tuple(move.spots)
     lines = [status, t(lang, "hint.losing")] if suggestion.lost and move is not None else [status]
     return lines, highlight, False

@@ -16,7 +16,7 @@ from cogs.common import Host
 from cogs.pyramide.animation import LINE_SECONDS
 from pyramide import UNDER, WASTE, Card, Game, Move
 from pyramide.bounded import LRU
-from pyramide.i18n import card_name, t
+from pyramide.i18n import card_name, card_spoken, t
 from pyramide.replay import Frame, action_frames, line_frames, winning_line
 from pyramide_service.solving import SolverBusy, wait_nodes
 from pyramide_service.storage import PLAYING
@@ -82,7 +82,8 @@ def playback(frames: list[Frame], kind: str, lang: str) -> dict[str, Any]:
             return None
         key = str(card.index)
         if key not in cards:
-            cards[key] = {"card": str(card), "name": card_name(card, lang), "index": key}
+            name, spoken = card_name(card, lang), card_spoken(card, lang)
+            cards[key] = {"card": str(card), "name": name, "spoken": spoken, "index": key}
         return key
 
     shown = []

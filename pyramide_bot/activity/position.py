@@ -9,7 +9,7 @@ from typing import Any
 from cogs.pyramide.board import shown_code
 from pyramide import STOCK, UNDER, WASTE, Card, Game
 from pyramide.effects import Outcome
-from pyramide.i18n import card_name, t
+from pyramide.i18n import card_name, card_spoken, t
 from pyramide_service.manager import Live
 from pyramide_service.storage import PLAYING, STUCK, WON
 
@@ -61,6 +61,13 @@ PAGE_TEXTS = (
     "activity.copied",
     "activity.copy_select",
     "activity.new_deal",
+    "activity.pyramid",
+    "activity.piles",
+    "activity.tools",
+    "activity.figures",
+    "activity.keys",
+    "activity.waste_card",
+    "activity.under_card",
 )
 
 
@@ -71,9 +78,14 @@ def page_texts(lang: str) -> dict[str, str]:
 def _card(card: Card | None, lang: str) -> dict[str, Any] | None:
     if card is None:
         return None
-    # ``card`` is the name /pyramide tap takes (7♣, 10♦); ``name`` the player's (D♣ in Croatian); ``index``
-    # names the face picture.
-    return {"card": str(card), "name": card_name(card, lang), "index": str(card.index)}
+    # ``card`` is the name /pyramide tap takes (7♣, 10♦); ``name`` the player's (D♣ in Croatian), ``spoken``
+    # the words a screen reader says ("tref dama"); ``index`` names the face picture.
+    return {
+        "card": str(card),
+        "name": card_name(card, lang),
+        "spoken": card_spoken(card, lang),
+        "index": str(card.index),
+    }
 
 
 def game_view(live: Live, game: Game, lang: str, now: float) -> dict[str, Any]:

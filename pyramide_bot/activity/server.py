@@ -55,6 +55,8 @@ WEB_FILES = {
     "deal.js": "text/javascript",
     "choices.js": "text/javascript",
     "playback.js": "text/javascript",
+    "keys.js": "text/javascript",
+    "announce.js": "text/javascript",
     "style.css": "text/css",
     "build/sdk.js": "text/javascript",
 }

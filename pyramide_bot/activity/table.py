@@ -25,7 +25,7 @@ from cogs.pyramide.words import ending_lines
 from pyramide import Game
 from pyramide import effects as ev
 from pyramide.bounded import LRU
-from pyramide.i18n import describe, language_for, t
+from pyramide.i18n import card_spoken, describe, language_for, t
 from pyramide_service.ending import Ending, record_tier, share_line
 from pyramide_service.manager import Live
 from pyramide_service.play import Kind, Outcome, Press
@@ -153,7 +153,7 @@ class Table:
             live, settings, event = outcome.live, outcome.settings, outcome.effect
             if outcome.ending is not None:
                 self._endings.put(live.record.id, outcome.ending)
-            words = [describe(event, lang, settings.error_help or _quiet(event))]
+            words = [describe(event, lang, settings.error_help or _quiet(event), card_spoken)]  # (the page speaks them)
             board_lang = language_for(live.record.locale)
             self.edits.want(session.channel_id, [describe(event, board_lang, settings.error_help)])
         return Reply([w for w in words if w])
@@ -164,7 +164,7 @@ class Table:
             if refusal is not None:
                 return refusal
             assert outcome.hint is not None and outcome.snapshot is not None
-            words, highlight, _dead = hint_words(outcome.hint, outcome.snapshot, lang)
+            words, highlight, _dead = hint_words(outcome.hint, outcome.snapshot, lang, card_spoken)
         return Reply(words, tuple(str(spot) for spot in highlight))
 
     async def end(self, session: Session, version: int, lang: str) -> Reply:

@@ -1,0 +1,28 @@
+// What a screen reader is told, through the page's polite live region (#words, role="status"), which is
+// also the line a sighted player reads under the cards: what a move did ("seven of clubs + six of hearts
+// removed"), a refusal ("The sum must be 13"), and a game's result, once per game. The words come from the
+// bot, in the player's language. The party race's rivals (issue #48) are meant to speak through here too,
+// at a calm rate (a lead change, a finish; not every move): a method beside ``say`` that keeps the last
+// rival news and lets it out only between the player's own words.
+export class Announcer {
+  constructor(region) {
+    this.region = region;
+    this.told = null; // the finished game whose result was said
+  }
+
+  say(text) {
+    // The same words again (a second wrong sum) are a change of the region's text all the same, so they
+    // are spoken again: a no-break space is added or taken off at the end.
+    const region = this.region;
+    region.textContent = text && region.textContent.trimEnd() === text && !region.textContent.endsWith("\u00a0") ? `${text}\u00a0` : text;
+  }
+
+  // A finished game's first line (its result) after the move's words, the first time the page sees it.
+  result(game, lines) {
+    if (this.told === game || !lines || !lines.length) return;
+    this.told = game;
+    const words = this.region.textContent.trim();
+    const result = lines[0].replaceAll("**", "");
+    this.region.textContent = words ? `${words} ${result}` : result;
+  }
+}
