@@ -12,7 +12,7 @@ from discord.ext import commands
 
 from pyramide.i18n import DEFAULT, language_for, rank_letters, t
 from pyramide.labels import Labels
-from pyramide_service import GameRecord
+from pyramide_service.changes import Changes
 from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
@@ -29,23 +29,6 @@ from pyramide_service.solving import SolverService
 from .emojis import CardEmojiSync
 
 
-class RaceWatch(Protocol):
-    """What a board's change is told to after it is stored: the race scoreboards (``cogs.pyramide.race``),
-    which the game cog makes when it loads and puts here for every flow to tell."""
-
-    async def progress(self, record: GameRecord, lang: str) -> None: ...
-
-
-class _NoRaces:
-    """Before the game cog is loaded (and after it is unloaded): no board belongs to a race."""
-
-    async def progress(self, record: GameRecord, lang: str) -> None:
-        return None
-
-
-NO_RACES: RaceWatch = _NoRaces()
-
-
 class Host(Protocol):
     """The bot as the cogs see it (``pyramide_bot.app.PyramideBot`` is one): what several cogs share, and
     the part of ``commands.Bot`` the cogs use. The cogs never import the application; what one cog uses
@@ -56,6 +39,8 @@ class Host(Protocol):
     def manager(self) -> GameManager: ...
     @property
     def table(self) -> Table: ...
+    @property
+    def changes(self) -> Changes: ...
     @property
     def records(self) -> Records: ...
     @property
@@ -85,7 +70,6 @@ class Host(Protocol):
     @property
     def data_grace_days(self) -> int: ...
 
-    scoreboards: RaceWatch
     offers_activity: bool  # the deployment has the Activity: boards offer its launch button where it can start
 
     async def sync_commands(self, *, force: bool = False) -> int | None: ...
