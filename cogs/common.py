@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
-from typing import Protocol, cast
+from typing import ClassVar, Protocol, cast
 
 import discord
 from discord.app_commands import locale_str
@@ -27,6 +28,21 @@ from pyramide_service.servers import Servers
 from pyramide_service.solving import SolverService
 
 from .emojis import CardEmojiSync
+
+_NEVER = re.compile(r"(?!)")  # no id: the template of the base below, which is never registered itself
+
+
+class DynamicButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=_NEVER):
+    """A button of the bot's whose ``custom_id`` carries what its press needs (``cogs.pyramide.buttons``):
+    each subclass names its ``template``, compiled here once, kept as its public ``pattern`` (which ids it
+    reads: a press no pattern reads is answered as out of date) and handed to discord.py as the template."""
+
+    pattern: ClassVar[re.Pattern[str]] = _NEVER
+
+    def __init_subclass__(cls, *, template: str | re.Pattern[str]) -> None:
+        pattern = re.compile(template)
+        super().__init_subclass__(template=pattern)
+        cls.pattern = pattern
 
 
 class Host(Protocol):
@@ -81,10 +97,8 @@ class Host(Protocol):
     def get_guild(self, id: int, /) -> discord.Guild | None: ...
     def dispatch(self, event_name: str, /, *args: int) -> None: ...
     async def wait_until_ready(self) -> None: ...
-    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]]) -> None: ...
-    def remove_dynamic_items(
-        self, *items: type[discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]]
-    ) -> None: ...
+    def add_dynamic_items(self, *items: type[DynamicButton]) -> None: ...
+    def remove_dynamic_items(self, *items: type[DynamicButton]) -> None: ...
     async def add_cog(self, cog: commands.Cog, /) -> None: ...
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from cogs.common import Host
+from cogs.common import DynamicButton, Host
 from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
 from cogs.stale import PyramideTree, answer_unclaimed
@@ -301,8 +301,15 @@ class PyramideBot(commands.Bot):
         log.error("mention command %s failed", context.command, exc_info=error)
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        """Register the bot's dynamic items: each a ``DynamicButton``, whose public ``pattern`` says which ids
+        it reads (``on_interaction`` answers the others as out of date)."""
+        patterns: dict[type[discord.ui.DynamicItem[Any]], re.Pattern[str]] = {}
+        for item in items:
+            if not issubclass(item, DynamicButton):
+                raise TypeError(f"{item.__name__} is no DynamicButton: which ids it reads is not known")
+            patterns[item] = item.pattern
         super().add_dynamic_items(*items)
-        self._button_templates.update((item, item.__discord_ui_compiled_template__) for item in items)
+        self._button_templates.update(patterns)
 
     def remove_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         super().remove_dynamic_items(*items)

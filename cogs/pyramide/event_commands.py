@@ -21,7 +21,7 @@ from pyramide_service.events import DEFAULT_DEALS
 from pyramide_service.inputs import check
 
 from ..answer import answering
-from ..common import Host, text
+from ..common import DynamicButton, Host, text
 from ..tasks import stop_loop
 from . import announcements as shown
 from . import controls, dealing, events
@@ -34,7 +34,7 @@ PASS_CHOICES = choices_of("passes")
 TIER_CHOICES = choices_of("difficulty")
 
 
-class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVENT_PLAY):
+class EventPlay(DynamicButton, template=controls.EVENT_PLAY):
     """Play: under an event's announcement, and under a finished deal of it."""
 
     def __init__(self, event_id: int) -> None:
@@ -51,7 +51,7 @@ class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVE
         await events.play_event(interaction, self.event_id)
 
 
-class EventLine(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVENT_LINE):
+class EventLine(DynamicButton, template=controls.EVENT_LINE):
     """Under an ended event's results: how one of its deals could have been won."""
 
     def __init__(self, event_id: int, position: int) -> None:
