@@ -73,6 +73,9 @@ class Engines(Protocol):
 
 
 class Changes:
+    """The application's one subscription (one a bot): whoever changed something publishes it once it is
+    stored; every listener, here and (for a game's change) in the other processes, hears it."""
+
     def __init__(self, storage: Storage, engines: Engines) -> None:
         self.engines = engines
         self.notices = storage.notices()

@@ -643,3 +643,37 @@ def test_the_race_flows_and_the_host_are_typed_without_any_or_casts():
 
 def test_the_walk_finds_any_and_casts():
     assert _any_or_cast("from typing import Any, cast\nx: Any = cast(int, y)\n") == [2, 2]
+
+
+# --- one way to tell a change: the application's subscription (pyramide_service.changes), no event of our own
+def _own_events(source: str) -> list[tuple[int, str]]:
+    """Every ``x.dispatch("name", ...)`` (an event of discord.py's client made up by us) and every
+    ``on_pyramide_*`` listener: a change told around the application's ``Changes``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "dispatch"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            found.append((node.lineno, str(node.args[0].value)))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("on_pyramide_"):
+            found.append((node.lineno, node.name))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("path", PRODUCT, ids=_name)
+def test_every_change_is_told_through_the_applications_one_subscription(path):
+    found = _own_events(path.read_text(encoding="utf-8"))
+    assert not found, f"{_name(path)} tells a change around pyramide_service.changes (line, event): {found}"
+
+
+def test_the_walk_finds_an_event_of_our_own():
+    source = (
+        "async def over(bot, event_id):\n    bot.dispatch('pyramide_event_over', event_id)\n\n"
+        "class Cog:\n    async def on_pyramide_event_over(self, event_id): ...\n"
+        "    async def on_interaction(self, interaction): ...\n"
+    )
+    assert _own_events(source) == [(2, "pyramide_event_over"), (5, "on_pyramide_event_over")]
