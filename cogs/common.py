@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
-from typing import Protocol, cast
+from typing import ClassVar, Protocol, cast
 
 import discord
 from discord.app_commands import locale_str
@@ -12,7 +13,7 @@ from discord.ext import commands
 
 from pyramide.i18n import DEFAULT, language_for, rank_letters, t
 from pyramide.labels import Labels
-from pyramide_service import GameRecord
+from pyramide_service.changes import Changes
 from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
@@ -28,22 +29,20 @@ from pyramide_service.solving import SolverService
 
 from .emojis import CardEmojiSync
 
-
-class RaceWatch(Protocol):
-    """What a board's change is told to after it is stored: the race scoreboards (``cogs.pyramide.race``),
-    which the game cog makes when it loads and puts here for every flow to tell."""
-
-    async def progress(self, record: GameRecord, lang: str) -> None: ...
+_NEVER = re.compile(r"(?!)")  # no id: the template of the base below, which is never registered itself
 
 
-class _NoRaces:
-    """Before the game cog is loaded (and after it is unloaded): no board belongs to a race."""
+class DynamicButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=_NEVER):
+    """A button of the bot's whose ``custom_id`` carries what its press needs (``cogs.pyramide.buttons``):
+    each subclass names its ``template``, compiled here once, kept as its public ``pattern`` (which ids it
+    reads: a press no pattern reads is answered as out of date) and handed to discord.py as the template."""
 
-    async def progress(self, record: GameRecord, lang: str) -> None:
-        return None
+    pattern: ClassVar[re.Pattern[str]] = _NEVER
 
-
-NO_RACES: RaceWatch = _NoRaces()
+    def __init_subclass__(cls, *, template: str | re.Pattern[str]) -> None:
+        pattern = re.compile(template)
+        super().__init_subclass__(template=pattern)
+        cls.pattern = pattern
 
 
 class Host(Protocol):
@@ -56,6 +55,8 @@ class Host(Protocol):
     def manager(self) -> GameManager: ...
     @property
     def table(self) -> Table: ...
+    @property
+    def changes(self) -> Changes: ...
     @property
     def records(self) -> Records: ...
     @property
@@ -85,7 +86,6 @@ class Host(Protocol):
     @property
     def data_grace_days(self) -> int: ...
 
-    scoreboards: RaceWatch
     offers_activity: bool  # the deployment has the Activity: boards offer its launch button where it can start
 
     async def sync_commands(self, *, force: bool = False) -> int | None: ...
@@ -95,12 +95,9 @@ class Host(Protocol):
         self, id: int, *, guild_id: int | None = None, type: discord.ChannelType | None = None
     ) -> discord.PartialMessageable: ...
     def get_guild(self, id: int, /) -> discord.Guild | None: ...
-    def dispatch(self, event_name: str, /, *args: int) -> None: ...
     async def wait_until_ready(self) -> None: ...
-    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]]) -> None: ...
-    def remove_dynamic_items(
-        self, *items: type[discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]]
-    ) -> None: ...
+    def add_dynamic_items(self, *items: type[DynamicButton]) -> None: ...
+    def remove_dynamic_items(self, *items: type[DynamicButton]) -> None: ...
     async def add_cog(self, cog: commands.Cog, /) -> None: ...
 
 

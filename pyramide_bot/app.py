@@ -19,7 +19,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from cogs.common import NO_RACES, Host, RaceWatch
+from cogs.common import DynamicButton, Host
 from cogs.emojis import CardEmojiSync, emoji_images
 from cogs.internals import point_rest_at
 from cogs.stale import PyramideTree, answer_unclaimed
@@ -27,6 +27,7 @@ from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
+from pyramide_service.changes import Changes
 from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
@@ -42,7 +43,7 @@ from pyramide_service.solving import SolverService
 from pyramide_service.storage import Storage
 from pyramide_service.workers import Workers
 
-from .activity import Activity, ChangeFeed, page_built
+from .activity import Activity, page_built
 from .command_sync import push_global_commands
 from .health import Figures, Health
 from .settings import DEFAULT_GRACE_DAYS, ActivitySettings, Deployment
@@ -107,6 +108,9 @@ class PyramideBot(commands.Bot):
         self._own_workers = workers is None
         self.solver = SolverService(self.workers)
         self.manager = GameManager(storage, clock=clock, solver=self.solver)
+        # Every change is told through it after its commit, whichever face made it; on PostgreSQL it also tells
+        # the other processes and hears theirs (their engines follow a game another process moved).
+        self.changes = Changes(storage, self.manager)
         self.dev_guild_id = dev_guild_id
         self.sync_on_start = sync_on_start
         self.failed_extensions: dict[str, str] = {}
@@ -126,24 +130,19 @@ class PyramideBot(commands.Bot):
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
-        self.table = Table(self.manager, self.settings, self.solver)  # every press is played through it
+        self.table = Table(self.manager, self.settings, self.solver, self.changes)  # every press is played here
         # The application's services over storage that the cogs call, by ids and values.
-        self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage)
+        self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage, self.changes)
         self.servers, self.notes = Servers(storage), Notes(storage)
         self.races, self.daily_attempts = Races(storage), DailyAttempts(storage)
         self.styles = PlayerStyles(storage)  # the players' styles of cards and table, read on every board
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
         self.card_emojis = CardEmojiSync(self, self.notes)  # the buttons' card faces; text labels until synced
-        # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
-        self.scoreboards: RaceWatch = NO_RACES
         # Whether the deployment has the Activity (ACTIVITY_PORT set, its page built): the boards then offer its
         # launch button where Discord lets an Activity start (cogs.places.Place.activities), in whichever
         # process draws them, the one serving the page or not.
         self.offers_activity = offers_activity
         self._button_templates: dict[type[discord.ui.DynamicItem[Any]], re.Pattern[str]] = {}
-        # Every process tells the others of its changes and hears theirs (PostgreSQL): its engines follow a
-        # game another process moved, and the one serving the Activity (``activity`` set) tells its pages.
-        self.changes = ChangeFeed(storage, self.manager, self.table.listeners)
         self.activity_settings, self.api_base = activity, api_base
         self.activity_app: Activity | None = None
         self.bot_token: str | None = None  # known at login: the Activity's instance look-up sends it
@@ -197,7 +196,6 @@ class PyramideBot(commands.Bot):
         self.activity_app = Activity(
             as_host(self),
             settings,
-            self.changes,
             application_id=self.application_id or 0,
             bot_token=self.bot_token or "",
             api_base=self.api_base,
@@ -303,8 +301,15 @@ class PyramideBot(commands.Bot):
         log.error("mention command %s failed", context.command, exc_info=error)
 
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        """Register the bot's dynamic items: each a ``DynamicButton``, whose public ``pattern`` says which ids
+        it reads (``on_interaction`` answers the others as out of date)."""
+        patterns: dict[type[discord.ui.DynamicItem[Any]], re.Pattern[str]] = {}
+        for item in items:
+            if not issubclass(item, DynamicButton):
+                raise TypeError(f"{item.__name__} is no DynamicButton: which ids it reads is not known")
+            patterns[item] = item.pattern
         super().add_dynamic_items(*items)
-        self._button_templates.update((item, item.__discord_ui_compiled_template__) for item in items)
+        self._button_templates.update(patterns)
 
     def remove_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
         super().remove_dynamic_items(*items)

@@ -17,6 +17,7 @@ from pyramide.game import Game
 from pyramide.limits import DEALS, EVENT_NAME, HOURS
 from pyramide.rules import Rules
 
+from .changes import Changes, EventFinal
 from .storage import Storage
 from .stored import EventEntry, EventRecord, EventStanding, EventStart
 
@@ -78,8 +79,9 @@ class Events:
     """The events for the Discord layer, by ids and values, over ``storage``: their reads, their start and
     end, and the posting of their announcement and results (each decided by the database)."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, changes: Changes) -> None:
         self.storage = storage
+        self.changes = changes
 
     async def event(self, event_id: int) -> EventRecord | None:
         return await self.storage.event(event_id)
@@ -127,8 +129,12 @@ class Events:
         return await self.storage.end_event(event_id, at, cancelled=cancelled)
 
     async def claim_results(self, event_id: int, at: float) -> bool:
-        """Whether this caller posts an ended event's results (one caller, once, until released)."""
-        return await self.storage.claim_announcement(event_id, at)
+        """Whether this caller posts an ended event's results (one caller, once, until released): its
+        announcement is then final (``EventFinal`` is told)."""
+        claimed = await self.storage.claim_announcement(event_id, at)
+        if claimed:
+            await self.changes.publish(EventFinal(event_id))
+        return claimed
 
     async def release_results(self, event_id: int) -> None:
         """The results could not be posted: the next check claims them again."""

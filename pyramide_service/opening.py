@@ -16,7 +16,7 @@ from typing import Protocol
 
 from pyramide import Game
 
-from .listeners import Change, Listeners
+from .changes import Changes, GameChanged
 from .manager import GameManager, Live
 from .storage import ENDED, PLAYING, GameStatus
 
@@ -130,12 +130,12 @@ async def open_deal(
     where: Where,
     admit: Admit | None = None,
     *,
-    listeners: Listeners | None = None,
+    changes: Changes | None = None,
 ) -> Opening:
     """Open ``deal`` ``where`` asked and show it through ``table``. Without ``admit`` a game in play there
     makes the place ``Busy``. Any failure before the board is up takes back what was made (the game, its
     attempt, the thread), a take-back that fails itself being logged, and is raised on; a failed post is
-    returned (``NotPosted``) for the caller to answer. Once the channel's lock is let go, ``listeners`` are
+    returned (``NotPosted``) for the caller to answer. Once the channel's lock is let go, ``changes`` are
     told of the game it replaced (ended) and of the new one, when it stays in play."""
     made: int | None = None
     if isinstance(where, Here):
@@ -191,21 +191,25 @@ async def open_deal(
                 await take_back(manager, live)
             await _remove(table, made)
         raise
-    if listeners is not None:
+    if changes is not None:
         playing = isinstance(opening, Opened) or opening.kept
-        await _tell(listeners, deal.locale, replaced, live if playing else None)
+        await _tell(changes, deal.locale, replaced, live if playing else None)
     return opening
 
 
-async def _tell(listeners: Listeners, lang: str, replaced: Live | None, dealt: Live | None) -> None:
+async def _tell(changes: Changes, lang: str, replaced: Live | None, dealt: Live | None) -> None:
     if replaced is not None:
         record = replaced.record
-        change = Change(record.id, record.channel_id, replaced.game.version, True, record.status, record.event_id, lang)
-        await listeners.publish(change)
+        change = GameChanged(
+            record.id, record.channel_id, replaced.game.version, True, record.status, record.event_id, lang
+        )
+        await changes.publish(change)
     if dealt is not None:
         record = dealt.record
-        change = Change(record.id, record.channel_id, dealt.game.version, False, PLAYING, record.event_id, lang, True)
-        await listeners.publish(change)
+        change = GameChanged(
+            record.id, record.channel_id, dealt.game.version, False, PLAYING, record.event_id, lang, True
+        )
+        await changes.publish(change)
 
 
 class RaceTable(Table, Protocol):
@@ -228,7 +232,7 @@ class RaceOpened:
 
 
 async def open_race(
-    manager: GameManager, table: RaceTable, deals: list[Deal], channel_id: int, *, listeners: Listeners | None = None
+    manager: GameManager, table: RaceTable, deals: list[Deal], channel_id: int, *, changes: Changes | None = None
 ) -> RaceOpened | NoThread | Busy | NotPosted:
     """A race: each deal (one a player, the same cards) opened in a thread of its own, then the race
     stored and its scoreboard shown. If any part cannot be made, nothing of the race stays: the games,
@@ -240,7 +244,7 @@ async def open_race(
     storage = manager.storage
     try:
         for deal in deals:
-            outcome = await open_deal(manager, table, deal, InThread(), listeners=listeners)
+            outcome = await open_deal(manager, table, deal, InThread(), changes=changes)
             if not isinstance(outcome, Opened):
                 await _take_back_race(manager, table, opened, race_id, message_id)
                 return outcome

@@ -6,7 +6,7 @@ are values too (the player's Manage Messages permission). ``Table.play`` (a tap,
 ``Table.end`` and ``Table.hint`` run inside the channel's lock (``GameManager.turn``) and return an
 ``Outcome``: what the move did, the position to draw, and for a game it finished the ending's facts, each
 worked out once where it is decided (``ending``); or why nothing was played (stale, not yours, no game).
-After each commit the listeners are told what changed (``listeners``), none of them by name."""
+After each commit the listeners are told what changed (``changes``), none of them by name."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from pyramide.effects import Effect
 from pyramide.game import Game, InvalidAction
 from pyramide.solver import Hint
 
+from .changes import Changes, GameChanged
 from .ending import Ending, record_tier, share_line
-from .listeners import Change, Listeners
 from .manager import GameManager, Live, Turn, owed_by
 from .server_settings import ServerSettings, settings_key
 from .solving import SolverBusy, SolverService
@@ -87,12 +87,14 @@ class Table:
     """Where the presses of every channel are played: over the manager (locks, engines, storage), the
     servers' settings (who may play) and the solver (verdicts, hints)."""
 
-    def __init__(self, manager: GameManager, settings: ServerSettings, solver: SolverService) -> None:
+    def __init__(
+        self, manager: GameManager, settings: ServerSettings, solver: SolverService, changes: Changes
+    ) -> None:
         self.manager = manager
         self.storage = manager.storage
         self.settings = settings
         self.solver = solver
-        self.listeners = Listeners()
+        self.changes = changes
 
     @asynccontextmanager
     async def play(self, press: Press, move: Move, *, slow: Slow = _not_slow) -> AsyncIterator[Outcome]:
@@ -272,7 +274,4 @@ class Table:
         return tuple(u.key for u in await self.storage.unlocked(record.owner_id) if u.game_id == record.id)
 
     async def _publish(self, live: Live, version: int, lang: str) -> None:
-        record = live.record
-        finished = record.status != PLAYING
-        change = Change(record.id, record.channel_id, version, finished, record.status, record.event_id, lang)
-        await self.listeners.publish(change)
+        await self.changes.publish(GameChanged.of(live.record, version, lang))

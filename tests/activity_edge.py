@@ -172,7 +172,6 @@ async def serve_activity(h: Harness, edge: ActivityEdge) -> Activity:
     activity = Activity(
         h.bot,
         ActivitySettings(0, CLIENT_SECRET),
-        h.bot.changes,
         application_id=APP_ID,
         bot_token=BOT_TOKEN,
         api_base=edge.api_base,

@@ -1,8 +1,9 @@
 """A change of a channel's game reaches the Activity's pages whichever process made it: within a process
-through the application's listeners (``Table.listeners``: both databases), and through PostgreSQL's
-LISTEN/NOTIFY from another process's commit (here a second storage, manager and table on the same
-database, as a second process has them). Every process listens, so the one holding a server's shard plays
-its next board press on a game the Activity's process moved (two bots on one database, one Hub)."""
+through the application's one subscription (``pyramide_service.changes``: both databases), and through
+PostgreSQL's LISTEN/NOTIFY (the storage's ``notices``) from another process's commit (here a second
+storage, manager and table on the same database, as a second process has them). Every process listens,
+so the one holding a server's shard plays its next board press on a game the Activity's process moved
+(two bots on one database, one Hub)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from collections.abc import Callable
 import pytest
 
 from pyramide import Game
-from pyramide_bot.activity import ChangeFeed
 from pyramide_bot.activity.sessions import Session
 from pyramide_bot.activity.table import Table as ActivityTable
+from pyramide_service.changes import Change, ChangedElsewhere, Changes, GameChanged
 from pyramide_service.manager import GameManager, StaleBoard
 from pyramide_service.play import Kind, Press, Table
 from pyramide_service.server_settings import ServerSettings
@@ -31,7 +32,19 @@ PRESS = Press(CHANNEL, PLAYER, "en")
 
 def table_of(storage: Storage, workers: Workers) -> Table:
     solver = SolverService(workers)
-    return Table(GameManager(storage, solver=solver), ServerSettings(storage), solver)
+    manager = GameManager(storage, solver=solver)
+    return Table(manager, ServerSettings(storage), solver, Changes(storage, manager))
+
+
+def pages(changes: Changes) -> tuple[asyncio.Queue[int], Callable[[], None]]:
+    """The channels whose game changed, as the Activity's pages are told of them; and how to stop."""
+    told: asyncio.Queue[int] = asyncio.Queue()
+
+    async def hear(change: Change) -> None:
+        if isinstance(change, GameChanged | ChangedElsewhere):
+            told.put_nowait(change.channel_id)
+
+    return told, changes.subscribe(hear)
 
 
 def tap(spot: int) -> Callable[[Game], object]:
@@ -44,16 +57,14 @@ async def heard(told: asyncio.Queue[int]) -> int:
 
 async def test_a_change_reaches_the_listeners_of_its_own_process(storage: Storage, workers: Workers) -> None:
     table = table_of(storage, workers)
-    feed = ChangeFeed(storage, table.manager, table.listeners)
-    told: asyncio.Queue[int] = asyncio.Queue()
-    feed.listeners.append(told.put_nowait)
+    told, unsubscribe = pages(table.changes)
     await deal(table.manager, guild_id=GUILD, channel_id=CHANNEL, owner_id=PLAYER, game=kings_and_pairs())
     async with table.play(PRESS, tap(21)) as outcome:
         assert outcome.kind is Kind.PLAYED
     assert await heard(told) == CHANNEL
     assert told.empty()
-    await feed.close()
-    async with table.play(PRESS, tap(22)):  # a closed feed is told nothing
+    unsubscribe()
+    async with table.play(PRESS, tap(22)):  # a listener gone is told nothing
         pass
     assert told.empty()
 
@@ -64,16 +75,13 @@ async def test_a_change_in_another_process_reaches_the_activity(
     if not database_url.startswith("postgresql://"):
         pytest.skip("SQLite is one process's database: the direct way above is the only one")
     activity = table_of(storage, workers)
-    feed = ChangeFeed(storage, activity.manager, activity.listeners)
-    told: asyncio.Queue[int] = asyncio.Queue()
-    feed.listeners.append(told.put_nowait)
-    feed.listen()
+    told, _ = pages(activity.changes)
+    activity.changes.listen()
     other_storage = from_url(database_url)
     await other_storage.open()
     other = table_of(other_storage, workers)
-    other_feed = ChangeFeed(other_storage, other.manager, other.listeners)
     try:
-        await asyncio.wait_for(feed.hearing.wait(), 5)
+        await asyncio.wait_for(activity.changes.hearing.wait(), 5)
         live = await deal(other.manager, guild_id=GUILD, channel_id=CHANNEL, owner_id=PLAYER, game=kings_and_pairs())
         # The Activity's process plays a move. The other, not listening here, with the game in memory finds it
         # by its write's conflict (as a turn under way when the NOTIFY comes does), then plays on the truth.
@@ -93,8 +101,8 @@ async def test_a_change_in_another_process_reaches_the_activity(
         stored = await storage.game(live.record.id)
         assert stored is not None and stored.actions == [21, 22]
     finally:
-        await other_feed.close()
-        await feed.close()
+        await other.changes.close()
+        await activity.changes.close()
         await other_storage.close()
 
 
@@ -115,8 +123,7 @@ async def test_a_board_press_after_an_activity_move_in_another_process_just_work
         await asyncio.wait_for(asyncio.gather(*hearing), 5)
         await start(shard, kings_and_pairs().code)
         await shard.press(shard.board_button("K♠"))
-        told: asyncio.Queue[int] = asyncio.Queue()
-        shard.bot.changes.listeners.append(told.put_nowait)
+        told, _ = pages(shard.bot.changes)
         session = Session(OWNER, "Ana", GUILD_ID, CHANNEL_ID, "i-1-gc", shard.now[0] + 3600)
         reply = await page.move(session, "22", 1, "en")  # A♠ selected, in the Activity
         assert not reply.stale, reply.words

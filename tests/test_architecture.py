@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tomllib
+import types
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
@@ -295,6 +296,19 @@ def test_the_state_check_finds_module_level_state_written_at_run_time(tmp_path):
 # Names with a leading underscore that the standard library documents as public (os._exit, the
 # namedtuple API).
 PUBLIC_UNDERSCORED = {"_exit", "_replace", "_asdict", "_fields", "_make", "_field_defaults"}
+# Python's own dunders (its data model): any other ``x.__name__``-shaped attribute is a library's private
+# part (discord.py's ``__discord_ui_compiled_template__``).
+PYTHON_DUNDERS = {
+    *dir(type),
+    *dir(types.FunctionType),
+    *dir(types.ModuleType),
+    *dir(types.CodeType),
+    "__slots__",
+    "__wrapped__",
+    "__file__",
+    "__path__",
+    "__version__",
+}
 # The one module allowed to reach into discord.py (Route.BASE and DEFAULT_GATEWAY have no public
 # alternative: see its docstring).
 INTERNALS_MODULE = "cogs/internals.py"
@@ -323,7 +337,10 @@ def private_attributes(source: str) -> list[tuple[int, str]]:
         if not isinstance(node, ast.Attribute) or isinstance(node.ctx, ast.Store):
             continue
         name = node.attr
-        if not name.startswith("_") or name.startswith("__") or name in PUBLIC_UNDERSCORED or name in defined:
+        dunder = name.startswith("__") and name.endswith("__")
+        if not name.startswith("_") or name in PUBLIC_UNDERSCORED or name in defined or name in PYTHON_DUNDERS:
+            continue
+        if name.startswith("__") and not dunder:  # a mangled name: a class's own
             continue
         if isinstance(node.value, ast.Name) and node.value.id in {"self", "cls", *ours}:
             continue
@@ -347,8 +364,10 @@ def test_the_private_attribute_check_finds_another_librarys_internals(tmp_path):
         "    await connection._execute(work, connection._conn)\n"
         "    render._layers.clear()  # a module of ours: its own business\n"
         "    site._server.sockets\n    os._exit(0)\n"
+        "    patterns = [item.__discord_ui_compiled_template__ for item in items if item.__name__]\n"
     )
-    assert private_attributes(broken.read_text()) == [(13, "_conn"), (13, "_execute"), (15, "_server")]
+    expected = [(13, "_conn"), (13, "_execute"), (15, "_server"), (17, "__discord_ui_compiled_template__")]
+    assert private_attributes(broken.read_text()) == expected
 
 
 # --- every third-party import declared
@@ -624,3 +643,37 @@ def test_the_race_flows_and_the_host_are_typed_without_any_or_casts():
 
 def test_the_walk_finds_any_and_casts():
     assert _any_or_cast("from typing import Any, cast\nx: Any = cast(int, y)\n") == [2, 2]
+
+
+# --- one way to tell a change: the application's subscription (pyramide_service.changes), no event of our own
+def _own_events(source: str) -> list[tuple[int, str]]:
+    """Every ``x.dispatch("name", ...)`` (an event of discord.py's client made up by us) and every
+    ``on_pyramide_*`` listener: a change told around the application's ``Changes``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "dispatch"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            found.append((node.lineno, str(node.args[0].value)))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("on_pyramide_"):
+            found.append((node.lineno, node.name))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("path", PRODUCT, ids=_name)
+def test_every_change_is_told_through_the_applications_one_subscription(path):
+    found = _own_events(path.read_text(encoding="utf-8"))
+    assert not found, f"{_name(path)} tells a change around pyramide_service.changes (line, event): {found}"
+
+
+def test_the_walk_finds_an_event_of_our_own():
+    source = (
+        "async def over(bot, event_id):\n    bot.dispatch('pyramide_event_over', event_id)\n\n"
+        "class Cog:\n    async def on_pyramide_event_over(self, event_id): ...\n"
+        "    async def on_interaction(self, interaction): ...\n"
+    )
+    assert _own_events(source) == [(2, "pyramide_event_over"), (5, "on_pyramide_event_over")]

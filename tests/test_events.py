@@ -9,8 +9,9 @@ import pytest
 from cogs.pyramide import announcements, events
 from pyramide import Game
 from pyramide.solver import Verdict
+from pyramide_service.changes import GameChanged
 from pyramide_service.events import parse_duration
-from pyramide_service.storage import EventTaken, GameRecord
+from pyramide_service.storage import ENDED, EventTaken, GameRecord
 from tests.deals import clear_kings_and_pairs, kings_and_pairs, stuck_game, two_pass
 from tests.harness import (
     ADMIN,
@@ -467,8 +468,8 @@ async def test_an_announced_or_cancelled_event_leaves_nothing_in_the_announcemen
     assert "cancelled" in said(sent).content
     await events_cog(harness).announcements.flush()
     assert kept(harness, second) == []
-    harness.bot.dispatch("pyramide_event_changed", second)  # a change that arrived after the end
-    await asyncio.sleep(0)
+    late = GameChanged(1, CHANNEL_ID, 1, True, ENDED, second, "en")  # a change that arrived after the end
+    await harness.bot.changes.publish(late)
     await events_cog(harness).announcements.flush()
     assert kept(harness, second)  # drawn (its final state) and kept again ...
     await events_cog(harness).check()  # ... until the next minute drops it

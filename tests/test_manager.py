@@ -41,7 +41,7 @@ async def test_a_second_manager_on_the_same_file_sees_every_answered_move(storag
 
 
 async def test_an_engine_another_process_moved_past_is_reloaded_once_told(storage):
-    """Told that another process changed the channel's game (its NOTIFY, heard by the change feed), the manager
+    """Told that another process changed the channel's game (its NOTIFY, heard through ``Changes``), the manager
     plays the next move on the stored game: at once when the channel is idle, and after the turn holding it
     when one is (a snapshot meanwhile reads storage)."""
     manager = GameManager(storage)

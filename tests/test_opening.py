@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from pyramide import Game
-from pyramide_service.listeners import Change, Listeners
+from pyramide_service.changes import Change, Changes, GameChanged
 from pyramide_service.manager import GameManager
 from pyramide_service.opening import (
     Busy,
@@ -136,23 +136,24 @@ async def test_a_take_back_that_fails_is_logged_and_the_failure_raised_on(storag
 async def test_the_listeners_hear_of_a_deal_and_of_the_game_it_replaced(storage):
     """Told once the channel's lock is let go (an open page then reads the new game): the game a deal ended, then
     the new one; nothing for a busy place, and no new game for one taken back."""
-    manager, surface, listeners = GameManager(storage), Surface(), Listeners()
+    manager, surface = GameManager(storage), Surface()
+    changes = Changes(storage, manager)
     heard: list[tuple[int, bool, str, bool]] = []
 
     async def hear(change: Change) -> None:
-        assert change.channel_id == CHANNEL and not manager.busy(CHANNEL)
+        assert isinstance(change, GameChanged) and change.channel_id == CHANNEL and not manager.busy(CHANNEL)
         heard.append((change.game_id, change.finished, change.status, change.dealt))
 
     async def replace(running):
         return ENDED
 
-    listeners.subscribe(hear)
+    changes.subscribe(hear)
     free = Deal(Game.from_code("PY1-N-AAAAAAS"), 1, PLAYER, "P", "en")
-    first = await open_deal(manager, surface, free, Here(CHANNEL), listeners=listeners)
-    assert isinstance(await open_deal(manager, surface, free, Here(CHANNEL), listeners=listeners), Busy)
-    second = await open_deal(manager, surface, free, Here(CHANNEL), replace, listeners=listeners)
+    first = await open_deal(manager, surface, free, Here(CHANNEL), changes=changes)
+    assert isinstance(await open_deal(manager, surface, free, Here(CHANNEL), changes=changes), Busy)
+    second = await open_deal(manager, surface, free, Here(CHANNEL), replace, changes=changes)
     surface.failing = PermissionError("refused")
-    assert isinstance(await open_deal(manager, surface, free, Here(CHANNEL), replace, listeners=listeners), NotPosted)
+    assert isinstance(await open_deal(manager, surface, free, Here(CHANNEL), replace, changes=changes), NotPosted)
     assert isinstance(first, Opened) and isinstance(second, Opened)
     first_id, second_id = first.dealt.live.record.id, second.dealt.live.record.id
     assert heard == [

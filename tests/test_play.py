@@ -12,6 +12,7 @@ import pytest
 
 from pyramide import Game
 from pyramide.achievements import PERFECT_LOSS
+from pyramide_service.changes import Changes
 from pyramide_service.manager import GameManager
 from pyramide_service.play import Kind, Press, Table
 from pyramide_service.server_settings import ServerSettings
@@ -86,7 +87,7 @@ class Killed(BaseException):
 
 async def test_a_perfect_loss_owed_by_a_press_killed_during_its_verdict_is_paid_after_a_restart(storage, workers):
     manager = GameManager(storage, solver=SolverService(workers))
-    table = Table(manager, ServerSettings(storage), manager.solver)
+    table = Table(manager, ServerSettings(storage), manager.solver, Changes(storage, manager))
     live = await deal(manager, guild_id=1, channel_id=5, owner_id=OWNER, game=Game.from_code(one_king_deal().code))
     press = Press(channel_id=5, player_id=OWNER, lang="en", request=4001)
     async with table.play(press, lambda game: game.tap(live.game.free_spots()[0])) as outcome:
@@ -127,8 +128,8 @@ async def test_a_listener_that_fails_is_logged_and_the_press_is_answered(harness
     async def noting(change: Any) -> None:
         told.append(change)
 
-    listeners = harness.bot.table.listeners
-    unsubscribe = [listeners.subscribe(failing), listeners.subscribe(noting, CHANNEL_ID)]
+    changes = harness.bot.changes
+    unsubscribe = [changes.subscribe(failing), changes.subscribe(noting, CHANNEL_ID)]
     caplog.set_level(logging.ERROR)
     sent = await harness.press(harness.board_button("K♠"))
     for off in unsubscribe:

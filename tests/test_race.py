@@ -9,6 +9,7 @@ import discord
 import pytest
 
 from cogs.pyramide import race as race_module
+from pyramide_service.changes import Change, GameChanged
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.harness import ADMIN, CHANNEL_ID, GUILD_ID, OWNER, STRANGER
 
@@ -26,6 +27,11 @@ async def open_race(h, code: str) -> tuple[list, int, int, int]:
     assert len(threads) == 2
     race = await h.storage.race_of_game((await h.bot.manager.live(int(threads[0]["id"]))).record.id)
     return sent, race.id, int(threads[0]["id"]), int(threads[1]["id"])
+
+
+def scoreboards_of(h) -> race_module.Scoreboards:
+    """The game cog's race scoreboards (the cog's own, following the application's changes)."""
+    return h.bot.get_cog("Pyramide").scoreboards
 
 
 def scoreboard_text(h, race) -> str:
@@ -50,13 +56,13 @@ async def test_two_players_race_on_one_deal_and_the_first_to_clear_it_wins(harne
     clear_kings_and_pairs(plan)
     for action in plan.actions:
         await harness.command("tap", card=str(deal.pyramid[action]), channel_id=mine)
-    await harness.bot.scoreboards.flush()
+    await scoreboards_of(harness).flush()
     race = await harness.storage.race(race_id)
     assert race.winner_id == OWNER and race.finished_at is not None
     board = scoreboard_text(harness, race)
     assert f"🏆 <@{OWNER}> wins the race!" in board and "28/28" in board and "💡 1" in board
     assert harness.hub.messages[race.message_id]["components"] == []  # no "Give up" once it is over
-    scoreboards = harness.bot.scoreboards  # nothing of an ended race stays in this process's memory
+    scoreboards = scoreboards_of(harness)  # nothing of an ended race stays in this process's memory
     assert race_id not in scoreboards.pending and race_id not in scoreboards.last_edit
     assert not any(game_id in scoreboards.by_game for _, game_id in race.players)
 
@@ -72,23 +78,33 @@ async def test_a_player_gives_up_from_the_scoreboard_and_the_other_wins_later(ha
     give_up = next(
         b["custom_id"] for row in harness.hub.messages[race.message_id]["components"] for b in row["components"]
     )
+    told: list[Change] = []
+
+    async def hear(change: Change) -> None:
+        told.append(change)
+
+    unsubscribe = harness.bot.changes.subscribe(hear, mine)  # as an open page of the thread's game is
     sent = await harness.press(give_up, user=OWNER)
+    unsubscribe()
     answer = next(s for s in sent if s.token)
     assert answer.ephemeral and "You gave up" in answer.content
     assert await harness.bot.manager.live(mine) is None  # that game is over
+    assert [(c.channel_id, c.finished, c.status) for c in told if isinstance(c, GameChanged)] == [
+        (mine, True, "ended")
+    ]  # told as any game's end is
     board = next(s for s in sent if s.png)  # the board in the player's thread shows it
     assert f"/channels/{mine}/" in board.url and "You gave up the race" in board.content
     sent = await harness.press(give_up, user=OWNER)
     assert "over already" in sent[-1].content
     sent = await harness.press(give_up, user=ADMIN)
     assert "Only the players of this race" in sent[-1].content
-    await harness.bot.scoreboards.flush()
+    await scoreboards_of(harness).flush()
     assert "gave up" in scoreboard_text(harness, await harness.storage.race(race_id))
     plan = deal.copy()
     clear_kings_and_pairs(plan)
     for action in plan.actions:
         await harness.command("tap", card=str(deal.pyramid[action]), user=STRANGER, channel_id=theirs)
-    await harness.bot.scoreboards.flush()
+    await scoreboards_of(harness).flush()
     race = await harness.storage.race(race_id)
     assert race.winner_id == STRANGER
     assert (await harness.storage.race_stats(GUILD_ID, OWNER)).won == 0
@@ -97,7 +113,7 @@ async def test_a_player_gives_up_from_the_scoreboard_and_the_other_wins_later(ha
 
 async def test_the_scoreboard_is_edited_no_more_often_than_allowed(harness, monkeypatch):
     monkeypatch.setattr(race_module, "EDIT_SECONDS", 0.3)
-    scoreboards = harness.bot.scoreboards
+    scoreboards = scoreboards_of(harness)
     _, race_id, _, _ = await open_race(harness, kings_and_pairs().code)
     race = await harness.storage.race(race_id)
 
@@ -138,7 +154,7 @@ async def test_the_scoreboard_keeps_the_language_it_was_posted_in(harness, quick
     _, race_id, _, theirs = await open_race(harness, kings_and_pairs().code)
     harness.locale = "en-US"  # the opponent plays in English
     await harness.command("draw", user=STRANGER, channel_id=theirs)
-    await harness.bot.scoreboards.flush()
+    await scoreboards_of(harness).flush()
     board = scoreboard_text(harness, await harness.storage.race(race_id))
     assert "Utrka" in board and "igra" in board and "playing" not in board
 
@@ -162,12 +178,12 @@ async def test_a_clear_whose_answer_discord_loses_or_refuses_still_wins_the_race
     last_theirs = await clear_but_the_last(harness, deal, theirs, STRANGER)
     harness.hub.fail("any", fault)  # the clearing tap's answer never reaches the player
     await harness.command("tap", card=last_mine, user=OWNER, channel_id=mine)
-    await harness.bot.scoreboards.flush()
+    await scoreboards_of(harness).flush()
     race = await harness.storage.race(race_id)
     assert race.winner_id == OWNER
     assert f"🏆 <@{OWNER}> wins the race!" in scoreboard_text(harness, race)  # the scoreboard follows the store
     await harness.command("tap", card=last_theirs, user=STRANGER, channel_id=theirs)
-    await harness.bot.scoreboards.flush()
+    await scoreboards_of(harness).flush()
     race = await harness.storage.race(race_id)
     assert race.winner_id == OWNER and race.finished_at is not None
     assert f"🏆 <@{OWNER}> wins the race!" in scoreboard_text(harness, race)
@@ -182,7 +198,7 @@ async def test_two_clears_at_the_same_moment_give_one_winner(harness, quick_edit
         harness.command("tap", card=last_mine, user=OWNER, channel_id=mine),
         harness.command("tap", card=last_theirs, user=STRANGER, channel_id=theirs),
     )
-    await harness.bot.scoreboards.flush()
+    await scoreboards_of(harness).flush()
     race = await harness.storage.race(race_id)
     assert race.winner_id in (OWNER, STRANGER)
     board = scoreboard_text(harness, race)
@@ -196,7 +212,7 @@ async def test_two_clears_at_the_same_moment_give_one_winner(harness, quick_edit
 async def test_a_scoreboard_edit_that_storage_fails_is_logged_and_the_next_move_edits_it(harness, quick_edits, caplog):
     deal = kings_and_pairs()
     _, race_id, mine, _ = await open_race(harness, deal.code)
-    scoreboards = harness.bot.scoreboards
+    scoreboards = scoreboards_of(harness)
     real_race = harness.storage.race
 
     async def broken(race_id: int):
@@ -220,7 +236,7 @@ async def test_a_scoreboard_edit_that_storage_fails_is_logged_and_the_next_move_
 async def test_unloading_the_game_cog_cancels_the_scoreboard_edits_it_owns(harness, monkeypatch):
     monkeypatch.setattr(race_module, "EDIT_SECONDS", 60.0)  # the next edit waits its turn for a minute
     _, race_id, _, _ = await open_race(harness, kings_and_pairs().code)
-    scoreboards = harness.bot.scoreboards
+    scoreboards = scoreboards_of(harness)
     scoreboards.schedule(race_id, "en")  # as a move does (the harness's own presses wait for every task)
     waiting = scoreboards.pending[race_id]
     assert not waiting.done()
@@ -229,7 +245,10 @@ async def test_unloading_the_game_cog_cancels_the_scoreboard_edits_it_owns(harne
     # The cogs are removed, their modules kept: the next bot of the process runs the same code (an unloaded
     # extension's modules leave sys.modules, and what a test patched in them would no longer be seen).
     assert sys.modules["cogs.pyramide.race"] is race_module
-    assert harness.bot.scoreboards is not scoreboards  # the bot no longer tells a closed cog's scoreboards
+    race = await harness.storage.race(race_id)
+    record = await harness.storage.game(race.players[0][1])
+    await harness.bot.changes.publish(GameChanged.of(record, 1, "en"))
+    assert not scoreboards.pending  # the bot no longer tells a closed cog's scoreboards
 
 
 async def test_a_race_that_cannot_be_stored_leaves_nothing_behind_and_a_failed_take_back_is_logged(harness, caplog):

@@ -1,5 +1,6 @@
-"""The buttons of the game's messages, as ``DynamicItem``s: their ``custom_id`` carries what a press
-needs after a restart. Each callback hands the press over (``cogs.pyramide.adapters``, ``dealing``)."""
+"""The buttons of the game's messages, as ``DynamicButton``s (discord.py's ``DynamicItem``): their
+``custom_id`` carries what a press needs after a restart. Each callback hands the press over
+(``cogs.pyramide.adapters``, ``dealing``)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from pyramide.i18n import t
 from pyramide.rules import InvalidRules
 
 from ..answer import Answer, answering
+from ..common import DynamicButton
 from . import adapters, animation, controls, daily, dealing, race, records
 from .controls import row_id
 
 
-class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=controls.BOARD):
+class BoardButton(DynamicButton, template=controls.BOARD):
     """A button of a game message. Its custom_id ``pyr:<game>:<version>:<action>`` names the game, the
     board version it was drawn for and the action, so it keeps working after a restart. Any other
     ``pyr:`` id (forged, malformed, too large) is answered as out of date."""
@@ -55,7 +57,7 @@ class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=controls.B
             await adapters.press(answer, self.game_id, self.version, self.action)
 
 
-class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=controls.NEW_GAME):
+class NewGameChoice(DynamicButton, template=controls.NEW_GAME):
     """The answer to "a game is already running here": end game ``game_id`` and deal, or keep it.
 
     ``deal`` is a deal code, or ``W-<rules token>`` for a winnable deal still to be found."""
@@ -106,7 +108,7 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=controls
             await dealing.start_game(answer, game, replace_id=self.game_id, notes=notes)
 
 
-class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=controls.SHARE):
+class ShareButton(DynamicButton, template=controls.SHARE):
     """Posts a finished counted daily's spoiler-free share line in the channel the thread belongs to."""
 
     def __init__(self, game_id: int, *, label: str = "\u200b") -> None:
@@ -126,7 +128,7 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=controls.S
             await daily.share_daily(answer, self.game_id)
 
 
-class AnimationButton(discord.ui.DynamicItem[discord.ui.Button], template=controls.ANIMATION):
+class AnimationButton(DynamicButton, template=controls.ANIMATION):
     """Under a finished board: "Show a winning line" (``line``) or "Replay my game" (``mine``)."""
 
     def __init__(self, kind: str, game_id: int, *, label: str = "\u200b") -> None:
@@ -147,7 +149,7 @@ class AnimationButton(discord.ui.DynamicItem[discord.ui.Button], template=contro
             await animation.show_animation(answer, self.game_id, self.kind)
 
 
-class RaceGiveUp(discord.ui.DynamicItem[discord.ui.Button], template=controls.RACE_GIVE_UP):
+class RaceGiveUp(DynamicButton, template=controls.RACE_GIVE_UP):
     """Under a race's scoreboard: the presser gives up their own game in the race."""
 
     def __init__(self, race_id: int, *, label: str = "\u200b") -> None:
@@ -167,7 +169,7 @@ class RaceGiveUp(discord.ui.DynamicItem[discord.ui.Button], template=controls.RA
             await race.give_up(answer, self.race_id)
 
 
-class LeaderboardPage(discord.ui.DynamicItem[discord.ui.Button], template=controls.LEADERBOARD):
+class LeaderboardPage(DynamicButton, template=controls.LEADERBOARD):
     """Previous (``p``) or next (``n``) page of a leaderboard; ``page`` is the page it leads to, ``rules``
     the rule set it shows (``-``: all)."""
 
@@ -194,7 +196,7 @@ class LeaderboardPage(discord.ui.DynamicItem[discord.ui.Button], template=contro
 
 
 class _Confirmation(
-    discord.ui.DynamicItem[discord.ui.Button],
+    DynamicButton,
     template=r"pyrconfirm:(?P<choice>yes|no):(?P<player>[0-9]{1,19})",
 ):
     """A yes/no button of a confirmation about one player (0: everyone); subclasses name their prefix

@@ -17,7 +17,7 @@ from pyramide_service import inputs
 from pyramide_service.inputs import check
 
 from ..answer import Answer, answering
-from ..common import NO_RACES, Host, text
+from ..common import Host, text
 from ..refused import refused_value
 from . import adapters, buttons, daily, dealing, looks, profile, records
 from .dealing import rated_finder
@@ -72,16 +72,14 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         super().__init__()
 
     async def cog_load(self) -> None:
-        # The race scoreboards are this cog's: every flow tells them of a stored board through the bot.
+        # The race scoreboards are this cog's: they follow every change the application tells.
         self.scoreboards = Scoreboards(self.bot)
-        self.bot.scoreboards = self.scoreboards
-        self._unsubscribe = self.bot.table.listeners.subscribe(self.scoreboards.changed)  # a press's changes
+        self._unsubscribe = self.bot.changes.subscribe(self.scoreboards.changed)
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
         self._unsubscribe()
-        self.bot.scoreboards = NO_RACES
         await self.scoreboards.close()
 
     # ------------------------------------------------------------------ playing

@@ -129,7 +129,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
         )
         where = Here(place.channel_id) if in_place else InThread()
         try:
-            opened = await open_deal(bot.manager, table, deal, where, listeners=bot.table.listeners)
+            opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
         except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
             await answer.say(await _already(answer, taken.attempt, lang, now))
             return

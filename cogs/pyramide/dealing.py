@@ -101,7 +101,7 @@ async def start_game(
         where = InThread(thread.id)
     user = interaction.user
     deal = Deal(game, place.stats_id, user.id, user.display_name, lang)
-    opened = await open_deal(answer.bot.manager, table, deal, where, admit, listeners=answer.bot.table.listeners)
+    opened = await open_deal(answer.bot.manager, table, deal, where, admit, changes=answer.bot.changes)
     if isinstance(opened, NotPosted):
         error = opened.error
         if thread is not None and isinstance(error, DISCORD_ERRORS):  # the thread went with the game

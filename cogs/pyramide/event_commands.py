@@ -16,12 +16,12 @@ from discord.ext import commands, tasks
 from pyramide import Rules
 from pyramide.i18n import t
 from pyramide_service import inputs
+from pyramide_service.changes import Change, EventFinal, GameChanged
 from pyramide_service.events import DEFAULT_DEALS
 from pyramide_service.inputs import check
-from pyramide_service.listeners import Change
 
 from ..answer import answering
-from ..common import Host, text
+from ..common import DynamicButton, Host, text
 from ..tasks import stop_loop
 from . import announcements as shown
 from . import controls, dealing, events
@@ -34,7 +34,7 @@ PASS_CHOICES = choices_of("passes")
 TIER_CHOICES = choices_of("difficulty")
 
 
-class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVENT_PLAY):
+class EventPlay(DynamicButton, template=controls.EVENT_PLAY):
     """Play: under an event's announcement, and under a finished deal of it."""
 
     def __init__(self, event_id: int) -> None:
@@ -51,7 +51,7 @@ class EventPlay(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVE
         await events.play_event(interaction, self.event_id)
 
 
-class EventLine(discord.ui.DynamicItem[discord.ui.Button], template=controls.EVENT_LINE):
+class EventLine(DynamicButton, template=controls.EVENT_LINE):
     """Under an ended event's results: how one of its deals could have been won."""
 
     def __init__(self, event_id: int, position: int) -> None:
@@ -186,7 +186,7 @@ class Events(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
-        self._unsubscribe = self.bot.table.listeners.subscribe(self.changed)
+        self._unsubscribe = self.bot.changes.subscribe(self.changed)
         self.due.start()
 
     async def cog_unload(self) -> None:
@@ -230,14 +230,10 @@ class Events(commands.Cog):
                 self.announcements.schedule(event.id)
 
     async def changed(self, change: Change) -> None:
-        """A press's change (``pyramide_service.listeners``): a finished deal of an event changed its standings."""
-        if change.event_id is not None and change.finished:
-            self.announcements.schedule(change.event_id)
-
-    @commands.Cog.listener()
-    async def on_pyramide_event_changed(self, event_id: int) -> None:
-        self.announcements.schedule(event_id)
-
-    @commands.Cog.listener()
-    async def on_pyramide_event_over(self, event_id: int) -> None:
-        self.announcements.drop(event_id)
+        """The application's changes (``pyramide_service.changes``): a finished deal of an event changed its
+        standings; an event whose results are out is drawn no more."""
+        match change:
+            case GameChanged(event_id=int(event_id), finished=True):
+                self.announcements.schedule(event_id)
+            case EventFinal(event_id=event_id):
+                self.announcements.drop(event_id)

@@ -224,7 +224,7 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     )
     where = Here(place.channel_id) if in_place else InThread()
     try:
-        opened = await open_deal(bot.manager, table, deal, where, listeners=bot.table.listeners)
+        opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
     except EventTaken:  # the same player opened it at the same moment elsewhere
         await answer.say(t(lang, "event.taken", number=number))
         return
@@ -248,8 +248,7 @@ async def announce_results(bot: Host, event_id: int) -> None:
     event = await bot.events.event(event_id)
     if event is None:
         return
-    await shown.redraw(bot, event_id)
-    bot.dispatch("pyramide_event_over", event_id)  # its announcement is final: no more edits of it
+    await shown.redraw(bot, event_id)  # (its claim told the announcements it is final: no more edits of it)
     if event.cancelled:
         return
     lang = event.locale or "en"

@@ -21,7 +21,7 @@ from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
 from pyramide_service import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
-from pyramide_service.listeners import Change
+from pyramide_service.changes import Change, GameChanged
 from pyramide_service.opening import Deal, Dealt, NotPosted, RaceOpened, open_race
 from pyramide_service.tasks import Supervised
 
@@ -110,21 +110,15 @@ class Scoreboards:
             self.last_edit.pop(race_id, None)
             self.forget([game_id for _, game_id in race.players])
 
-    async def progress(self, record: GameRecord, lang: str) -> None:
-        """After a game changed (the change already stored): if it is a race game, refresh the scoreboard.
-        (Who won, or that nobody did, was decided by the database in the transaction that closed the game.)"""
-        await self._follow(record.id, lang)
-
     async def changed(self, change: Change) -> None:
-        """A listener of the application's changes (``pyramide_service.listeners``): a press's. A game just
-        dealt changes no scoreboard (a race posts its own once its games are dealt)."""
-        if not change.dealt:
-            await self._follow(change.game_id, change.lang)
-
-    async def _follow(self, game_id: int, lang: str) -> None:
-        race_id = await self.race_of(game_id)
-        if race_id is not None:
-            self.schedule(race_id, lang)
+        """A listener of the application's changes (``pyramide_service.changes``): a game of a race changed,
+        so its scoreboard is refreshed. (Who won, or that nobody did, was decided by the database in the
+        transaction that closed the game.) A game just dealt changes no scoreboard (a race posts its own
+        once its games are dealt)."""
+        if isinstance(change, GameChanged) and not change.dealt:
+            race_id = await self.race_of(change.game_id)
+            if race_id is not None:
+                self.schedule(race_id, change.lang)
 
     async def flush(self) -> None:
         """Wait for the edits scheduled so far (tests, and shutting down)."""
@@ -239,7 +233,7 @@ async def start_race(
             Deal(game.copy(), interaction.guild_id, player.id, player.display_name, lang) for player in players
         ]
         try:
-            opened = await open_race(bot.manager, table, deals, channel.id, listeners=bot.table.listeners)
+            opened = await open_race(bot.manager, table, deals, channel.id, changes=bot.changes)
         except Exception:
             # Whatever failed, nothing of the race stayed half-made: its games, threads and scoreboard went.
             # The failure itself is logged by ``answering`` (a refusal at error level).
@@ -334,5 +328,7 @@ async def give_up(answer: Answer, race_id: int) -> None:
             file = message.pop("file")
             with contextlib.suppress(discord.HTTPException):
                 await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
-    await answer.say(t(lang, "race.you_gave_up"))
-    await bot.scoreboards.progress(live.record, lang)
+    try:
+        await answer.say(t(lang, "race.you_gave_up"))
+    finally:  # told as every game's end is, once answered: the scoreboard and an open page of the thread follow
+        await bot.changes.publish(GameChanged.of(live.record, live.game.version, lang))

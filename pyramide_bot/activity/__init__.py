@@ -4,7 +4,7 @@ board message (docs/activity.md).
 sessions.py   the Activity's own session tokens (HMAC)      signin.py   the code exchange, the instance
 table.py      the one adapter onto the game (turn, rules)    position.py a game as the page draws it
 board_edits.py the board message follows, coalesced          viewers.py  the pages open on each channel
-feed.py       changes of any process reach the pages         server.py   HTTP, the page, the socket
+server.py     HTTP, the page, the socket
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from cogs.common import Host
+from pyramide_service.changes import Change, ChangedElsewhere, GameChanged
 
 from ..settings import ActivitySettings
-from .feed import ChangeFeed
 from .server import ActivityServer
 from .sessions import SessionKeys
 from .signin import DiscordSignIn
 from .table import Table
 
-__all__ = ["WEB_ROOT", "Activity", "ChangeFeed", "page_built"]
+__all__ = ["WEB_ROOT", "Activity", "page_built"]
 log = logging.getLogger(__name__)
 WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
 
@@ -33,13 +33,13 @@ def page_built(root: Path = WEB_ROOT) -> bool:
 
 
 class Activity:
-    """The Activity of one bot: its adapter onto the game, its sign-in and its server."""
+    """The Activity of one bot: its adapter onto the game, its sign-in and its server. Its pages follow every
+    change of their channel's game, whichever process or face made it (``pyramide_service.changes``)."""
 
     def __init__(
         self,
         bot: Host,
         settings: ActivitySettings,
-        feed: ChangeFeed,
         *,
         application_id: int,
         bot_token: str,
@@ -48,18 +48,20 @@ class Activity:
         web_root: Path = WEB_ROOT,
     ) -> None:
         self.settings = settings
-        self.feed = feed
         self.table = Table(bot)
         self.signin = DiscordSignIn(application_id, settings.client_secret, bot_token, api_base)
         self.server = ActivityServer(self.table, self.signin, SessionKeys(settings.client_secret), web_root, clock)
-        feed.listeners.append(self.server.viewers.changed)
+        self._unsubscribe = bot.changes.subscribe(self._changed)
+
+    async def _changed(self, change: Change) -> None:
+        if isinstance(change, GameChanged | ChangedElsewhere):
+            self.server.viewers.changed(change.channel_id)
 
     async def start(self) -> int:
         return await self.server.serve(self.settings.port, self.settings.host)
 
     async def close(self) -> None:
-        if self.server.viewers.changed in self.feed.listeners:
-            self.feed.listeners.remove(self.server.viewers.changed)
+        self._unsubscribe()
         await self.server.stop()
         await self.table.close()
         await self.signin.close()

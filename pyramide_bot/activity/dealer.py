@@ -112,7 +112,7 @@ class Dealer:
         asked = Deal(game, session.guild_id, session.user_id, session.name, lang)
         try:
             boards, here = Boards(bot, lang, notes), Here(session.channel_id)
-            opened = await open_deal(bot.manager, boards, asked, here, admit, listeners=bot.table.listeners)
+            opened = await open_deal(bot.manager, boards, asked, here, admit, changes=bot.changes)
         except SolverBusy:  # (today's deal worked out for the check: nothing was dealt)
             return Reply([t(lang, "error.solver_busy")])
         if not isinstance(opened, Opened | NotPosted):  # Busy (``admit`` said why); never NoThread (Here)

@@ -31,7 +31,9 @@ import asyncpg
 from ..stored import StorageError, StorageOutcomeUnknown, StorageUnavailable
 from . import redact
 from . import schema as schema_
+from .notices import Notices
 from .outage import Outage
+from .postgres_notices import PostgresNotices
 from .queries import PROBE, Storage
 from .units import Dialect, Work, postgres_sql
 
@@ -166,6 +168,10 @@ class PostgresStorage(Storage):
 
     async def compact(self) -> None:
         """PostgreSQL's autovacuum gives space back by itself."""
+
+    def notices(self) -> Notices:
+        """``NOTIFY`` after each change, ``LISTEN`` on a connection of its own (``postgres_notices``)."""
+        return PostgresNotices(self.url, lambda: self.pool)
 
     # ------------------------------------------------------------- plumbing
     async def _run(

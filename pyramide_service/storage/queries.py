@@ -27,6 +27,7 @@ from .achievements import AchievementStorage
 from .codec import COLUMNS, decode_action, encode_action, game_record, pack_log, unpack_log
 from .events import EventQueries
 from .leaderboards import LeaderboardQueries
+from .notices import Notices
 from .rights import DataRights
 from .styles import StyleQueries
 from .units import Tx, read, write
@@ -197,6 +198,11 @@ class Storage(LeaderboardQueries, AchievementStorage, EventQueries, DataRights, 
     async def settle(self, unknown: StorageOutcomeUnknown) -> None:
         """Make sure a write of unknown outcome can no longer take effect (SQLite never leaves one: its
         writes run in this process, committed or rolled back before they return)."""
+
+    def notices(self) -> Notices:
+        """The line to the deployment's other processes, made once by whoever tells them of changes (none:
+        SQLite is one process's database)."""
+        return Notices()
 
     @read()
     async def ping(self, db: Tx) -> None:
