@@ -291,8 +291,8 @@ class GameManager:
             # The last move was stored but the process stopped before the game was closed (or answered): the
             # perfect loss it may be is paid in the background.
             await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=True)
-            if record.owes_verdict:
-                self.owed.follow(owed_by(record))
+            if live.owes_verdict:
+                self.owed.follow(owed_by(live.record))
             self._closed_on_load[channel_id] = live
             return None
         return self._keep(live)
@@ -302,7 +302,7 @@ class GameManager:
             "game %s in channel %s cannot be replayed (%s): closed as broken", record.id, record.channel_id, reason
         )
         now = self.clock()
-        closed = replace(record, status=BROKEN, finished_at=now, seconds=0.0, actions=[])
+        closed = replace(record, status=BROKEN, finished_at=now, seconds=0.0, actions=())
         await self.storage.finish_game(closed)
 
     async def record(self, game_id: int) -> GameRecord | None:
@@ -331,7 +331,7 @@ class GameManager:
         game = live.game
         event = action(game)
         try:
-            await store(self.storage, live, self.clock(), request, self.resolve_seconds)
+            live.record = await store(self.storage, live, self.clock(), request, self.resolve_seconds)
         except MoveConflict as conflict:
             # Another process holding this shard for a moment (a rolling restart) stored a move here
             # first: this one is refused as played on a stale board; the next request reloads the game.
@@ -341,6 +341,7 @@ class GameManager:
             # What is not stored must not be answered: forget the engine, storage is the truth.
             self.forget(live.record.channel_id)
             raise
+        game.started_at = live.record.started_at
         finished = False
         if game.outcome is not None:
             await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=owe)
@@ -360,21 +361,18 @@ class GameManager:
             removed=game.removed,
             finished_at=now,
             seconds=now - record.started_at if record.started_at is not None else 0.0,
-            actions=record.actions,
             picture=clearing_picture(record.code, record.actions) if record.counted else None,
-            tier=record_tier(record, self.solver),  # for the achievements, and the ending's words
-            owes_verdict=owe,  # (asked of the storage, which says whether it stored it)
         )
+        tier = record_tier(record, self.solver)  # for the achievements, and the ending's words
         try:
-            await self.storage.finish_game(closed)
+            finish = await self.storage.finish_game(closed, tier=tier, owe=owe)
         except BaseException:
             self.forget(record.channel_id)
             raise
-        record.status, record.score, record.moves, record.removed = status, closed.score, closed.moves, closed.removed
-        record.finished_at = game.finished_at = closed.finished_at
-        record.seconds, record.counted, record.picture = closed.seconds, closed.counted, closed.picture
-        record.unlocked, record.tier, record.owes_verdict = closed.unlocked, closed.tier, closed.owes_verdict
-        if closed.unlocked is None and status != BROKEN:
+        live.record, live.tier = finish.record, tier
+        live.unlocked, live.owes_verdict = finish.unlocked, finish.owes_verdict
+        game.finished_at = closed.finished_at
+        if finish.unlocked is None and status != BROKEN:
             self.credits.ensure(record.owner_id)  # a history from before the achievements: in the background
         self.forget(record.channel_id)
 
@@ -387,7 +385,7 @@ class GameManager:
             raise SolverBusy()
         known = await self.solver.hint(live.record.id, game)
         if await self.storage.add_hint(live.record.id, request):
-            live.record.hints += 1
+            live.record = replace(live.record, hints=live.record.hints + 1)
         return known
 
     # ---------------------------------------------------------------- memory
