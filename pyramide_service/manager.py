@@ -45,6 +45,7 @@ from .storage import (
     MoveConflict,
     Storage,
     StorageOutcomeUnknown,
+    UnreadableGame,
 )
 from .storage.settling import RESOLVE_SECONDS
 
@@ -256,7 +257,7 @@ class GameManager:
         if live is not None and channel_id not in self._outdated:
             return Live(live.record, live.game.copy())
         record = await self.storage.live_game(channel_id)
-        if record is None or record.damage is not None:
+        if record is None or isinstance(record, UnreadableGame):
             return None
         try:
             game = Game.replay(record.code, record.actions)
@@ -274,12 +275,13 @@ class GameManager:
         if live is not None:
             self._touch(channel_id)
             return live
-        record = await self.storage.live_game(channel_id)
-        if record is None:
+        found = await self.storage.live_game(channel_id)
+        if found is None:
             return None
+        record = found.record if isinstance(found, UnreadableGame) else found
         try:
-            if record.damage is not None:
-                raise ValueError(record.damage)
+            if isinstance(found, UnreadableGame):
+                raise ValueError(found.reason)
             game = Game.replay(record.code, record.actions)
         except (InvalidAction, ValueError, TypeError) as error:
             await self._close_broken(record, str(error))
@@ -369,7 +371,8 @@ class GameManager:
         except BaseException:
             self.forget(record.channel_id)
             raise
-        live.record, live.tier = finish.record, tier
+        # (the hints as counted now: one may have landed meanwhile, outside the lock)
+        live.record, live.tier = replace(finish.record, hints=live.record.hints), tier
         live.unlocked, live.owes_verdict = finish.unlocked, finish.owes_verdict
         game.finished_at = closed.finished_at
         if finish.unlocked is None and status != BROKEN:

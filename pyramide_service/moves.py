@@ -35,7 +35,11 @@ async def store(storage: Storage, live: Live, now: float, request: int | None, r
                 raise StorageUnavailable(f"game {record.id}: move {seq} was not stored") from unknown
             # A cut connection, settled and not stored: the old write can no longer land, so this is safe.
             await storage.append_action(record.id, seq, action, now, totals, asked)
-    return replace(totals, actions=record.actions + tuple(new))
+    # The record as it is now, not as it was read: a hint counted meanwhile (outside the lock) stays counted.
+    actions = record.actions + tuple(new)
+    return replace(
+        live.record, score=game.score, moves=game.moves, removed=game.removed, started_at=started_at, actions=actions
+    )
 
 
 async def _look_up(

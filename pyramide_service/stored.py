@@ -55,7 +55,8 @@ class StorageOutcomeUnknown(StorageUnavailable):
 class GameRecord:
     """One game as stored: who, where, which deal, and how it went. A value: a change is a new record
     (``dataclasses.replace``), stored by the operation that takes it; what the game's close worked out
-    besides its row (its tier, what it unlocked, the verdict it owes) is ``Finish``'s and the live game's."""
+    besides its row (its tier, what it unlocked, the verdict it owes) is ``Finish``'s and the live game's,
+    and a log that could not be read is told by ``UnreadableGame``."""
 
     id: int
     guild_id: int
@@ -77,15 +78,21 @@ class GameRecord:
     seconds: float | None = None
     locale: str | None = None
     actions: tuple[int | str, ...] = ()
-    # Why the stored actions could not be read, as they were read (then ``actions`` is empty): the row's
-    # own state, said by the read that found it, never written by anyone else.
-    damage: str | None = None
     picture: str | None = None  # a finished daily's clearing picture, kept with its attempt
     event_id: int | None = None  # a server event's deal (its one counted attempt by this player)
     event_deal: int | None = None  # which of the event's deals (0 is the first)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", GameStatus(self.status))  # a row read from the database holds the value
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableGame:
+    """A game in play whose stored actions cannot be read, as ``live_game`` answers it: its record (with
+    no actions) and why (the manager closes it as broken)."""
+
+    record: GameRecord
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)

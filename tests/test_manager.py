@@ -7,6 +7,7 @@ import pytest
 
 from pyramide import STOCK, Game
 from pyramide_service.manager import BrokenGame, GameManager, NoGame
+from pyramide_service.solving import SolverService
 from pyramide_service.storage import ENDED, WON, GameRecord
 from tests.backends import raw, twin
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
@@ -91,13 +92,16 @@ async def test_concurrent_acts_in_one_channel_never_interleave(storage):
     assert record.actions == (STOCK,) * 30 and record.moves == 30
 
 
-async def test_a_corrupt_action_log_is_reported_not_crashed(storage):
+@pytest.mark.parametrize("action", ['"nowhere"', "{not json"], ids=["not a move", "unreadable"])
+async def test_a_corrupt_action_log_is_reported_not_crashed(storage, action):
     manager = GameManager(storage)
     live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
-    await raw(storage, "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, '\"nowhere\"', 0)", live.record.id)
+    await raw(storage, "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, ?, 0)", live.record.id, action)
     manager.forget(5)
+    assert await manager.snapshot(5) is None  # a reader that must not wait finds no game to draw
     with pytest.raises(BrokenGame):
         await manager.live(5)
+    assert await storage.live_game(5) is None and (await storage.game(live.record.id)).status == "broken"
 
 
 async def test_a_game_won_by_its_last_stored_move_hands_its_ending_to_the_next_turn_once(storage):
@@ -145,3 +149,26 @@ async def test_a_record_handed_out_holds_still_and_every_change_is_a_new_one(sto
     finish = await storage.finish_game(closed, owe=True)
     assert finish.record == closed and finish.owes_verdict and finish.unlocked == ()
     assert (await storage.game(created.id)).status == ENDED and await storage.owed_verdict(created.id) is not None
+
+
+async def test_a_hint_counted_while_a_move_is_stored_is_kept(storage, workers, monkeypatch):
+    """A hint is worked out outside the channel's lock, so its count may land while a move is being stored:
+    the game afterwards holds both (the board's count of hints, a "no hints" win refused)."""
+    manager = GameManager(storage, solver=SolverService(workers))
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    sent, answer = asyncio.Event(), asyncio.Event()
+    append = storage.append_action
+
+    async def slow(*args, **kwargs):
+        sent.set()
+        await answer.wait()
+        return await append(*args, **kwargs)
+
+    monkeypatch.setattr(storage, "append_action", slow)
+    move = asyncio.create_task(play(manager, 5, lambda g: g.tap(STOCK)))
+    await sent.wait()
+    await manager.hint(live, live.game.copy(), request=7001)
+    answer.set()
+    await move
+    now = await manager.live(5)
+    assert (now.record.hints, now.record.moves) == (1, 1) == ((await storage.game(now.record.id)).hints, 1)

@@ -42,6 +42,7 @@ from ..stored import (
     StorageError,
     StorageOutcomeUnknown,
     StorageUnavailable,
+    UnreadableGame,
 )
 from .queries import Storage
 
@@ -80,6 +81,7 @@ __all__ = [
     "StorageError",
     "StorageOutcomeUnknown",
     "StorageUnavailable",
+    "UnreadableGame",
     "from_url",
     "redact",
     "sqlite_path",

@@ -61,15 +61,12 @@ def unpack_log(log: bytes) -> list[int | str]:
     return actions[:count]
 
 
-def game_record(
-    row: tuple[Any, ...] | Sequence[Any], actions: tuple[int | str, ...] = (), damage: str | None = None
-) -> GameRecord:
-    """A game as stored, from a row of ``SELECT {COLUMNS}`` (either backend) and its actions as read (or
-    why they could not be)."""
+def game_record(row: tuple[Any, ...] | Sequence[Any], actions: tuple[int | str, ...] = ()) -> GameRecord:
+    """A game as stored, from a row of ``SELECT {COLUMNS}`` (either backend) and its actions as read."""
     data = dict(zip(FIELDS, row, strict=True))
     for name in _FLAGS:
         data[name] = bool(data[name])
-    return GameRecord(**data, actions=actions, damage=damage)
+    return GameRecord(**data, actions=actions)
 
 
 def decode_action(text: str) -> int | str:

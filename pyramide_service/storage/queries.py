@@ -23,6 +23,7 @@ from ..stored import (
     RaceRecord,
     RaceStats,
     StorageOutcomeUnknown,
+    UnreadableGame,
 )
 from . import achievements, events, owed
 from .achievements import AchievementStorage
@@ -150,7 +151,7 @@ def _attempt(found: Sequence[Any]) -> DailyAttempt:
     return DailyAttempt(*found)
 
 
-async def _load_game(db: Tx, found: Sequence[Any] | None) -> GameRecord | None:
+async def _load_game(db: Tx, found: Sequence[Any] | None) -> GameRecord | UnreadableGame | None:
     if found is None:
         return None
     row, log = tuple(found)[:-1], found[-1]
@@ -160,7 +161,7 @@ async def _load_game(db: Tx, found: Sequence[Any] | None) -> GameRecord | None:
         else:
             actions = tuple(decode_action(r[0]) for r in await db.rows(GAME_ACTIONS, row[0]))  # (row[0]: its id)
     except (ValueError, TypeError) as error:
-        return game_record(row, damage=f"stored actions unreadable: {error}")
+        return UnreadableGame(game_record(row), f"stored actions unreadable: {error}")
     return game_record(row, actions)
 
 
@@ -244,12 +245,15 @@ class Storage(LeaderboardQueries, AchievementStorage, EventQueries, DataRights, 
         return replace(record, id=game_id)
 
     @read(several=True)
-    async def live_game(self, db: Tx, channel_id: int) -> GameRecord | None:
+    async def live_game(self, db: Tx, channel_id: int) -> GameRecord | UnreadableGame | None:
+        """The channel's game in play, or why its stored actions cannot be read."""
         return await _load_game(db, await db.row(LOAD_LIVE, channel_id))
 
     @read(several=True)
     async def game(self, db: Tx, game_id: int) -> GameRecord | None:
-        return await _load_game(db, await db.row(LOAD_GAME, game_id))
+        """A game by its id (one whose stored actions cannot be read with none)."""
+        found = await _load_game(db, await db.row(LOAD_GAME, game_id))
+        return found.record if isinstance(found, UnreadableGame) else found
 
     @write(retry=False)  # a second try would find it stored: unknown instead
     async def append_action(
