@@ -34,6 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -75,7 +76,7 @@ async def play_channel(
         guild_id=GUILD_ID, channel_id=channel_id, owner_id=OWNER, game=Game.from_number(rng.randrange(2**35))
     )
     message = h.hub.message(channel_id, {"content": "", "components": []})
-    live.record.message_id = int(message["id"])
+    live.record = replace(live.record, message_id=int(message["id"]))
     if pace:  # players do not press in lockstep: each starts at a random moment of the first second
         await asyncio.sleep(rng.uniform(0, 1.0))
     for _ in range(presses):
@@ -131,7 +132,7 @@ async def hint_storm(hinters: int = 12, players: int = 20, presses: int = 15) ->
                 guild_id=GUILD_ID, channel_id=channel_id, owner_id=OWNER, game=Game.from_number(number, hard)
             )
             message = h.hub.message(channel_id, {"content": "", "components": []})
-            live.record.message_id = int(message["id"])
+            live.record = replace(live.record, message_id=int(message["id"]))
             custom_id = f"pyr:{live.record.id}:{live.game.version}:hint"
             message["components"] = [
                 {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}

@@ -89,7 +89,7 @@ CLEARED_MARKS = ("🟩", "🟨", "🟧")
 LEFT_MARK = "⬛"
 
 
-def clearing_picture(code: str, actions: list[int | str]) -> str:
+def clearing_picture(code: str, actions: Sequence[int | str]) -> str:
     """The pyramid as seven rows of squares: green for a card removed in the first third of the game's
     actions, yellow in the second, orange in the last, black for one left. No card is named."""
     game = Game.from_code(code)

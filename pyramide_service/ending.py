@@ -32,9 +32,7 @@ def daily_tier_of(day: str) -> str | None:
 
 
 def record_tier(record: GameRecord, solver: SolverService | None) -> str | None:
-    """A game's deal difficulty: the one its finish stored on it, else worked out now."""
-    if record.tier is not None:
-        return record.tier
+    """A game's deal difficulty, as far as it is known now."""
     tier = deal_tier(record.code, record.daily, solver)
     return str(tier) if tier is not None else None
 

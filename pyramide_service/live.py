@@ -15,7 +15,7 @@ from .storage.owed import OwedVerdict
 
 
 def owed_by(record: GameRecord) -> OwedVerdict:
-    """The verdict a game's finish stored as owed (``record.owes_verdict``)."""
+    """The verdict a game's finish stored as owed (``Live.owes_verdict``)."""
     return OwedVerdict(record.id, record.owner_id, record.code, record.removed, record.finished_at or 0.0)
 
 
@@ -39,10 +39,16 @@ class BrokenGame(GameError):
 
 @dataclass
 class Live:
-    """A game in play: its stored record and its engine."""
+    """A game in play, as the manager keeps it: its record as last stored (a value, replaced by each write
+    that changes it) and its engine. Once it is closed, what its close worked out besides the row: the
+    deal's difficulty (``tier``), the achievements it unlocked (``None``: the player's earlier history is
+    still to be credited) and whether it owes the verdict on its deal (``owes_verdict``)."""
 
     record: GameRecord
     game: Game
+    tier: str | None = None
+    unlocked: tuple[str, ...] | None = ()
+    owes_verdict: bool = False
 
     @property
     def stored(self) -> int:

@@ -45,6 +45,7 @@ from .storage import (
     MoveConflict,
     Storage,
     StorageOutcomeUnknown,
+    UnreadableGame,
 )
 from .storage.settling import RESOLVE_SECONDS
 
@@ -256,7 +257,7 @@ class GameManager:
         if live is not None and channel_id not in self._outdated:
             return Live(live.record, live.game.copy())
         record = await self.storage.live_game(channel_id)
-        if record is None or record.damage is not None:
+        if record is None or isinstance(record, UnreadableGame):
             return None
         try:
             game = Game.replay(record.code, record.actions)
@@ -274,12 +275,13 @@ class GameManager:
         if live is not None:
             self._touch(channel_id)
             return live
-        record = await self.storage.live_game(channel_id)
-        if record is None:
+        found = await self.storage.live_game(channel_id)
+        if found is None:
             return None
+        record = found.record if isinstance(found, UnreadableGame) else found
         try:
-            if record.damage is not None:
-                raise ValueError(record.damage)
+            if isinstance(found, UnreadableGame):
+                raise ValueError(found.reason)
             game = Game.replay(record.code, record.actions)
         except (InvalidAction, ValueError, TypeError) as error:
             await self._close_broken(record, str(error))
@@ -291,8 +293,8 @@ class GameManager:
             # The last move was stored but the process stopped before the game was closed (or answered): the
             # perfect loss it may be is paid in the background.
             await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=True)
-            if record.owes_verdict:
-                self.owed.follow(owed_by(record))
+            if live.owes_verdict:
+                self.owed.follow(owed_by(live.record))
             self._closed_on_load[channel_id] = live
             return None
         return self._keep(live)
@@ -302,7 +304,7 @@ class GameManager:
             "game %s in channel %s cannot be replayed (%s): closed as broken", record.id, record.channel_id, reason
         )
         now = self.clock()
-        closed = replace(record, status=BROKEN, finished_at=now, seconds=0.0, actions=[])
+        closed = replace(record, status=BROKEN, finished_at=now, seconds=0.0, actions=())
         await self.storage.finish_game(closed)
 
     async def record(self, game_id: int) -> GameRecord | None:
@@ -331,7 +333,7 @@ class GameManager:
         game = live.game
         event = action(game)
         try:
-            await store(self.storage, live, self.clock(), request, self.resolve_seconds)
+            live.record = await store(self.storage, live, self.clock(), request, self.resolve_seconds)
         except MoveConflict as conflict:
             # Another process holding this shard for a moment (a rolling restart) stored a move here
             # first: this one is refused as played on a stale board; the next request reloads the game.
@@ -341,6 +343,7 @@ class GameManager:
             # What is not stored must not be answered: forget the engine, storage is the truth.
             self.forget(live.record.channel_id)
             raise
+        game.started_at = live.record.started_at
         finished = False
         if game.outcome is not None:
             await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=owe)
@@ -360,21 +363,19 @@ class GameManager:
             removed=game.removed,
             finished_at=now,
             seconds=now - record.started_at if record.started_at is not None else 0.0,
-            actions=record.actions,
             picture=clearing_picture(record.code, record.actions) if record.counted else None,
-            tier=record_tier(record, self.solver),  # for the achievements, and the ending's words
-            owes_verdict=owe,  # (asked of the storage, which says whether it stored it)
         )
+        tier = record_tier(record, self.solver)  # for the achievements, and the ending's words
         try:
-            await self.storage.finish_game(closed)
+            finish = await self.storage.finish_game(closed, tier=tier, owe=owe)
         except BaseException:
             self.forget(record.channel_id)
             raise
-        record.status, record.score, record.moves, record.removed = status, closed.score, closed.moves, closed.removed
-        record.finished_at = game.finished_at = closed.finished_at
-        record.seconds, record.counted, record.picture = closed.seconds, closed.counted, closed.picture
-        record.unlocked, record.tier, record.owes_verdict = closed.unlocked, closed.tier, closed.owes_verdict
-        if closed.unlocked is None and status != BROKEN:
+        # (the hints as counted now: one may have landed meanwhile, outside the lock)
+        live.record, live.tier = replace(finish.record, hints=live.record.hints), tier
+        live.unlocked, live.owes_verdict = finish.unlocked, finish.owes_verdict
+        game.finished_at = closed.finished_at
+        if finish.unlocked is None and status != BROKEN:
             self.credits.ensure(record.owner_id)  # a history from before the achievements: in the background
         self.forget(record.channel_id)
 
@@ -387,7 +388,7 @@ class GameManager:
             raise SolverBusy()
         known = await self.solver.hint(live.record.id, game)
         if await self.storage.add_hint(live.record.id, request):
-            live.record.hints += 1
+            live.record = replace(live.record, hints=live.record.hints + 1)
         return known
 
     # ---------------------------------------------------------------- memory

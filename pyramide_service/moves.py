@@ -8,16 +8,16 @@ import logging
 from dataclasses import replace
 
 from .live import Live
-from .storage import MoveConflict, Storage, StorageOutcomeUnknown, StorageUnavailable
+from .storage import GameRecord, MoveConflict, Storage, StorageOutcomeUnknown, StorageUnavailable
 from .storage.codec import encode_action
 from .storage.settling import look_up
 
 log = logging.getLogger(__name__)
 
 
-async def store(storage: Storage, live: Live, now: float, request: int | None, resolve_seconds: float) -> None:
+async def store(storage: Storage, live: Live, now: float, request: int | None, resolve_seconds: float) -> GameRecord:
     """Store the actions the engine has and storage has not yet, at ``now``, with the game's totals (the
-    interaction id ``request`` with the first); then the record holds them too."""
+    interaction id ``request`` with the first); returns the record as now stored."""
     game, record = live.game, live.record
     new = game.actions[live.stored :]
     started_at = record.started_at
@@ -35,9 +35,11 @@ async def store(storage: Storage, live: Live, now: float, request: int | None, r
                 raise StorageUnavailable(f"game {record.id}: move {seq} was not stored") from unknown
             # A cut connection, settled and not stored: the old write can no longer land, so this is safe.
             await storage.append_action(record.id, seq, action, now, totals, asked)
-    record.score, record.moves, record.removed = game.score, game.moves, game.removed
-    record.started_at = game.started_at = started_at
-    record.actions.extend(new)
+    # The record as it is now, not as it was read: a hint counted meanwhile (outside the lock) stays counted.
+    actions = record.actions + tuple(new)
+    return replace(
+        live.record, score=game.score, moves=game.moves, removed=game.removed, started_at=started_at, actions=actions
+    )
 
 
 async def _look_up(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pyramide import Game
@@ -278,7 +278,7 @@ async def _take_back_race(
 
 async def show_at(manager: GameManager, live: Live, message_id: int) -> None:
     """Make ``message_id`` the game's message: in memory for the presses to come, and stored."""
-    live.record.message_id = message_id
+    live.record = replace(live.record, message_id=message_id)
     await manager.storage.set_message(live.record.id, message_id)
 
 

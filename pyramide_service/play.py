@@ -241,9 +241,7 @@ class Table:
         # The owed row before the achievements: a payment made in between (another process, a restart's
         # resume) is then found among the achievements, never missed by both reads.
         owed = await self.storage.owed_verdict(record.id)
-        record.owes_verdict = owed is not None
-        record.unlocked = await self._unlocked_by(record)
-        live = Live(record, game)
+        live = Live(record, game, unlocked=await self._unlocked_by(record), owes_verdict=owed is not None)
         ending = await self._ending(live, press.lang, slow, closed_now=False)
         return Outcome(Kind.SHOW_FINISHED, live, game, ending=ending)
 
@@ -253,19 +251,19 @@ class Table:
         known), the perfect loss it owes paid with it, the tier its close worked out (``closed_now``; else
         worked out here: a game read back from storage), the share line."""
         record = live.record
-        unlocked = list(record.unlocked or ())
+        unlocked = list(live.unlocked or ())
         verdict = None
         if record.status != WON:
             verdict = self.solver.known_verdict(record.code)
             if verdict is None:
                 await slow()
                 verdict = await self.solver.verdict(record.code)
-            owed = record.owes_verdict and PERFECT_LOSS not in unlocked
+            owed = live.owes_verdict and PERFECT_LOSS not in unlocked
             # (paid elsewhere while this press waited for the verdict: another process, a restart's resume)
             paid = owed and await self.manager.owed.pay(owed_by(record), verdict)
             if paid or (owed and PERFECT_LOSS in await self._unlocked_by(record)):
                 unlocked.append(PERFECT_LOSS)
-        tier = record.tier if closed_now else record_tier(record, self.solver)
+        tier = live.tier if closed_now else record_tier(record, self.solver)
         share = share_line(record, record.picture, lang, tier) if record.daily is not None and record.counted else None
         return Ending(record, verdict, tier, tuple(unlocked), share)
 

@@ -5,7 +5,7 @@ storage (an import-linter contract)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -51,9 +51,12 @@ class StorageOutcomeUnknown(StorageUnavailable):
         self.cut = cut
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class GameRecord:
-    """One game as stored: who, where, which deal, and how it went."""
+    """One game as stored: who, where, which deal, and how it went. A value: a change is a new record
+    (``dataclasses.replace``), stored by the operation that takes it; what the game's close worked out
+    besides its row (its tier, what it unlocked, the verdict it owes) is ``Finish``'s and the live game's,
+    and a log that could not be read is told by ``UnreadableGame``."""
 
     id: int
     guild_id: int
@@ -74,21 +77,33 @@ class GameRecord:
     finished_at: float | None = None
     seconds: float | None = None
     locale: str | None = None
-    actions: list[int | str] = field(default_factory=list)
-    damage: str | None = None  # why the stored actions could not be read (not stored itself)
+    actions: tuple[int | str, ...] = ()
     picture: str | None = None  # a finished daily's clearing picture, kept with its attempt
     event_id: int | None = None  # a server event's deal (its one counted attempt by this player)
     event_deal: int | None = None  # which of the event's deals (0 is the first)
-    # Not stored either: the deal's difficulty when known at the finish (a daily's scheduled tier), and the
-    # achievements the finish unlocked (None: the player's earlier history is still to be credited).
-    tier: str | None = None
-    unlocked: tuple[str, ...] | None = ()
-    # Asked of finish_game, and answered by it: the finish stored that a perfect loss waits for the verdict
-    # on the deal (storage.owed).
-    owes_verdict: bool = False
 
     def __post_init__(self) -> None:
-        self.status = GameStatus(self.status)  # a row read from the database holds the value
+        object.__setattr__(self, "status", GameStatus(self.status))  # a row read from the database holds the value
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableGame:
+    """A game in play whose stored actions cannot be read, as ``live_game`` answers it: its record (with
+    no actions) and why (the manager closes it as broken)."""
+
+    record: GameRecord
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """What ``finish_game`` answers: the game's record as stored (``counted`` as the database decided it),
+    the achievements the finish unlocked (``None``: the player's earlier history is still to be credited)
+    and whether it stored that a perfect loss waits for the verdict on the deal (``storage.owed``)."""
+
+    record: GameRecord
+    unlocked: tuple[str, ...] | None = ()
+    owes_verdict: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ import asyncio
 from dataclasses import replace
 
 from pyramide_service.credits import Credits, daily_tier_of
-from pyramide_service.storage import WON, GameRecord, Storage, from_url
+from pyramide_service.storage import WON, Finish, GameRecord, Storage, from_url
 from pyramide_service.storage.codec import pack_log
 from pyramide_service.storage.schema import ACHIEVEMENTS_VERSION
 from tests.backends import raw, schema_before, twin
@@ -23,19 +23,17 @@ async def played(
     *,
     status: str = WON,
     seconds: float = 200.0,
-    actions: list[int | str] | None = None,
+    actions: tuple[int | str, ...] = (),
     guild: int = GUILD,
     channel: int | None = None,
     rules: str = "N",
     at: float = 1000.0,
-) -> GameRecord:
-    """A game stored and finished as the manager does it; the finished record (with ``unlocked``)."""
+) -> Finish:
+    """A game stored and finished as the manager does it; what its finish answered (with ``unlocked``)."""
     record = await storage.create_game(
         GameRecord(0, guild, channel or player * 10 + 1, player, CODE, rules, created_at=at, started_at=at)
     )
-    finished = replace(
-        record, status=status, finished_at=at + seconds, seconds=seconds, actions=actions or [], score=280
-    )
+    finished = replace(record, status=status, finished_at=at + seconds, seconds=seconds, actions=actions, score=280)
     return await storage.finish_game(finished)
 
 
@@ -46,14 +44,14 @@ async def keys(storage: Storage, player: int = PLAYER) -> set[str]:
 async def test_a_first_win_is_unlocked_by_its_finish_and_announced_once(storage):
     first = await played(storage, status="stuck")
     assert first.unlocked == ()
-    won = await played(storage, seconds=170.0, actions=[27, "undo", 27])
+    won = await played(storage, seconds=170.0, actions=(27, "undo", 27))
     assert set(won.unlocked or ()) == {"first_win", "no_hints", "under_3_minutes"}  # an undo: not "no_undo"
     again = await played(storage, seconds=500.0)
     assert set(again.unlocked or ()) == {"no_undo", "clean_win"}
     stored = {u.key: u for u in await storage.unlocked(PLAYER)}
-    assert stored["first_win"].game_id == won.id and stored["first_win"].unlocked_at == won.finished_at
+    assert stored["first_win"].game_id == won.record.id and stored["first_win"].unlocked_at == won.record.finished_at
     # Finishing the same game a second time (a retry, another process) announces nothing.
-    assert (await storage.finish_game(replace(again, unlocked=()))).unlocked == ()
+    assert (await storage.finish_game(again.record)).unlocked == ()
 
 
 async def test_a_press_delivered_to_two_processes_announces_once(storage):
@@ -62,7 +60,7 @@ async def test_a_press_delivered_to_two_processes_announces_once(storage):
     try:
         record = await storage.create_game(GameRecord(0, GUILD, 5, PLAYER, CODE, "N", created_at=1.0, started_at=1.0))
         finished = replace(record, status=WON, finished_at=100.0, seconds=99.0, score=280)
-        results = await asyncio.gather(storage.finish_game(replace(finished)), other.finish_game(replace(finished)))
+        results = await asyncio.gather(storage.finish_game(finished), other.finish_game(finished))
         announced = [r.unlocked for r in results if r.unlocked]
         assert len(announced) == 1 and "first_win" in announced[0]
         assert "first_win" in await keys(storage)

@@ -185,7 +185,7 @@ async def test_an_expert_deal_dealt_by_difficulty_and_won_unlocks_expert(harness
     assert line
     for move in line:
         result = await play(harness.bot.manager, CHANNEL_ID, lambda game, move=move: game.play(move))
-    assert result.finished and "expert_win" in (result.live.record.unlocked or ())
+    assert result.finished and "expert_win" in (result.live.unlocked or ())
     assert "expert_win" in {u.key for u in await harness.storage.unlocked(OWNER)}
     await start(harness, kings_and_pairs().code)  # a deal of no known tier: no second expert, nothing new
     assert "Expert" not in await win_again(harness)

@@ -523,7 +523,7 @@ async def test_the_activity_opens_on_the_bots_dm_game(table: Table) -> None:
         await tap(player, 21)
         await gone(player, 21)
         live = await h.storage.live_game(DM_CHANNEL_ID)
-        assert live is not None and live.actions == [21] and live.guild_id == 0  # counted outside servers
+        assert live is not None and live.actions == (21,) and live.guild_id == 0  # counted outside servers
         await table.activity.table.edits.settle()
         assert board_edits(h) and h.board()["channel_id"] == str(DM_CHANNEL_ID)
         assert "K♠" not in [c.get("label") for row in h.board()["components"] for c in row["components"]]

@@ -99,7 +99,7 @@ async def test_a_change_in_another_process_reaches_the_activity(
         async with activity.manager.turn(CHANNEL) as turn:
             assert turn.live is not None and turn.live.game.selected == 22
         stored = await storage.game(live.record.id)
-        assert stored is not None and stored.actions == [21, 22]
+        assert stored is not None and stored.actions == (21, 22)
     finally:
         await other.changes.close()
         await activity.changes.close()
@@ -132,7 +132,7 @@ async def test_a_board_press_after_an_activity_move_in_another_process_just_work
         sent = await shard.press(shard.board_button("Q♠"))  # the board's button, pressed on the shard's process
         assert "A♠ + Q♠ removed" in sent[-1].content, [s.content for s in sent]
         record = await shard.storage.live_game(CHANNEL_ID)
-        assert record is not None and record.actions == [21, 22, 23]
+        assert record is not None and record.actions == (21, 22, 23)
     finally:
         await page.close()
         await serving.stop()

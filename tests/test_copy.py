@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from pyramide import STOCK, Game
@@ -33,8 +34,7 @@ async def fill(storage: Storage) -> None:
     daily = await storage.create_game(
         GameRecord(0, GUILD, 2, PLAYER, "PY1-N-AAAAAAS", "N", daily=DAY, counted=True, created_at=100.0)
     )
-    daily.status, daily.finished_at, daily.seconds, daily.moves = WON, 200.0, 100.0, 40
-    daily.picture = "🟩🟨"
+    daily = replace(daily, status=WON, finished_at=200.0, seconds=100.0, moves=40, picture="🟩🟨")
     await storage.finish_game(daily)
     await storage.save_settings(GUILD, GuildSettings(error_help=False, anyone_can_play=True, idle_minutes=5))
     await storage.remember_name(PLAYER, "Ada")

@@ -3,6 +3,7 @@ would open it: the rules that span rows hold under concurrency (READ COMMITTED o
 constraints and row locks, not by reads."""
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
@@ -75,7 +76,7 @@ async def test_the_end_is_decided_once_and_freezes_what_is_in_play(storage, othe
     assert sorted(e is None for e in ends) == [False, True]  # one caller ended it
     standings = next(e for e in ends if e is not None)
     assert [(s.player_id, s.removed, s.score, s.seconds) for s in standings] == [(7, 6, 60, 700.0)]
-    playing.status, playing.finished_at, playing.removed, playing.seconds = "won", 950.0, 28, 750.0
+    playing = replace(playing, status="won", finished_at=950.0, removed=28, seconds=750.0)
     await storage.finish_game(playing)  # finished after the end: its entry stays as it was frozen
     assert [(s.removed, s.seconds) for s in await storage.event_standings(event_id)] == [(6, 700.0)]
     with pytest.raises(EventOver):
@@ -91,7 +92,7 @@ async def test_a_deal_opened_after_the_deadline_is_refused_and_a_cancel_keeps_no
     game = await storage.create_game(entry(7, 0, event_id, at=250.0))
     with pytest.raises(EventTaken):
         await storage.create_game(entry(7, 0, event_id, at=260.0, channel=60))
-    game.status, game.finished_at, game.removed, game.seconds = "ended", 280.0, 3, 30.0
+    game = replace(game, status="ended", finished_at=280.0, removed=3, seconds=30.0)
     await storage.finish_game(game)
     assert [s.removed for s in await storage.event_standings(event_id)] == [3]
     assert await storage.end_event(event_id, 400.0, cancelled=True) == []

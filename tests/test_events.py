@@ -3,6 +3,7 @@ play its deals (one counted attempt each, codes hidden), the announcement follow
 end (at the deadline, early, or cancelled) is decided and announced once by the database."""
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
@@ -434,7 +435,7 @@ async def test_an_announcement_edit_lost_to_a_server_error_is_made_by_the_next_c
         event_deal=0,
     )
     game = await harness.storage.create_game(record)
-    game.status, game.finished_at, game.removed, game.seconds = "ended", harness.now[0] + 60, 4, 60.0
+    game = replace(game, status="ended", finished_at=harness.now[0] + 60, removed=4, seconds=60.0)
     await harness.storage.finish_game(game)
     edit = "/channels/{channel_id}/messages/{message_id}"
     harness.hub.refuse("PATCH", edit, code=0, message="Bad Gateway", status=502)
@@ -492,7 +493,7 @@ async def finished_by(h: Harness, event_id: int, players: dict[int, str | None])
             event_deal=0,
         )
         game = await h.storage.create_game(record)
-        game.status, game.finished_at, game.removed, game.seconds = "ended", h.now[0] + 60, 20 - i, 60.0 + i
+        game = replace(game, status="ended", finished_at=h.now[0] + 60, removed=20 - i, seconds=60.0 + i)
         await h.storage.finish_game(game)
         if name is not None:
             await h.storage.remember_name(player, name)

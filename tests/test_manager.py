@@ -7,7 +7,8 @@ import pytest
 
 from pyramide import STOCK, Game
 from pyramide_service.manager import BrokenGame, GameManager, NoGame
-from pyramide_service.storage import ENDED, WON
+from pyramide_service.solving import SolverService
+from pyramide_service.storage import ENDED, WON, GameRecord
 from tests.backends import raw, twin
 from tests.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.play import deal, play
@@ -64,7 +65,7 @@ async def test_an_engine_another_process_moved_past_is_reloaded_once_told(storag
     finally:
         await other.close()
     record = await storage.live_game(5)
-    assert record is not None and record.actions == [STOCK] * 4
+    assert record is not None and record.actions == (STOCK,) * 4
 
 
 async def test_a_move_without_a_game_is_refused_and_a_new_deal_ends_the_game_in_play(storage):
@@ -78,7 +79,7 @@ async def test_a_move_without_a_game_is_refused_and_a_new_deal_ends_the_game_in_
     again = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAA"))
     assert live.game.moves == 1 and again.record.id != live.record.id
     first = await storage.game(live.record.id)
-    assert first is not None and first.status == ENDED and first.actions == [STOCK]
+    assert first is not None and first.status == ENDED and first.actions == (STOCK,)
 
 
 async def test_concurrent_acts_in_one_channel_never_interleave(storage):
@@ -88,16 +89,19 @@ async def test_concurrent_acts_in_one_channel_never_interleave(storage):
     live = await manager.live(5)
     assert live.game.moves == 30
     record = await storage.game(live.record.id)
-    assert record.actions == [STOCK] * 30 and record.moves == 30
+    assert record.actions == (STOCK,) * 30 and record.moves == 30
 
 
-async def test_a_corrupt_action_log_is_reported_not_crashed(storage):
+@pytest.mark.parametrize("action", ['"nowhere"', "{not json"], ids=["not a move", "unreadable"])
+async def test_a_corrupt_action_log_is_reported_not_crashed(storage, action):
     manager = GameManager(storage)
     live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
-    await raw(storage, "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, '\"nowhere\"', 0)", live.record.id)
+    await raw(storage, "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, ?, 0)", live.record.id, action)
     manager.forget(5)
+    assert await manager.snapshot(5) is None  # a reader that must not wait finds no game to draw
     with pytest.raises(BrokenGame):
         await manager.live(5)
+    assert await storage.live_game(5) is None and (await storage.game(live.record.id)).status == "broken"
 
 
 async def test_a_game_won_by_its_last_stored_move_hands_its_ending_to_the_next_turn_once(storage):
@@ -118,7 +122,53 @@ async def test_a_game_won_by_its_last_stored_move_hands_its_ending_to_the_next_t
     async with restarted.turn(5) as turn:
         assert turn.live is None and turn.closed is not None
         assert turn.closed.record.id == record and turn.closed.record.status == WON
-        assert "first_win" in (turn.closed.record.unlocked or ())
+        assert "first_win" in (turn.closed.unlocked or ())
     async with restarted.turn(5) as turn:
         assert turn.closed is None  # shown once
     assert [u.key for u in await storage.unlocked(9)].count("first_win") == 1
+
+
+async def test_a_record_handed_out_holds_still_and_every_change_is_a_new_one(storage):
+    """A board drawn from a snapshot keeps the position it was taken at while play goes on: what storage and
+    the manager hand out cannot be written, and a storage operation answers with a new record."""
+    manager = GameManager(storage, clock=lambda: 1000.0)
+    await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    seen, stored = await manager.snapshot(5), await storage.live_game(5)
+    await play(manager, 5, lambda g: g.tap(STOCK))
+    assert (seen.record.moves, seen.record.actions, seen.game.moves) == (0, (), 0)
+    assert (stored.moves, stored.actions) == (0, ())
+    now = await manager.live(5)
+    assert (now.record.moves, now.record.actions, now.record.started_at) == (1, (STOCK,), 1000.0)
+    for record, field in ((stored, "status"), (now.record, "message_id"), (seen.record, "hints")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, field, None)
+    asked = GameRecord(0, 1, 6, 9, "PY1-N-AAAAAAS", "N", daily="2026-11-30", counted=True, created_at=1.0)
+    created = await storage.create_game(asked)
+    assert asked.id == 0 and created.id > 0 and created == dataclasses.replace(asked, id=created.id)
+    closed = dataclasses.replace(created, status=ENDED, finished_at=2.0, seconds=1.0)
+    finish = await storage.finish_game(closed, owe=True)
+    assert finish.record == closed and finish.owes_verdict and finish.unlocked == ()
+    assert (await storage.game(created.id)).status == ENDED and await storage.owed_verdict(created.id) is not None
+
+
+async def test_a_hint_counted_while_a_move_is_stored_is_kept(storage, workers, monkeypatch):
+    """A hint is worked out outside the channel's lock, so its count may land while a move is being stored:
+    the game afterwards holds both (the board's count of hints, a "no hints" win refused)."""
+    manager = GameManager(storage, solver=SolverService(workers))
+    live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
+    sent, answer = asyncio.Event(), asyncio.Event()
+    append = storage.append_action
+
+    async def slow(*args, **kwargs):
+        sent.set()
+        await answer.wait()
+        return await append(*args, **kwargs)
+
+    monkeypatch.setattr(storage, "append_action", slow)
+    move = asyncio.create_task(play(manager, 5, lambda g: g.tap(STOCK)))
+    await sent.wait()
+    await manager.hint(live, live.game.copy(), request=7001)
+    answer.set()
+    await move
+    now = await manager.live(5)
+    assert (now.record.hints, now.record.moves) == (1, 1) == ((await storage.game(now.record.id)).hints, 1)

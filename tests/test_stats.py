@@ -2,6 +2,7 @@
 
 import asyncio
 import sqlite3
+from dataclasses import replace
 from datetime import UTC, date, datetime
 
 import asyncpg
@@ -49,9 +50,9 @@ async def add_game(
         created_at=finished - 300,
     )
     record = await store.create_game(record)
-    record.status, record.score, record.moves = status, score, moves
-    record.started_at, record.finished_at, record.seconds = finished - seconds, finished, seconds
-    return await store.finish_game(record)
+    started_at = finished - seconds
+    record = replace(record, status=status, score=score, moves=moves, started_at=started_at, finished_at=finished)
+    return await store.finish_game(replace(record, seconds=seconds))
 
 
 async def test_stats_match_a_hand_computed_fixture(storage):
@@ -138,7 +139,7 @@ async def test_one_counted_daily_per_player_even_when_two_processes_open_it_at_o
         assert len(taken) == 1 and len(opened) == 1
         assert taken[0].attempt.game_id == opened[0].id
         assert await first.live_game(1 if opened[0].channel_id == 2 else 2) is None  # nothing of the loser stored
-        opened[0].status, opened[0].finished_at, opened[0].seconds = WON, T0 + 100, 100.0
+        opened[0] = replace(opened[0], status=WON, finished_at=T0 + 100, seconds=100.0)
         await first.finish_game(opened[0])
         assert await first.daily_totals("2026-11-30") == (1, 1)
     finally:
@@ -178,7 +179,7 @@ async def opens_migrated_from_version_1(store: Storage) -> None:
         rows = await store.results(GUILD_ID, OWNER)
         assert [(r.status, r.score, r.counted) for r in rows] == [(WON, 280, False)]
         live = await store.live_game(6)
-        assert live.actions == ["stock"] and live.hints == 0
+        assert live.actions == ("stock",) and live.hints == 0
         assert (await store.create_game(GameRecord(0, GUILD_ID, 7, OWNER, "PY1-N-AAAAAAB", "N", created_at=3))).id == 3
     finally:
         await store.close()

@@ -134,8 +134,7 @@ async def one_race(index: int, storage: Storage, ledger: Ledger) -> None:
     racers = [(player, record.id) for player, record in zip(players, records, strict=True)]
     race_id = await storage.create_race(1000, 70_000 + index, "PY1-N-AAAAAAS", 1.0, racers)
     ledger.races[race_id] = (records[0].id, records[1].id)
-    for record in records:
-        record.status, record.finished_at, record.seconds = WON, 2.0, 1.0
+    records = [replace(record, status=WON, finished_at=2.0, seconds=1.0) for record in records]
     await asyncio.gather(*(storage.finish_game(record) for record in records))
     for record in records:
         ledger.games[record.id] = (record.channel_id, record.owner_id, WON, 0)
@@ -294,10 +293,10 @@ async def test_a_race_nobody_cleared_is_over_in_the_transaction_that_closes_its_
         for n, player in enumerate((801, 802))
     ]
     race_id = await storage.create_race(1000, 70_999, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records])
-    records[0].status, records[0].finished_at, records[0].seconds = ENDED, 2.0, 1.0
+    records[0] = replace(records[0], status=ENDED, finished_at=2.0, seconds=1.0)
     await storage.finish_game(records[0])
     assert (await storage.race(race_id)).finished_at is None  # the other still plays
-    records[1].status, records[1].finished_at, records[1].seconds = ENDED, 3.0, 2.0
+    records[1] = replace(records[1], status=ENDED, finished_at=3.0, seconds=2.0)
     await storage.finish_game(records[1])
     race = await storage.race(race_id)
     assert race.finished_at == 3.0 and race.winner_id is None
@@ -418,8 +417,7 @@ async def test_a_race_nobody_cleared_is_over_when_its_last_two_games_are_closed_
         race_id = await storage.create_race(
             1000, 71_000 + index, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records]
         )
-        for record in records:
-            record.status, record.finished_at, record.seconds = ENDED, 2.0, 1.0
+        records = [replace(record, status=ENDED, finished_at=2.0, seconds=1.0) for record in records]
         races.append((race_id, records))
     await asyncio.gather(*(storage.finish_game(record) for _, records in races for record in records))
     open_races = [race_id for race_id, _ in races if (await storage.race(race_id)).finished_at is None]
@@ -441,7 +439,7 @@ async def test_a_player_forgotten_while_racing_leaves_no_race_open(storage):
         race_id = await storage.create_race(
             1000, 72_000 + index, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records]
         )
-        records[1].status, records[1].finished_at, records[1].seconds = ENDED, 2.0, 1.0
+        records[1] = replace(records[1], status=ENDED, finished_at=2.0, seconds=1.0)
         races.append((race_id, forgotten, records[1]))
     both = [(storage.finish_game(record), storage.forget_player(forgotten)) for _, forgotten, record in races]
     await asyncio.gather(*(work for index, pair in enumerate(both) for work in pair[:: 1 - 2 * (index % 2)]))
@@ -461,14 +459,14 @@ async def test_a_forgotten_race_winner_leaves_no_id_and_the_race_stays_decided(s
         for n, p in enumerate((winner, other))
     ]
     race_id = await storage.create_race(1000, 76_000, "PY1-N-AAAAAAS", 1.0, [(r.owner_id, r.id) for r in records])
-    records[0].status, records[0].finished_at, records[0].seconds = WON, 2.0, 1.0
+    records[0] = replace(records[0], status=WON, finished_at=2.0, seconds=1.0)
     await storage.finish_game(records[0])
     assert (await storage.race(race_id)).winner_id == winner
     await storage.forget_player(winner)
     race = await storage.race(race_id)
     assert race.winner_id is None and race.finished_at == 2.0
     assert await raw(storage, "SELECT id FROM races WHERE winner_id = ?", winner) == []
-    records[1].status, records[1].finished_at, records[1].seconds = WON, 3.0, 2.0
+    records[1] = replace(records[1], status=WON, finished_at=3.0, seconds=2.0)
     await storage.finish_game(records[1])
     race = await storage.race(race_id)
     assert race.winner_id is None and race.finished_at == 2.0

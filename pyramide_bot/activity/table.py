@@ -101,11 +101,11 @@ class Table:
         if ending is None:  # finished elsewhere (a button, another process): read back as play reads it back
             record = live.record
             unlocked = await self.bot.profiles.unlocked(record.owner_id)
-            record.unlocked = tuple(u.key for u in unlocked if u.game_id == record.id)
+            keys = tuple(u.key for u in unlocked if u.game_id == record.id)
             verdict = None if record.status == WON else self.bot.solver.known_verdict(record.code)
             tier = record_tier(record, self.bot.solver)
             share = share_line(record, record.picture, lang, tier) if record.daily and record.counted else None
-            ending = Ending(record, verdict, tier, record.unlocked, share)
+            ending = Ending(record, verdict, tier, keys, share)
             if verdict is not None or record.status == WON:
                 self._endings.put(record.id, ending)
         return ending

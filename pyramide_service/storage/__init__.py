@@ -30,6 +30,7 @@ from ..stored import (
     EventStartUnknown,
     EventStats,
     EventTaken,
+    Finish,
     GameRecord,
     GameStatus,
     GuildSettings,
@@ -41,6 +42,7 @@ from ..stored import (
     StorageError,
     StorageOutcomeUnknown,
     StorageUnavailable,
+    UnreadableGame,
 )
 from .queries import Storage
 
@@ -66,6 +68,7 @@ __all__ = [
     "EventStartUnknown",
     "EventStats",
     "EventTaken",
+    "Finish",
     "GameRecord",
     "GameStatus",
     "GuildSettings",
@@ -78,6 +81,7 @@ __all__ = [
     "StorageError",
     "StorageOutcomeUnknown",
     "StorageUnavailable",
+    "UnreadableGame",
     "from_url",
     "redact",
     "sqlite_path",

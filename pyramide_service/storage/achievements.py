@@ -91,7 +91,7 @@ class Rarity:
         return min(1.0, self.holders.get(key, 0) / self.players) if self.players else 0.0
 
 
-def _facts_of_record(record: GameRecord, counted: bool, race_won: bool) -> GameFacts:
+def _facts_of_record(record: GameRecord, tier: str | None, race_won: bool) -> GameFacts:
     return GameFacts(
         game_id=record.id,
         status=record.status,
@@ -99,10 +99,10 @@ def _facts_of_record(record: GameRecord, counted: bool, race_won: bool) -> GameF
         seconds=record.seconds,
         hints=record.hints,
         undone="undo" in record.actions,
-        daily=record.daily if counted else None,
+        daily=record.daily if record.counted else None,
         finished_at=float(record.finished_at or 0.0),
         race_won=race_won,
-        tier=record.tier,
+        tier=tier,
     )
 
 
@@ -136,10 +136,10 @@ async def _unlock(db: Tx, player_id: int, keys: list[str], facts: GameFacts) -> 
     return new
 
 
-async def credit_finished(db: Tx, record: GameRecord, counted: bool) -> tuple[str, ...] | None:
-    """A part of ``finish_game``: credit the game just closed to its player, returning the achievements it
-    unlocked (announced by the caller), or ``None`` when the player's earlier history is still to be
-    credited (``credit_history`` will count this game too)."""
+async def credit_finished(db: Tx, record: GameRecord, tier: str | None) -> tuple[str, ...] | None:
+    """A part of ``finish_game``: credit the game just closed (``tier``: its deal's difficulty, when known)
+    to its player, returning the achievements it unlocked (announced by the caller), or ``None`` when the
+    player's earlier history is still to be credited (``credit_history`` will count this game too)."""
     player = record.owner_id
     found = await db.row(LOCK_PROGRESS, player)
     if found is None:
@@ -159,7 +159,7 @@ async def credit_finished(db: Tx, record: GameRecord, counted: bool) -> tuple[st
     if not complete and record.id > credited_to:
         return None  # the history's chunks have not read this far: they will credit it
     race_won = await db.value(RACE_WON, record.id) is not None
-    facts = _facts_of_record(record, counted, race_won)
+    facts = _facts_of_record(record, tier, race_won)
     progress = Progress.from_json(state)
     keys = credit(progress, facts)
     await db.execute(SAVE_PROGRESS, max(credited_to, record.id), complete, progress.to_json(), player)

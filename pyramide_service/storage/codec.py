@@ -26,7 +26,7 @@ _LOG_ACTIONS: dict[int, int | str] = {code: action for action, code in _LOG_CODE
 MAX_LOG = 0xFFFF
 
 
-def pack_log(actions: list[int | str]) -> bytes | None:
+def pack_log(actions: Sequence[int | str]) -> bytes | None:
     """A game's actions in 5 bits each; ``None`` if one of them is not an action (or too many).
 
     Eight actions fill five bytes exactly, so the bits are built eight actions at a time (linear in the
@@ -61,12 +61,12 @@ def unpack_log(log: bytes) -> list[int | str]:
     return actions[:count]
 
 
-def game_record(row: tuple[Any, ...] | Sequence[Any]) -> GameRecord:
-    """A game as stored, from a row of ``SELECT {COLUMNS}`` (either backend)."""
+def game_record(row: tuple[Any, ...] | Sequence[Any], actions: tuple[int | str, ...] = ()) -> GameRecord:
+    """A game as stored, from a row of ``SELECT {COLUMNS}`` (either backend) and its actions as read."""
     data = dict(zip(FIELDS, row, strict=True))
     for name in _FLAGS:
         data[name] = bool(data[name])
-    return GameRecord(**data)
+    return GameRecord(**data, actions=actions)
 
 
 def decode_action(text: str) -> int | str:

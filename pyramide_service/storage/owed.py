@@ -39,12 +39,12 @@ class OwedVerdict:
     finished_at: float
 
 
-async def owe_verdict(db: Tx, record: GameRecord) -> None:
-    """Inside ``finish_game``: a game that was not won owes the verdict on its deal (its row tells:
-    ``record.owes_verdict``)."""
+async def owe_verdict(db: Tx, record: GameRecord) -> bool:
+    """Inside ``finish_game``: a game that was not won owes the verdict on its deal; whether its row was
+    stored (``Finish.owes_verdict``)."""
     at = record.finished_at or 0.0
     args = (record.id, record.owner_id, record.code, record.removed, at, record.owner_id, PERFECT_LOSS)
-    record.owes_verdict = bool(await db.changed(OWE_VERDICT, *args))
+    return bool(await db.changed(OWE_VERDICT, *args))
 
 
 def _owed(found: Any) -> OwedVerdict:

@@ -7,6 +7,7 @@ data rights), on one class that a backend completes with how it runs a unit (``s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..stored import (
@@ -15,12 +16,14 @@ from ..stored import (
     WON,
     DailyAttempt,
     DailyTaken,
+    Finish,
     GameRecord,
     GuildSettings,
     MoveConflict,
     RaceRecord,
     RaceStats,
     StorageOutcomeUnknown,
+    UnreadableGame,
 )
 from . import achievements, events, owed
 from .achievements import AchievementStorage
@@ -149,19 +152,18 @@ def _attempt(found: Sequence[Any]) -> DailyAttempt:
     return DailyAttempt(*found)
 
 
-async def _load_game(db: Tx, found: Sequence[Any] | None) -> GameRecord | None:
+async def _load_game(db: Tx, found: Sequence[Any] | None) -> GameRecord | UnreadableGame | None:
     if found is None:
         return None
-    record = game_record(tuple(found)[:-1])
-    log = found[-1]
+    row, log = tuple(found)[:-1], found[-1]
     try:
         if log is not None:
-            record.actions = unpack_log(bytes(log))
+            actions = tuple(unpack_log(bytes(log)))
         else:
-            record.actions = [decode_action(r[0]) for r in await db.rows(GAME_ACTIONS, record.id)]
+            actions = tuple(decode_action(r[0]) for r in await db.rows(GAME_ACTIONS, row[0]))  # (row[0]: its id)
     except (ValueError, TypeError) as error:
-        record.damage = f"stored actions unreadable: {error}"
-    return record
+        return UnreadableGame(game_record(row), f"stored actions unreadable: {error}")
+    return game_record(row, actions)
 
 
 async def _load_race(db: Tx, race_id: int) -> RaceRecord | None:
@@ -246,16 +248,18 @@ class Storage(LeaderboardQueries, AchievementStorage, EventQueries, DataRights, 
                 taken = await db.row(ATTEMPT, record.daily, record.owner_id)
                 assert taken is not None
                 raise DailyTaken(_attempt(taken))
-        record.id = game_id
-        return record
+        return replace(record, id=game_id)
 
     @read(several=True)
-    async def live_game(self, db: Tx, channel_id: int) -> GameRecord | None:
+    async def live_game(self, db: Tx, channel_id: int) -> GameRecord | UnreadableGame | None:
+        """The channel's game in play, or why its stored actions cannot be read."""
         return await _load_game(db, await db.row(LOAD_LIVE, channel_id))
 
     @read(several=True)
     async def game(self, db: Tx, game_id: int) -> GameRecord | None:
-        return await _load_game(db, await db.row(LOAD_GAME, game_id))
+        """A game by its id (one whose stored actions cannot be read with none)."""
+        found = await _load_game(db, await db.row(LOAD_GAME, game_id))
+        return found.record if isinstance(found, UnreadableGame) else found
 
     @write(retry=False)  # a second try would find it stored: unknown instead
     async def append_action(
@@ -317,11 +321,13 @@ class Storage(LeaderboardQueries, AchievementStorage, EventQueries, DataRights, 
         return await db.changed(ADD_HINT, request, game_id, request, request) == 1
 
     @write(several=True)  # every step of it is idempotent
-    async def finish_game(self, db: Tx, record: GameRecord) -> GameRecord:
+    async def finish_game(self, db: Tx, record: GameRecord, *, tier: str | None = None, owe: bool = False) -> Finish:
         """Close a game (its actions packed into one value), its daily attempt and its race (won by a
         clear, or over once its last game in play is closed), in one transaction. A daily attempt is
         counted only if it is the player's first finished one that day, and a race is won by the first of
-        its games to be cleared: each decided by the database in the transaction that closes the game."""
+        its games to be cleared: each decided by the database in the transaction that closes the game.
+        The player's achievements are credited with it (``tier``: the deal's difficulty, when known); with
+        ``owe``, a game that was not won owes its perfect loss until the verdict on its deal is known."""
         assert record.status in FINISHED
         log = pack_log(record.actions) if record.status != BROKEN else None  # a broken log stays as found
         closed = await db.changed(
@@ -357,14 +363,12 @@ class Storage(LeaderboardQueries, AchievementStorage, EventQueries, DataRights, 
             await db.execute(WIN_RACE_OF_GAME, record.owner_id, record.finished_at, record.id)
         elif closed:
             await db.execute(CLOSE_RACE_OF_GAME, record.finished_at, record.id)
-        record.counted = bool(await db.value(GAME_COUNTED, record.id))
+        record = replace(record, counted=bool(await db.value(GAME_COUNTED, record.id)))
+        unlocked: tuple[str, ...] | None = ()
         if closed:  # the player's achievements, in this transaction (a retry finds the game closed: none twice)
-            record.unlocked = await achievements.credit_finished(db, record, record.counted)
-        if closed and record.owes_verdict and record.status not in (WON, BROKEN):  # a perfect loss, once known
-            await owed.owe_verdict(db, record)
-        else:
-            record.owes_verdict = False
-        return record
+            unlocked = await achievements.credit_finished(db, record, tier)
+        owes = bool(closed) and owe and record.status not in (WON, BROKEN) and await owed.owe_verdict(db, record)
+        return Finish(record, unlocked, owes)  # (owes: a perfect loss, once known)
 
     @read()
     async def stale_dailies(self, db: Tx, day: str) -> list[int]:
