@@ -13,11 +13,12 @@ from discord.ext import commands
 from pyramide.i18n import DEFAULT, language_for, rank_letters, t
 from pyramide.labels import Labels
 from pyramide_service import GameRecord
+from pyramide_service.admission import Admission
 from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
-from pyramide_service.play import Table
+from pyramide_service.play import Plays
 from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
 from pyramide_service.races import Races
@@ -55,7 +56,9 @@ class Host(Protocol):
     @property
     def manager(self) -> GameManager: ...
     @property
-    def table(self) -> Table: ...
+    def table(self) -> Plays: ...
+    @property
+    def admission(self) -> Admission: ...
     @property
     def records(self) -> Records: ...
     @property

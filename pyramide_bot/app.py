@@ -27,11 +27,12 @@ from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
+from pyramide_service.admission import Admission
 from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
-from pyramide_service.play import Table
+from pyramide_service.play import Plays
 from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
 from pyramide_service.races import Races
@@ -126,13 +127,15 @@ class PyramideBot(commands.Bot):
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
-        self.table = Table(self.manager, self.settings, self.solver)  # every press is played through it
+        self.table = Plays(self.manager, self.settings, self.solver)  # every press is played through it
         # The application's services over storage that the cogs call, by ids and values.
         self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage)
         self.servers, self.notes = Servers(storage), Notes(storage)
         self.races, self.daily_attempts = Races(storage), DailyAttempts(storage)
         self.styles = PlayerStyles(storage)  # the players' styles of cards and table, read on every board
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
+        # Who may deal what, where (a running game replaced, no peeking): every face's deal asks it.
+        self.admission = Admission(self.manager, self.settings, self.dailies, self.daily_attempts, self.events)
         self.card_emojis = CardEmojiSync(self, self.notes)  # the buttons' card faces; text labels until synced
         # The race scoreboards are the game cog's (made when it loads); until then no board is a race's.
         self.scoreboards: RaceWatch = NO_RACES

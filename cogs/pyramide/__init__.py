@@ -2,7 +2,7 @@
 
 commands.py  the /pyramide command group        buttons.py   the DynamicItem buttons
 adapters.py  a press or a command handed over    board.py     the game message (picture, buttons)
-policy.py    who may replace a game              turns.py     a press handed to play, its outcome answered
+turns.py     a press handed to play, its outcome answered
 hints.py     the two-phase hint                  dealing.py   new deals, threads, winnable/difficulty
 daily.py     the daily challenge                 records.py   statistics, leaderboards, reset
 race.py      races and their scoreboards         threads.py   threads made for games

@@ -55,20 +55,6 @@ async def todays_game(answer: Answer, day: date) -> Game:
     return Game.from_code(await answer.bot.dailies.code(day))
 
 
-async def is_todays_deal(answer: Answer, game: Game) -> bool:
-    """Whether ``game`` deals today's daily cards (under any rules)."""
-    return game.deal == (await todays_game(answer, today(now_of(answer)))).deal
-
-
-async def peeks_at_the_daily(answer: Answer, game: Game) -> bool:
-    """Whether ``game`` deals today's daily cards to a player whose counted attempt is not finished."""
-    if not await is_todays_deal(answer, game):
-        return False
-    day = today(now_of(answer))
-    attempt = await answer.bot.daily_attempts.attempt(day_key(day), answer.interaction.user.id)
-    return attempt is None or attempt.status is None
-
-
 def missing_thread_permission(interaction: discord.Interaction, needs: tuple[str, ...] = THREAD_NEEDS) -> str | None:
     """The first permission the bot lacks to play in a private thread here (making it, then ``needs``
     in it), by its Discord name; ``None`` when it has them all."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from pyramide import STOCK, Game
 from pyramide.i18n import card_name, t
-from pyramide_service.play import Kind
+from pyramide_service.outcomes import Hinted, MovedOn
 
 from ..answer import Answer
 from .board import show
@@ -16,24 +16,22 @@ from .turns import press_of, refused, slow
 
 async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, version: int | None = None) -> None:
     """Hint: checked and snapshotted inside the lock, worked out outside it (other moves go on), and
-    answered inside it again only if the board is still where the hint was asked (``Table.hint``)."""
+    answered inside it again only if the board is still where the hint was asked (``Plays.hint``)."""
     if answer.place is None:
         await answer.say(t(lang, "error.guild_only"))
         return
     edit = game_id is not None
     async with answer.bot.table.hint(press_of(answer, game_id, version), slow=slow(answer)) as outcome:
-        if await refused(answer, outcome, lang):
-            return
-        live, snapshot = outcome.live, outcome.snapshot
-        if outcome.kind is Kind.MOVED_ON:
-            if live is not None:
+        match outcome:
+            case Hinted(live, snapshot, suggestion):
+                status, highlight, dead = hint_words(suggestion, snapshot, lang)
+                await show(answer, live, lang, status, edit=edit, highlight=highlight, game=snapshot, dead=dead)
+            case MovedOn(live, snapshot) if live is not None:
                 await show(answer, live, lang, [t(lang, "hint.moved_on")], edit=edit, game=snapshot)
-            else:
+            case MovedOn():
                 await answer.say(t(lang, "hint.moved_on"))
-            return
-        assert live is not None and snapshot is not None
-        status, highlight, dead = hint_words(outcome.hint, snapshot, lang)
-        await show(answer, live, lang, status, edit=edit, highlight=highlight, game=snapshot, dead=dead)
+            case _:
+                await refused(answer, outcome, lang)
 
 
 def hint_words(suggestion: Any, game: Game, lang: str) -> tuple[list[str], tuple, bool]:

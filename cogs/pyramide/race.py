@@ -28,9 +28,8 @@ from pyramide_service.tasks import Supervised
 from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
 from ..common import Host, mention
 from . import controls, dealing
-from .announcements import peeks_at_an_event
 from .board import board_message
-from .daily import missing_thread_permission, peeks_at_the_daily
+from .daily import missing_thread_permission
 from .tables import BoardTable
 
 log = logging.getLogger(__name__)
@@ -225,11 +224,9 @@ async def start_race(
             game = found
         else:
             game = Game.new(Rules().with_options(**dealing.options(rules)))
-        if await peeks_at_the_daily(answer, game):
-            await answer.say(t(lang, "error.daily_peek"))
-            return
-        if await peeks_at_an_event(answer, game):
-            await answer.say(t(lang, "event.peek"))
+        peek = await answer.bot.admission.peeks(game, interaction.user.id)
+        if peek is not None:
+            await dealing.refuse_deal(answer, peek, game, None)
             return
         answer.private = False
         await answer.defer()

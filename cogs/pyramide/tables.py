@@ -13,7 +13,7 @@ from typing import Any
 import discord
 
 from pyramide.i18n import t
-from pyramide_service.opening import Busy, Dealt, NoThread, NotPosted, Opening
+from pyramide_service.opening import Dealt, NoThread, NotPosted, Occupied, Opening
 
 from ..answer import DISCORD_ERRORS, Answer, describe_failure, log_refusal, lost
 from .board import board_message
@@ -55,7 +55,7 @@ async def answer_attempt(
     elsewhere, then ``ready`` names where (by the channel's id). ``busy``: what a game in play here is."""
     if isinstance(opened, NoThread):
         await answer.say(t(answer.lang, "error.no_thread"))
-    elif isinstance(opened, Busy):
+    elif isinstance(opened, Occupied):
         await answer.say(busy)
     elif isinstance(opened, NotPosted) and (in_answer or not isinstance(opened.error, DISCORD_ERRORS)):
         raise opened.error  # (a lost answer may have shown the deal: the attempt stays, its board playable)
@@ -68,7 +68,7 @@ async def answer_attempt(
 
 
 class BoardTable:
-    """A ``pyramide_service.opening.Table`` over one interaction. A board dealt in place is the
+    """A ``pyramide_service.opening.BoardPort`` over one interaction. A board dealt in place is the
     interaction's answer (with ``note`` for a command deferred privately), or with ``send_here`` a
     message of the bot's own in the channel; one dealt in a thread is the bot's message there.
     ``thread_name`` makes private threads (else public) for the players in ``players``."""

@@ -1,15 +1,30 @@
-"""A press handed to the application's ``Table`` (``pyramide_service.play``) and its one outcome answered:
+"""A press handed to the application's ``Plays`` (``pyramide_service.play``) and its one outcome answered:
 the new board, the ending's words, or why nothing was played. The outcome is answered inside the channel's
 lock, so answers leave in the order the moves were made."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import assert_never
 
 from pyramide import Game
 from pyramide import effects as ev
 from pyramide.i18n import describe, t
-from pyramide_service.play import Kind, Outcome, Press, Slow
+from pyramide_service.outcomes import (
+    Broken,
+    Busy,
+    ClosedAtLoad,
+    Ended,
+    MayNotEnd,
+    NoGameHere,
+    NotYours,
+    Played,
+    Redrawn,
+    ShownFinished,
+    Stale,
+    Unplayed,
+)
+from pyramide_service.play import Press, Slow
 
 from ..answer import Answer
 from ..common import mention
@@ -27,11 +42,11 @@ QUIET_EVENTS = (
     ev.GameOver,
 )
 # What an outcome that played nothing is answered with, in private.
-REFUSALS = {
-    Kind.NO_GAME: "error.no_game",
-    Kind.BROKEN: "error.broken_game",
-    Kind.STALE: "error.stale_board",
-    Kind.SOLVER_BUSY: "error.solver_busy",
+REFUSALS: dict[type, str] = {
+    NoGameHere: "error.no_game",
+    Broken: "error.broken_game",
+    Stale: "error.stale_board",
+    Busy: "error.solver_busy",
 }
 
 
@@ -62,35 +77,26 @@ def slow(answer: Answer) -> Slow:
     return acknowledge
 
 
-async def refused(answer: Answer, outcome: Outcome, lang: str) -> bool:
-    """Answer an outcome that played nothing (stale, not yours, a board drawn again...); returns whether
-    it was one."""
-    kind, live = outcome.kind, outcome.live
-    if kind in REFUSALS:
-        await answer.say(t(lang, REFUSALS[kind]))
-    elif kind is Kind.REFRESH:
-        assert live is not None
-        await update_board(answer, live, lang, [t(lang, "board.refreshed")], game=outcome.snapshot)
-    elif kind is Kind.SHOW_FINISHED:
-        assert live is not None and outcome.ending is not None
-        status = ending_lines(outcome.ending, lang)
-        await update_board(answer, live, lang, status, game=outcome.snapshot, ending=outcome.ending)
-    elif kind is Kind.CLOSED_AT_LOAD:
-        assert live is not None and outcome.ending is not None
-        answer.private = False  # the game's ending, with what it unlocked, as its lost answer would have been
-        status = ending_lines(outcome.ending, lang)
-        await post_board(answer, live, lang, status, game=outcome.snapshot, ending=outcome.ending)
-    elif kind is Kind.NOT_YOURS:
-        assert live is not None
-        place = answer.place
-        key = "error.not_your_game" if place is None or place.threads else "error.not_your_game_here"
-        await answer.say(t(lang, key, owner=mention(live.record.owner_id)))
-    elif kind is Kind.MAY_NOT_END:
-        assert live is not None
-        await answer.say(t(lang, "error.end_not_allowed", owner=mention(live.record.owner_id)))
-    else:
-        return False
-    return True
+async def refused(answer: Answer, outcome: Unplayed | MayNotEnd | Busy, lang: str) -> None:
+    """Answer an outcome that played nothing (stale, not yours, a board drawn again...)."""
+    match outcome:
+        case NoGameHere() | Broken() | Stale() | Busy():
+            await answer.say(t(lang, REFUSALS[type(outcome)]))
+        case Redrawn(live, snapshot):
+            await update_board(answer, live, lang, [t(lang, "board.refreshed")], game=snapshot)
+        case ShownFinished(live, snapshot, ending):
+            await update_board(answer, live, lang, ending_lines(ending, lang), game=snapshot, ending=ending)
+        case ClosedAtLoad(live, snapshot, ending):
+            answer.private = False  # the game's ending, with what it unlocked, as its lost answer would have been
+            await post_board(answer, live, lang, ending_lines(ending, lang), game=snapshot, ending=ending)
+        case NotYours(live):
+            place = answer.place
+            key = "error.not_your_game" if place is None or place.threads else "error.not_your_game_here"
+            await answer.say(t(lang, key, owner=mention(live.record.owner_id)))
+        case MayNotEnd(live):
+            await answer.say(t(lang, "error.end_not_allowed", owner=mention(live.record.owner_id)))
+        case _:
+            assert_never(outcome)
 
 
 def tap_action(action: str) -> Callable[[Game], ev.Effect]:
@@ -104,13 +110,12 @@ async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Effect]
     """Play a move and answer with the new board (a typed command's move that changed nothing: privately)."""
     lang = answer.lang
     async with answer.bot.table.play(press, action, slow=slow(answer)) as outcome:
-        if await refused(answer, outcome, lang):
+        if not isinstance(outcome, Played):
+            await refused(answer, outcome, lang)
             return
-        event = outcome.effect
-        assert outcome.live is not None and outcome.settings is not None and event is not None
+        event, settings = outcome.effect, outcome.settings
         quiet = not edit and isinstance(event, QUIET_EVENTS)
         answer.private = quiet
-        settings = outcome.settings
         if quiet and answer.deferred_private is not False:
             # Nothing on the board changed: answer the typed command privately, keep the channel quiet.
             if isinstance(event, ev.Blocked) and not settings.error_help:
@@ -128,9 +133,9 @@ async def finish(answer: Answer, press: Press, *, edit: bool) -> None:
     """End the game (its starter, or anyone with Manage Messages); a button's press is checked as a move is."""
     lang = answer.lang
     async with answer.bot.table.end(press, checked=edit, slow=slow(answer)) as outcome:
-        if await refused(answer, outcome, lang):
+        if not isinstance(outcome, Ended):
+            await refused(answer, outcome, lang)
             return
-        assert outcome.live is not None and outcome.ending is not None
         answer.private = False
         status = ending_lines(outcome.ending, lang)
         await show(answer, outcome.live, lang, status, edit=edit, ending=outcome.ending)

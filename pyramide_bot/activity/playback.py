@@ -21,7 +21,6 @@ from pyramide.replay import Frame, action_frames, line_frames, winning_line
 from pyramide_service.solving import SolverBusy, wait_nodes
 from pyramide_service.storage import PLAYING
 
-from .dealer import todays_deal
 from .sessions import Session
 from .table import Reply
 
@@ -43,7 +42,7 @@ class Playbacks:
         if record.event_id is not None:
             return Reply([t(lang, "event.code_hidden")])
         try:
-            if Game.from_code(record.code).deal == (await todays_deal(bot)).deal:
+            if await bot.admission.is_todays(Game.from_code(record.code)):
                 return Reply([t(lang, "anim.daily_wait")])
             if kind == "mine":
                 frames = action_frames(Game.from_code(record.code), record.actions)
