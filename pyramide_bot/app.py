@@ -2,7 +2,7 @@
 (the worker processes and the solver service over them, the game manager, the servers' settings, the daily
 deals, the card emojis, health and metrics) made in its constructor or ``setup_hook`` and released in
 ``close``; what one cog uses alone (the race scoreboards) that cog makes and closes. The cogs see the bot
-through ``cogs.common.Host``."""
+through ``pyramide_discord.host.Host``."""
 
 from __future__ import annotations
 
@@ -19,14 +19,14 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from cogs.common import NO_RACES, Host, RaceWatch
-from cogs.emojis import CardEmojiSync, emoji_images
-from cogs.internals import point_rest_at
 from cogs.stale import PyramideTree, answer_unclaimed
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
+from pyramide_discord.emojis import CardEmojiSync, emoji_images
+from pyramide_discord.host import NO_RACES, Host, RaceWatch
+from pyramide_discord.internals import point_rest_at
 from pyramide_service.admission import Admission
 from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
@@ -342,7 +342,7 @@ class ShardedPyramideBot(PyramideBot, commands.AutoShardedBot):
 
 
 def as_host(bot: PyramideBot) -> Host:
-    """The bot as the cogs see it: mypy checks here that PyramideBot is a ``cogs.common.Host``."""
+    """The bot as the cogs see it: mypy checks here that PyramideBot is a ``pyramide_discord.host.Host``."""
     return bot
 
 

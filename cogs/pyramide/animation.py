@@ -13,14 +13,14 @@ import discord
 from pyramide import Game
 from pyramide.i18n import t
 from pyramide.replay import MAX_BYTES, Animation, replay_animation, winning_animation
+from pyramide_discord.board import board_labels
+from pyramide_discord.finders import LINE_SECONDS
+from pyramide_discord.words import mention
 from pyramide_service import PLAYING, GameRecord
 from pyramide_service.solving import SolverBusy, wait_nodes
 
 from ..answer import Answer
-from ..common import board_labels, mention
 from .home import of_this_place
-
-LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
 
 
 async def show_animation(answer: Answer, game_id: int, kind: str) -> None:

@@ -11,10 +11,11 @@ import discord
 from pyramide import Game, InvalidCode, Rules
 from pyramide.i18n import t
 from pyramide.rules import InvalidRules
+from pyramide_discord import controls, finders
+from pyramide_discord.controls import row_id
 
 from ..answer import Answer, answering
-from . import adapters, animation, controls, daily, dealing, race, records
-from .controls import row_id
+from . import adapters, animation, daily, dealing, race, records
 
 
 class BoardButton(discord.ui.DynamicItem[discord.ui.Button], template=controls.BOARD):
@@ -101,7 +102,7 @@ class NewGameChoice(discord.ui.DynamicItem[discord.ui.Button], template=controls
             notes: tuple[str, ...] = ()
             if rules is not None:  # a winnable deal is found once the choice is made
                 await answer.defer()
-                game, notes = await dealing.winnable_game(answer.bot.solver, rules, lang)
+                game, notes = await finders.winnable_game(answer.bot.solver, rules, lang)
             assert game is not None
             await dealing.start_game(answer, game, replace_id=self.game_id, notes=notes)
 

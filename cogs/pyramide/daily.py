@@ -23,15 +23,15 @@ from pyramide.daily import (
 )
 from pyramide.i18n import month_name, t, weekday_names
 from pyramide.render import MonthPicture, render_month
+from pyramide_discord.words import mention, share_text
 from pyramide_service import PLAYING, DailyAttempt, DailyTaken
 from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
 
 from ..answer import Answer, answering
-from ..common import mention, missing_permission
+from ..common import missing_permission
 from .home import OUTSIDE_SERVERS, of_this_place
 from .records import time_text
 from .tables import BoardTable, answer_attempt
-from .words import share_text
 
 log = logging.getLogger(__name__)
 

@@ -6,42 +6,27 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import secrets
-from collections.abc import Awaitable, Callable
-from typing import Any, assert_never
+from typing import Any
 
 import discord
 
 from pyramide import Game, InvalidCode, Rules
-from pyramide.codes import MAX_DEAL_NUMBER
-from pyramide.difficulty import Tier
 from pyramide.i18n import t
+from pyramide_discord import controls, presenter
+from pyramide_discord.failures import DISCORD_ERRORS, describe_failure, log_refusal, lost
+from pyramide_discord.finders import Finder, options, winnable_game
+from pyramide_discord.words import code_problem, mention, rules_words
 from pyramide_service import admission
-from pyramide_service.admission import (
-    AskFirst,
-    MayNotReplace,
-    PeeksAtDaily,
-    PeeksAtEvent,
-    PromptUsed,
-    Refused,
-    Replacing,
-)
+from pyramide_service.admission import AskFirst, Refused, Replacing
 from pyramide_service.opening import Deal, Dealt, Here, InThread, NoThread, NotPosted, Opened, Where, open_free_deal
-from pyramide_service.outcomes import Busy
-from pyramide_service.solving import SolverBusy, SolverService
+from pyramide_service.solving import SolverBusy
 
-from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
-from ..common import mention, missing_permission
-from . import controls
+from ..answer import Answer, answering
+from ..common import missing_permission
 from .home import of_this_place
 from .tables import BoardTable
-from .words import code_problem, rules_words
 
 log = logging.getLogger(__name__)
-
-
-# How /pyramide new finds a deal of its own kind (a winnable one, or one of a difficulty), with notes.
-Finder = Callable[[SolverService, Rules, str], Awaitable[tuple[Game, tuple[str, ...]]]]
 
 
 async def start_game(
@@ -137,25 +122,12 @@ async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
 
 
 async def refuse_deal(answer: Answer, refused: Refused, game: Game, prompt: int | None) -> None:
-    """Answer a deal the application's rules refused: on the question's message when it came from one (the
-    prompt is used once: its buttons go), else privately."""
-    lang = answer.lang
-    match refused:
-        case AskFirst():
-            await ask_replace(answer, refused, game, lang)
-            return
-        case PromptUsed():
-            text = t(lang, "error.prompt_used")
-        case MayNotReplace(running):
-            text = t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id))
-        case PeeksAtDaily():
-            text = t(lang, "error.daily_peek")
-        case PeeksAtEvent():  # a running event's deal waits until it is over
-            text = t(lang, "event.peek")
-        case Busy():
-            text = t(lang, "error.solver_busy")
-        case _:
-            assert_never(refused)
+    """Answer a deal the application's rules refused: a question with its choices, else the presenter's words,
+    on the question's message when it came from one (the prompt is used once: its buttons go), or privately."""
+    if isinstance(refused, AskFirst):
+        await ask_replace(answer, refused, game, answer.lang)
+        return
+    text = "\n".join(presenter.deal_refusal(refused, answer.lang, mention))
     if prompt is not None:
         await answer.update(content=text, view=None)
     else:
@@ -183,12 +155,7 @@ async def ask_replace(answer: Answer, asked: AskFirst, game: Game, lang: str, *,
         )
     )
     view.stop()
-    text = t(lang, "error.game_exists")
-    if asked.abandons:
-        text += "\n" + t(lang, "error.idle_game", minutes=asked.idle_minutes)
-    elif not asked.allowed:
-        text += "\n" + t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id))
-        text += "\n" + t(lang, "error.idle_later", minutes=asked.idle_minutes)
+    text = "\n".join(presenter.question(asked, lang, mention))
     await answer.say(text, view=view)
 
 
@@ -271,34 +238,3 @@ async def deal_of_code(answer: Answer, code: str, rules: dict[str, Any], lang: s
         await answer.say(t(lang, "error.invalid_code", code=code.strip()[:60], problem=problem))
         return None
     return Game(base.deal, base.rules.with_options(**options(rules)))
-
-
-def options(given: dict[str, Any]) -> dict[str, Any]:
-    """The rule options a command was given (``None``: not given; a pass limit below 0: unlimited)."""
-    chosen = {name: value for name, value in given.items() if value is not None}
-    if chosen.get("pass_limit", 0) < 0:
-        chosen["pass_limit"] = None
-    return chosen
-
-
-async def winnable_game(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
-    """The first deal from a random number that the solver proves winnable (a few seconds at most).
-    Raises ``SolverBusy`` when too many searches wait."""
-    pick = await solver.winnable(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules)
-    if pick is None:
-        return Game.new(rules), (t(lang, "error.winnable_not_found"),)
-    return Game.from_number(pick.number, rules), ()
-
-
-def rated_finder(tier: Tier) -> Finder:
-    """How /pyramide new finds a winnable deal of ``tier``: from a random number, in the solver's worker
-    (solving and rating there, never on the event loop), for a few seconds at most."""
-
-    async def find(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
-        found = await solver.rated(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules, tier)
-        if found is None:
-            game, notes = await winnable_game(solver, rules, lang)
-            return game, (t(lang, "error.difficulty_not_found"), *notes)
-        return Game.from_number(found[0], rules), ()
-
-    return find

@@ -3,10 +3,8 @@ moves go on), answered inside it again only if the board is still where the hint
 
 from __future__ import annotations
 
-from typing import Any
-
-from pyramide import STOCK, Game
-from pyramide.i18n import card_name, t
+from pyramide.i18n import t
+from pyramide_discord.presenter import hint_words
 from pyramide_service.outcomes import Hinted, MovedOn
 
 from ..answer import Answer
@@ -32,24 +30,3 @@ async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, ve
                 await answer.say(t(lang, "hint.moved_on"))
             case _:
                 await refused(answer, outcome, lang)
-
-
-def hint_words(suggestion: Any, game: Game, lang: str) -> tuple[list[str], tuple, bool]:
-    """The hint's line, the spots to highlight, and whether no card can be removed any more."""
-    move = suggestion.move
-    highlight: tuple = ()
-    if suggestion.lost and suggestion.removable is not None and suggestion.removable <= game.removed:
-        # Formally the game goes on while cards can be drawn (the rule texts), but the solver proved that
-        # nothing more can ever be removed: say so, and offer a new deal.
-        return [t(lang, "hint.dead", count=game.removed)], (), True
-    if move is None:
-        status = t(lang, "hint.none")
-    elif move.kind == "draw":
-        status, highlight = t(lang, "hint.draw"), (STOCK,)
-    elif move.kind == "turn":
-        status, highlight = t(lang, "hint.turn"), (STOCK,)
-    else:
-        names = [card_name(c, lang) for c in (game.card_at(s) for s in move.spots) if c is not None]
-        status, highlight = t(lang, "hint.cards", cards=" + ".join(names)), tuple(move.spots)
-    lines = [status, t(lang, "hint.losing")] if suggestion.lost and move is not None else [status]
-    return lines, highlight, False

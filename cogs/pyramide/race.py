@@ -20,14 +20,17 @@ from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
+from pyramide_discord import controls, finders
+from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
+from pyramide_discord.host import Host
+from pyramide_discord.words import mention
 from pyramide_service import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
 from pyramide_service.listeners import Change
 from pyramide_service.opening import Deal, Dealt, NotPosted, RaceOpened, open_race
 from pyramide_service.tasks import Supervised
 
-from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
-from ..common import Host, mention
-from . import controls, dealing
+from ..answer import Answer, answering
+from . import dealing
 from .board import board_message
 from .daily import missing_thread_permission
 from .tables import BoardTable
@@ -223,7 +226,7 @@ async def start_race(
                 return
             game = found
         else:
-            game = Game.new(Rules().with_options(**dealing.options(rules)))
+            game = Game.new(Rules().with_options(**finders.options(rules)))
         peek = await answer.bot.admission.peeks(game, interaction.user.id)
         if peek is not None:
             await dealing.refuse_deal(answer, peek, game, None)

@@ -13,9 +13,10 @@ from typing import Any
 import discord
 
 from pyramide.i18n import t
+from pyramide_discord.failures import DISCORD_ERRORS, describe_failure, log_refusal, lost
 from pyramide_service.opening import Dealt, NoThread, NotPosted, Occupied, Opening
 
-from ..answer import DISCORD_ERRORS, Answer, describe_failure, log_refusal, lost
+from ..answer import Answer
 from .board import board_message
 
 log = logging.getLogger(__name__)

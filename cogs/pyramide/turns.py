@@ -10,27 +10,13 @@ from typing import assert_never
 from pyramide import Game
 from pyramide import effects as ev
 from pyramide.i18n import describe, t
-from pyramide_service.outcomes import (
-    Broken,
-    Busy,
-    ClosedAtLoad,
-    Ended,
-    MayNotEnd,
-    NoGameHere,
-    NotYours,
-    Played,
-    Redrawn,
-    ShownFinished,
-    Stale,
-    Unplayed,
-)
+from pyramide_discord import presenter
+from pyramide_discord.words import ending_lines, mention
+from pyramide_service import outcomes as out
 from pyramide_service.play import Press, Slow
 
 from ..answer import Answer
-from ..common import mention
-from . import controls
 from .board import post_board, show, update_board
-from .words import ending_lines
 
 QUIET_EVENTS = (
     ev.Blocked,
@@ -41,15 +27,6 @@ QUIET_EVENTS = (
     ev.NoPassesLeft,
     ev.GameOver,
 )
-# What an outcome that played nothing is answered with, in private.
-REFUSALS: dict[type, str] = {
-    NoGameHere: "error.no_game",
-    Broken: "error.broken_game",
-    Stale: "error.stale_board",
-    Busy: "error.solver_busy",
-}
-
-
 def press_of(answer: Answer, game_id: int | None = None, version: int | None = None) -> Press:
     """The press as the application takes it: ids and values (a button's game, version and message)."""
     interaction = answer.interaction
@@ -77,40 +54,33 @@ def slow(answer: Answer) -> Slow:
     return acknowledge
 
 
-async def refused(answer: Answer, outcome: Unplayed | MayNotEnd | Busy, lang: str) -> None:
+async def refused(answer: Answer, outcome: out.Unplayed | out.MayNotEnd | out.Busy, lang: str) -> None:
     """Answer an outcome that played nothing (stale, not yours, a board drawn again...)."""
     match outcome:
-        case NoGameHere() | Broken() | Stale() | Busy():
-            await answer.say(t(lang, REFUSALS[type(outcome)]))
-        case Redrawn(live, snapshot):
+        case out.NoGameHere() | out.Broken() | out.Stale() | out.Busy():
+            await answer.say(presenter.refusal(outcome, lang))
+        case out.Redrawn(live, snapshot):
             await update_board(answer, live, lang, [t(lang, "board.refreshed")], game=snapshot)
-        case ShownFinished(live, snapshot, ending):
+        case out.ShownFinished(live, snapshot, ending):
             await update_board(answer, live, lang, ending_lines(ending, lang), game=snapshot, ending=ending)
-        case ClosedAtLoad(live, snapshot, ending):
+        case out.ClosedAtLoad(live, snapshot, ending):
             answer.private = False  # the game's ending, with what it unlocked, as its lost answer would have been
             await post_board(answer, live, lang, ending_lines(ending, lang), game=snapshot, ending=ending)
-        case NotYours(live):
+        case out.NotYours(live):
             place = answer.place
             key = "error.not_your_game" if place is None or place.threads else "error.not_your_game_here"
             await answer.say(t(lang, key, owner=mention(live.record.owner_id)))
-        case MayNotEnd(live):
-            await answer.say(t(lang, "error.end_not_allowed", owner=mention(live.record.owner_id)))
+        case out.MayNotEnd(live):
+            await answer.say(presenter.not_allowed(mention(live.record.owner_id), lang))
         case _:
             assert_never(outcome)
-
-
-def tap_action(action: str) -> Callable[[Game], ev.Effect]:
-    if action == controls.UNDO:
-        return lambda game: game.undo()
-    spot = controls.spot_of(action)
-    return lambda game: game.tap(spot)
 
 
 async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Effect], *, edit: bool) -> None:
     """Play a move and answer with the new board (a typed command's move that changed nothing: privately)."""
     lang = answer.lang
     async with answer.bot.table.play(press, action, slow=slow(answer)) as outcome:
-        if not isinstance(outcome, Played):
+        if not isinstance(outcome, out.Played):
             await refused(answer, outcome, lang)
             return
         event, settings = outcome.effect, outcome.settings
@@ -133,7 +103,7 @@ async def finish(answer: Answer, press: Press, *, edit: bool) -> None:
     """End the game (its starter, or anyone with Manage Messages); a button's press is checked as a move is."""
     lang = answer.lang
     async with answer.bot.table.end(press, checked=edit, slow=slow(answer)) as outcome:
-        if not isinstance(outcome, Ended):
+        if not isinstance(outcome, out.Ended):
             await refused(answer, outcome, lang)
             return
         answer.private = False

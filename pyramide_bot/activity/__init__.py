@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from cogs.common import Host
+from pyramide_discord.host import Host
 
 from ..settings import ActivitySettings
 from .feed import ChangeFeed

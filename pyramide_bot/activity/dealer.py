@@ -11,31 +11,22 @@ its own (``/pyramide new thread``) would leave the page with nothing to play; th
 from __future__ import annotations
 
 import logging
-from typing import Any, assert_never
+from collections.abc import Callable
+from typing import Any
 
-from cogs.answer import DISCORD_ERRORS, log_refusal, lost
-from cogs.common import Host
-from cogs.pyramide.board import drawn_board
-from cogs.pyramide.dealing import options as rule_options
-from cogs.pyramide.dealing import rated_finder, winnable_game
-from cogs.pyramide.words import code_problem, rules_words
 from pyramide import Game, InvalidCode, Rules
 from pyramide.difficulty import Tier
 from pyramide.i18n import t
 from pyramide.rules import TooManyPasses
-from pyramide_service.admission import (
-    AskFirst,
-    MayNotReplace,
-    PeeksAtDaily,
-    PeeksAtEvent,
-    PromptUsed,
-    Refused,
-    Replacing,
-    deal_again,
-)
-from pyramide_service.manager import Live
+from pyramide_discord import presenter
+from pyramide_discord.board import drawn_board
+from pyramide_discord.failures import DISCORD_ERRORS, log_refusal, lost
+from pyramide_discord.finders import options as rule_options
+from pyramide_discord.finders import rated_finder, winnable_game
+from pyramide_discord.host import Host
+from pyramide_discord.words import code_problem, rules_words
+from pyramide_service.admission import AskFirst, PromptUsed, Refused, Replacing, deal_again
 from pyramide_service.opening import Deal, Dealt, Here, NoThread, NotPosted, Opened, open_free_deal
-from pyramide_service.outcomes import Busy
 from pyramide_service.solving import SolverBusy
 
 from .sessions import Session
@@ -74,7 +65,7 @@ class Boards:
 
 
 class Dealer:
-    def __init__(self, bot: Host, owner_name: Any) -> None:
+    def __init__(self, bot: Host, owner_name: Callable[[int], str | None]) -> None:
         self.bot = bot
         self.owner_name = owner_name  # a game's starter by name, as the page shows players (no mention there)
 
@@ -116,33 +107,15 @@ class Dealer:
                 return self._refused(opened, lang)
 
     def _refused(self, refused: Refused, lang: str) -> Reply:
-        """A deal the application's rules refused, in the page's words."""
+        """A deal the application's rules refused, in the page's words (a question: with its choices)."""
+        starter = t(lang, "activity.its_starter")
+        words = presenter.deal_refusal(refused, lang, lambda player: self.owner_name(player) or starter)
         match refused:
-            case AskFirst(running, allowed, abandons, idle_minutes):
-                # The board's question: a game is running here; end it and deal, or keep it (and who may).
-                words = [t(lang, "error.game_exists")]
-                if abandons:
-                    words.append(t(lang, "error.idle_game", minutes=idle_minutes))
-                elif not allowed:
-                    words.append(self._not_allowed(running, lang))
-                    words.append(t(lang, "error.idle_later", minutes=idle_minutes))
+            case AskFirst(running, allowed):
                 return Reply(words, ask={"game": running.record.id, "allowed": allowed})
             case PromptUsed():
-                return Reply([t(lang, "error.prompt_used")], stale=True)
-            case MayNotReplace(running):
-                return Reply([self._not_allowed(running, lang)])
-            case PeeksAtDaily():
-                return Reply([t(lang, "error.daily_peek")])
-            case PeeksAtEvent():
-                return Reply([t(lang, "event.peek")])
-            case Busy():
-                return Reply([t(lang, "error.solver_busy")])
-            case _:
-                assert_never(refused)
-
-    def _not_allowed(self, running: Live, lang: str) -> str:
-        owner = self.owner_name(running.record.owner_id) or t(lang, "activity.its_starter")
-        return t(lang, "error.end_not_allowed", owner=owner)
+                return Reply(words, stale=True)
+        return Reply(words)
 
     async def _chosen(self, choice: dict[str, Any], lang: str) -> Chosen | Reply:
         """``/pyramide new``'s options: the rules, a code, a difficulty or a winnable deal."""

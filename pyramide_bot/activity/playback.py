@@ -12,14 +12,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from cogs.common import Host
-from cogs.pyramide.animation import LINE_SECONDS
 from pyramide import UNDER, WASTE, Card, Game, Move
 from pyramide.bounded import LRU
 from pyramide.i18n import card_name, t
 from pyramide.replay import Frame, action_frames, line_frames, winning_line
+from pyramide_discord.finders import LINE_SECONDS
+from pyramide_discord.host import Host
+from pyramide_service import PLAYING
 from pyramide_service.solving import SolverBusy, wait_nodes
-from pyramide_service.storage import PLAYING
 
 from .sessions import Session
 from .table import Reply

@@ -17,37 +17,21 @@ from typing import Any, assert_never
 
 import discord
 
-from cogs.answer import DISCORD_ERRORS, log_refusal
-from cogs.common import Host
-from cogs.pyramide.board import drawn_board
-from cogs.pyramide.hints import hint_words
-from cogs.pyramide.turns import REFUSALS, tap_action
-from cogs.pyramide.words import ending_lines
 from pyramide import Game
 from pyramide import effects as ev
 from pyramide.bounded import LRU
 from pyramide.i18n import describe, language_for, t
+from pyramide_discord import presenter
+from pyramide_discord.board import drawn_board
+from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
+from pyramide_discord.host import Host
+from pyramide_discord.words import ending_lines
+from pyramide_service import PLAYING, WON
+from pyramide_service import outcomes as out
 from pyramide_service.ending import Ending
 from pyramide_service.manager import Live
-from pyramide_service.outcomes import (
-    Broken,
-    Busy,
-    ClosedAtLoad,
-    Ended,
-    Hinted,
-    MayNotEnd,
-    MovedOn,
-    NoGameHere,
-    NotYours,
-    Played,
-    Redrawn,
-    ShownFinished,
-    Stale,
-    Unplayed,
-)
 from pyramide_service.play import Press
 from pyramide_service.server_settings import settings_key
-from pyramide_service.storage import PLAYING, WON
 
 from .board_edits import BoardEdits
 from .sessions import Session
@@ -79,6 +63,10 @@ class Table:
 
     async def close(self) -> None:
         await self.edits.close()
+
+    def name(self, player_id: int, lang: str) -> str:
+        """A player as the page names them: by the name their page signed in with, else as the game's starter."""
+        return self.names.get(player_id) or t(lang, "activity.its_starter")
 
     # ------------------------------------------------------------------ looking
     async def look(self, channel_id: int) -> Live | None:
@@ -141,16 +129,16 @@ class Table:
         live_id = self._last.get(session.channel_id)
         return Press(session.channel_id, session.user_id, lang, game_id=live_id, version=version)
 
-    def _refusal(self, outcome: Unplayed | Busy | MovedOn, lang: str) -> Reply:
+    def _refusal(self, outcome: out.Unplayed | out.Busy | out.MovedOn, lang: str) -> Reply:
         """A press that played nothing, in words (the page is sent the position as it is now either way)."""
         match outcome:
-            case NoGameHere() | Broken() | Stale():
-                return Reply([t(lang, REFUSALS[type(outcome)])], stale=True)
-            case Busy():
-                return Reply([t(lang, REFUSALS[Busy])])
-            case NotYours():
+            case out.NoGameHere() | out.Broken() | out.Stale():
+                return Reply([presenter.refusal(outcome, lang)], stale=True)
+            case out.Busy():
+                return Reply([presenter.refusal(outcome, lang)])
+            case out.NotYours():
                 return Reply([t(lang, "activity.watching")])
-            case Redrawn() | MovedOn() | ShownFinished() | ClosedAtLoad():
+            case out.Redrawn() | out.MovedOn() | out.ShownFinished() | out.ClosedAtLoad():
                 return Reply([t(lang, "error.stale_board")], stale=True)
             case _:
                 assert_never(outcome)
@@ -160,9 +148,9 @@ class Table:
         action = SPOT_ACTIONS.get(action, action)
         if action not in ACTIONS:
             return Reply([t(lang, "effect.nothing_to_do")])
-        move = (lambda game: game.undo()) if action == "undo" else tap_action(action)
+        move = (lambda game: game.undo()) if action == "undo" else presenter.tap_action(action)
         async with self.bot.table.play(self._press(session, version, lang), move) as outcome:
-            if not isinstance(outcome, Played):
+            if not isinstance(outcome, out.Played):
                 return self._refusal(outcome, lang)
             live, settings, event = outcome.live, outcome.settings, outcome.effect
             if outcome.ending is not None:
@@ -174,9 +162,9 @@ class Table:
 
     async def hint(self, session: Session, version: int, lang: str) -> Reply:
         async with self.bot.table.hint(self._press(session, version, lang)) as outcome:
-            if not isinstance(outcome, Hinted):
+            if not isinstance(outcome, out.Hinted):
                 return self._refusal(outcome, lang)
-            words, highlight, _dead = hint_words(outcome.hint, outcome.snapshot, lang)
+            words, highlight, _dead = presenter.hint_words(outcome.hint, outcome.snapshot, lang)
         return Reply(words, tuple(str(spot) for spot in highlight))
 
     async def end(self, session: Session, version: int, lang: str) -> Reply:
@@ -184,12 +172,11 @@ class Table:
         press = dataclasses.replace(self._press(session, version, lang), manage_messages=self.manages(session))
         async with self.bot.table.end(press) as outcome:
             match outcome:
-                case Ended(live, ending):
+                case out.Ended(live, ending):
                     self._endings.put(live.record.id, ending)
                     self.edits.want(session.channel_id, [])  # (a finished board's lines are its ending's)
-                case MayNotEnd(live):
-                    owner = self.names.get(live.record.owner_id) or t(lang, "activity.its_starter")
-                    return Reply([t(lang, "error.end_not_allowed", owner=owner)])
+                case out.MayNotEnd(live):
+                    return Reply([presenter.not_allowed(self.name(live.record.owner_id, lang), lang)])
                 case _:
                     return self._refusal(outcome, lang)
         return Reply()
