@@ -127,7 +127,7 @@ class PyramideBot(commands.Bot):
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
-        self.table = Plays(self.manager, self.settings, self.solver)  # every press is played through it
+        self.plays = Plays(self.manager, self.settings, self.solver)  # every press is played through it
         # The application's services over storage that the cogs call, by ids and values.
         self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage)
         self.servers, self.notes = Servers(storage), Notes(storage)
@@ -146,7 +146,7 @@ class PyramideBot(commands.Bot):
         self._button_templates: dict[type[discord.ui.DynamicItem[Any]], re.Pattern[str]] = {}
         # Every process tells the others of its changes and hears theirs (PostgreSQL): its engines follow a
         # game another process moved, and the one serving the Activity (``activity`` set) tells its pages.
-        self.changes = ChangeFeed(storage, self.manager, self.table.listeners)
+        self.changes = ChangeFeed(storage, self.manager, self.plays.listeners)
         self.activity_settings, self.api_base = activity, api_base
         self.activity_app: Activity | None = None
         self.bot_token: str | None = None  # known at login: the Activity's instance look-up sends it

@@ -66,6 +66,21 @@ def deal_refusal(refused: admission.Refused, lang: str, name: Name) -> list[str]
             assert_never(refused)
 
 
+def give_up_words(outcome: outcomes.GiveUpOutcome, lang: str) -> str:
+    """A race's "Give up", answered to the racer who pressed it."""
+    match outcome:
+        case outcomes.GaveUp():
+            return t(lang, "race.you_gave_up")
+        case outcomes.Stale():
+            return refusal(outcome, lang)
+        case outcomes.NotARacer():
+            return t(lang, "race.not_yours")
+        case outcomes.RaceOver():
+            return t(lang, "race.already_over")
+        case _:
+            assert_never(outcome)
+
+
 def tap_action(action: str) -> Callable[[Game], ev.Effect]:
     """A board action (a spot, the waste, the card under it, the stock, undo) as the move it makes."""
     if action == controls.UNDO:

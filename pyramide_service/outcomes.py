@@ -4,8 +4,9 @@ case is told by the type checker, and no refusal escapes the place that answers 
 the Activity's socket).
 
 ``Plays.play`` returns a ``MoveOutcome``, ``Plays.end`` an ``EndOutcome``, ``Plays.hint`` a
-``HintOutcome``; each union is the press's own result and the ones every press may meet on the way in
-(``Unplayed``: why the press played nothing, or the board to draw again instead)."""
+``HintOutcome``, ``Plays.give_up`` a ``GiveUpOutcome``; each union is the press's own result and the ones
+every press may meet on the way in (``Unplayed``: why the press played nothing, or the board to draw again
+instead). A deal's refusals are ``admission``'s."""
 
 from __future__ import annotations
 
@@ -118,8 +119,26 @@ class Busy:
     """The solver has too many questions waiting: nothing was done, asking again later works."""
 
 
+@dataclass(frozen=True, slots=True)
+class GaveUp:
+    """A racer's game ended by its player's "Give up" (recorded as ended)."""
+
+    live: Live
+
+
+@dataclass(frozen=True, slots=True)
+class NotARacer:
+    """A race's "Give up" pressed by someone who does not race in it."""
+
+
+@dataclass(frozen=True, slots=True)
+class RaceOver:
+    """The racer's game is over already (or the race is)."""
+
+
 # A press that played nothing: why, or the board to draw again instead.
 Unplayed = NoGameHere | Broken | Stale | NotYours | Redrawn | ShownFinished | ClosedAtLoad
 MoveOutcome = Played | Unplayed
 EndOutcome = Ended | MayNotEnd | Unplayed
 HintOutcome = Hinted | MovedOn | Busy | Unplayed
+GiveUpOutcome = GaveUp | Stale | NotARacer | RaceOver

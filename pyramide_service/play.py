@@ -30,14 +30,18 @@ from .outcomes import (
     ClosedAtLoad,
     Ended,
     EndOutcome,
+    GaveUp,
+    GiveUpOutcome,
     Hinted,
     HintOutcome,
     MayNotEnd,
     MovedOn,
     MoveOutcome,
     NoGameHere,
+    NotARacer,
     NotYours,
     Played,
+    RaceOver,
     Redrawn,
     ShownFinished,
     Stale,
@@ -45,7 +49,7 @@ from .outcomes import (
 )
 from .server_settings import ServerSettings, settings_key
 from .solving import SolverBusy, SolverService
-from .storage import PLAYING, WON, GameRecord, GuildSettings
+from .storage import ENDED, PLAYING, WON, GameRecord, GuildSettings
 
 Move = Callable[[Game], Effect]
 Slow = Callable[[], Awaitable[None]]  # called before a wait that may be long (the caller acknowledges)
@@ -155,6 +159,34 @@ class Plays:
                     yield Hinted(now, snapshot, suggestion, settings)
             finally:  # its count of hints is stored
                 await self._publish(now, now.game.version, press.lang)
+
+    @asynccontextmanager
+    async def give_up(
+        self, race_id: int, guild_id: int | None, player_id: int, lang: str
+    ) -> AsyncIterator[GiveUpOutcome]:
+        """A race's "Give up": the presser's own game in the race ends (recorded as ended), handed out inside
+        its channel's lock; the listeners are told (the race's scoreboard follows) once it is answered."""
+        race = await self.storage.race(race_id)
+        if race is None or race.guild_id != guild_id:
+            yield Stale()
+            return
+        mine = next((game_id for player, game_id in race.players if player == player_id), None)
+        if mine is None:
+            yield NotARacer()
+            return
+        record = await self.manager.record(mine)
+        if record is None or record.status != PLAYING or race.finished_at is not None:
+            yield RaceOver()
+            return
+        async with self.manager.turn(record.channel_id) as turn:
+            if not turn.holds(mine):
+                yield RaceOver()
+                return
+            live = await turn.end(ENDED)
+            try:
+                yield GaveUp(live)
+            finally:
+                await self._publish(live, live.game.version, lang)
 
     # ------------------------------------------------------------------ checks
     async def _none_here(self, turn: Turn, press: Press, slow: Slow) -> ClosedAtLoad | Broken | NoGameHere:

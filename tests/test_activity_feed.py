@@ -13,8 +13,8 @@ import pytest
 
 from pyramide import Game
 from pyramide_bot.activity import ChangeFeed
+from pyramide_bot.activity.presses import PagePresses
 from pyramide_bot.activity.sessions import Session
-from pyramide_bot.activity.table import Table as ActivityTable
 from pyramide_service.manager import GameManager
 from pyramide_service.outcomes import Played, Stale
 from pyramide_service.play import Plays, Press
@@ -109,7 +109,7 @@ async def test_a_board_press_after_an_activity_move_in_another_process_just_work
     shard = await Harness(postgres_url, hub, workers=workers).start()
     serving = await Harness(postgres_url, hub, clock=shard.now, workers=workers).start()
     assert shard.bot is not None and serving.bot is not None
-    page = ActivityTable(serving.bot)
+    page = PagePresses(serving.bot)
     try:
         hearing = (shard.bot.changes.hearing.wait(), serving.bot.changes.hearing.wait())
         await asyncio.wait_for(asyncio.gather(*hearing), 5)

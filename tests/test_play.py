@@ -128,7 +128,7 @@ async def test_a_listener_that_fails_is_logged_and_the_press_is_answered(harness
     async def noting(change: Any) -> None:
         told.append(change)
 
-    listeners = harness.bot.table.listeners
+    listeners = harness.bot.plays.listeners
     unsubscribe = [listeners.subscribe(failing), listeners.subscribe(noting, CHANNEL_ID)]
     caplog.set_level(logging.ERROR)
     sent = await harness.press(harness.board_button("K♠"))

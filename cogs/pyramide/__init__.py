@@ -5,7 +5,7 @@ adapters.py  a press or a command handed over    board.py     the game message p
 turns.py     a press handed to play, its outcome answered
 hints.py     the two-phase hint                  dealing.py   new deals, the question, threads
 daily.py     the daily challenge                 records.py   statistics, leaderboards, reset
-race.py      races and their scoreboards         tables.py    the board's side of opening a deal
+race.py      races and their scoreboards         posting.py   where a new deal's board is posted
 home.py      where a game is stored, whose settings
 animation.py winning lines and replays           looks.py     a player's style of cards and table
 events.py    server events: start, play, end     event_commands.py  their commands, buttons, loop

@@ -77,7 +77,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
         # The race scoreboards are this cog's: every flow tells them of a stored board through the bot.
         self.scoreboards = Scoreboards(self.bot)
         self.bot.scoreboards = self.scoreboards
-        self._unsubscribe = self.bot.table.listeners.subscribe(self.scoreboards.changed)  # a press's changes
+        self._unsubscribe = self.bot.plays.listeners.subscribe(self.scoreboards.changed)  # a press's changes
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
 
     async def cog_unload(self) -> None:

@@ -30,8 +30,8 @@ from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
 from ..answer import Answer, answering
 from ..common import missing_permission
 from .home import OUTSIDE_SERVERS, of_this_place
+from .posting import AnswerBoards, answer_attempt
 from .records import time_text
-from .tables import BoardTable, answer_attempt
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
         async def title(dealt: Dealt) -> list[str]:
             return [t(lang, "daily.title", number=number)]
 
-        table = BoardTable(
+        table = AnswerBoards(
             answer,
             title,
             thread_name=lambda player: t(lang, "daily.thread", number=number, player=player.display_name),
@@ -115,7 +115,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
         )
         where = Here(place.channel_id) if in_place else InThread()
         try:
-            opened = await open_deal(bot.manager, table, deal, where, listeners=bot.table.listeners)
+            opened = await open_deal(bot.manager, table, deal, where, listeners=bot.plays.listeners)
         except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
             await answer.say(await _already(answer, taken.attempt, lang, now))
             return

@@ -24,7 +24,7 @@ from pyramide_service.solving import SolverBusy
 from ..answer import Answer, answering
 from ..common import missing_permission
 from .home import of_this_place
-from .tables import BoardTable
+from .posting import AnswerBoards
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ async def start_game(
             status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
         return status
 
-    table = BoardTable(answer, lines)
+    table = AnswerBoards(answer, lines)
     where: Where = Here(place.channel_id)
     if thread is not None:
         table.add_thread(thread)
@@ -69,7 +69,7 @@ async def start_game(
     user, bot = interaction.user, answer.bot
     deal = Deal(game, place.stats_id, user.id, user.display_name, lang)
     replacing = Replacing(user.id, interaction.permissions.manage_messages, replace_id)
-    opened = await open_free_deal(bot.admission, table, deal, where, replacing, listeners=bot.table.listeners)
+    opened = await open_free_deal(bot.admission, table, deal, where, replacing, listeners=bot.plays.listeners)
     if not isinstance(opened, Opened | NotPosted | NoThread):
         await refuse_deal(answer, opened, game, replace_id)
     elif isinstance(opened, NotPosted):

@@ -188,7 +188,7 @@ class Events(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
-        self._unsubscribe = self.bot.table.listeners.subscribe(self.changed)
+        self._unsubscribe = self.bot.plays.listeners.subscribe(self.changed)
         self.due.start()
 
     async def cog_unload(self) -> None:

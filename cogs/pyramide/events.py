@@ -29,7 +29,7 @@ from .animation import post_animation
 from .daily import IN_PLACE, refuses_a_thread
 from .home import Reach
 from .podium import podium_picture, standings_picture
-from .tables import BoardTable, answer_attempt
+from .posting import AnswerBoards, answer_attempt
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     async def title(dealt: Dealt) -> list[str]:
         return [t(lang, "event.deal_title", name=event.name, number=number, deals=deals)]
 
-    table = BoardTable(
+    table = AnswerBoards(
         answer,
         title,
         thread_name=lambda player: t(
@@ -226,7 +226,7 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     )
     where = Here(place.channel_id) if in_place else InThread()
     try:
-        opened = await open_deal(bot.manager, table, deal, where, listeners=bot.table.listeners)
+        opened = await open_deal(bot.manager, table, deal, where, listeners=bot.plays.listeners)
     except EventTaken:  # the same player opened it at the same moment elsewhere
         await answer.say(t(lang, "event.taken", number=number))
         return

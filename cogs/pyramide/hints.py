@@ -19,7 +19,7 @@ async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, ve
         await answer.say(t(lang, "error.guild_only"))
         return
     edit = game_id is not None
-    async with answer.bot.table.hint(press_of(answer, game_id, version), slow=slow(answer)) as outcome:
+    async with answer.bot.plays.hint(press_of(answer, game_id, version), slow=slow(answer)) as outcome:
         match outcome:
             case Hinted(live, snapshot, suggestion):
                 status, highlight, dead = hint_words(suggestion, snapshot, lang)

@@ -20,11 +20,12 @@ from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
-from pyramide_discord import controls, finders
+from pyramide_discord import controls, finders, presenter
 from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
 from pyramide_discord.host import Host
 from pyramide_discord.words import mention
-from pyramide_service import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_service import PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_service import outcomes as out
 from pyramide_service.listeners import Change
 from pyramide_service.opening import Deal, Dealt, NotPosted, RaceOpened, open_race
 from pyramide_service.tasks import Supervised
@@ -33,7 +34,7 @@ from ..answer import Answer, answering
 from . import dealing
 from .board import board_message
 from .daily import missing_thread_permission
-from .tables import BoardTable
+from .posting import AnswerBoards
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +240,7 @@ async def start_race(
             Deal(game.copy(), interaction.guild_id, player.id, player.display_name, lang) for player in players
         ]
         try:
-            opened = await open_race(bot.manager, table, deals, channel.id, listeners=bot.table.listeners)
+            opened = await open_race(bot.manager, table, deals, channel.id, listeners=bot.plays.listeners)
         except Exception:
             # Whatever failed, nothing of the race stayed half-made: its games, threads and scoreboard went.
             # The failure itself is logged by ``answering`` (a refusal at error level).
@@ -256,8 +257,8 @@ async def start_race(
         scoreboards.posted(opened.race_id)
 
 
-class RaceBoards(BoardTable):
-    """A race's ``pyramide_service.opening.RaceTable``: a private thread and a board for each player, the
+class RaceBoards(AnswerBoards):
+    """A race's ``pyramide_service.opening.RacePort``: a private thread and a board for each player, the
     scoreboard as the command's answer, and the scoreboards' bookkeeping of what it showed."""
 
     def __init__(self, answer: Answer, scoreboards: Scoreboards, players: tuple[discord.abc.User, ...]) -> None:
@@ -309,30 +310,15 @@ class RaceBoards(BoardTable):
 
 
 async def give_up(answer: Answer, race_id: int) -> None:
-    """The scoreboard's "Give up": the presser's own game in the race ends (recorded as ended)."""
+    """The scoreboard's "Give up": the presser's own game in the race ends (``Plays.give_up``); the board in
+    the player's thread shows the end (the scoreboard follows the change, as after any press)."""
     interaction, lang, bot = answer.interaction, answer.lang, answer.bot
-    race = await bot.races.race(race_id)
-    if race is None or race.guild_id != interaction.guild_id:
-        await answer.say(t(lang, "error.stale_board"))
-        return
-    mine = next((game_id for player, game_id in race.players if player == interaction.user.id), None)
-    if mine is None:
-        await answer.say(t(lang, "race.not_yours"))
-        return
-    record = await bot.manager.record(mine)
-    if record is None or record.status != PLAYING or race.finished_at is not None:
-        await answer.say(t(lang, "race.already_over"))
-        return
-    async with bot.manager.turn(record.channel_id) as turn:
-        if not turn.holds(mine):
-            await answer.say(t(lang, "race.already_over"))
-            return
-        live = await turn.end(ENDED)
-        if live.record.message_id is not None:  # the board in the player's thread shows the end
-            thread = bot.get_partial_messageable(record.channel_id, guild_id=race.guild_id)
-            message = await board_message(answer, live, lang, [t(lang, "race.gave_up_line")])
-            file = message.pop("file")
-            with contextlib.suppress(discord.HTTPException):
-                await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
-    await answer.say(t(lang, "race.you_gave_up"))
-    await bot.scoreboards.progress(live.record, lang)
+    async with bot.plays.give_up(race_id, interaction.guild_id, interaction.user.id, lang) as outcome:
+        match outcome:
+            case out.GaveUp(live) if live.record.message_id is not None:
+                thread = bot.get_partial_messageable(live.record.channel_id, guild_id=interaction.guild_id)
+                message = await board_message(answer, live, lang, [t(lang, "race.gave_up_line")])
+                file = message.pop("file")
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
+    await answer.say(presenter.give_up_words(outcome, lang))

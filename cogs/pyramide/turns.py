@@ -79,7 +79,7 @@ async def refused(answer: Answer, outcome: out.Unplayed | out.MayNotEnd | out.Bu
 async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Effect], *, edit: bool) -> None:
     """Play a move and answer with the new board (a typed command's move that changed nothing: privately)."""
     lang = answer.lang
-    async with answer.bot.table.play(press, action, slow=slow(answer)) as outcome:
+    async with answer.bot.plays.play(press, action, slow=slow(answer)) as outcome:
         if not isinstance(outcome, out.Played):
             await refused(answer, outcome, lang)
             return
@@ -102,7 +102,7 @@ async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Effect]
 async def finish(answer: Answer, press: Press, *, edit: bool) -> None:
     """End the game (its starter, or anyone with Manage Messages); a button's press is checked as a move is."""
     lang = answer.lang
-    async with answer.bot.table.end(press, checked=edit, slow=slow(answer)) as outcome:
+    async with answer.bot.plays.end(press, checked=edit, slow=slow(answer)) as outcome:
         if not isinstance(outcome, out.Ended):
             await refused(answer, outcome, lang)
             return

@@ -2,7 +2,7 @@
 board message (docs/activity.md).
 
 sessions.py   the Activity's own session tokens (HMAC)      signin.py   the code exchange, the instance
-table.py      the one adapter onto the game (turn, rules)    position.py a game as the page draws it
+presses.py    the one adapter onto the game (Plays)       position.py a game as the page draws it
 board_edits.py the board message follows, coalesced          viewers.py  the pages open on each channel
 feed.py       changes of any process reach the pages         server.py   HTTP, the page, the socket
 """
@@ -17,10 +17,10 @@ from pyramide_discord.host import Host
 
 from ..settings import ActivitySettings
 from .feed import ChangeFeed
+from .presses import PagePresses
 from .server import ActivityServer
 from .sessions import SessionKeys
 from .signin import DiscordSignIn
-from .table import Table
 
 __all__ = ["WEB_ROOT", "Activity", "ChangeFeed", "page_built"]
 log = logging.getLogger(__name__)
@@ -49,9 +49,9 @@ class Activity:
     ) -> None:
         self.settings = settings
         self.feed = feed
-        self.table = Table(bot)
+        self.presses = PagePresses(bot)
         self.signin = DiscordSignIn(application_id, settings.client_secret, bot_token, api_base)
-        self.server = ActivityServer(self.table, self.signin, SessionKeys(settings.client_secret), web_root, clock)
+        self.server = ActivityServer(self.presses, self.signin, SessionKeys(settings.client_secret), web_root, clock)
         feed.listeners.append(self.server.viewers.changed)
 
     async def start(self) -> int:
@@ -61,5 +61,5 @@ class Activity:
         if self.server.viewers.changed in self.feed.listeners:
             self.feed.listeners.remove(self.server.viewers.changed)
         await self.server.stop()
-        await self.table.close()
+        await self.presses.close()
         await self.signin.close()

@@ -29,8 +29,8 @@ from pyramide_service.admission import AskFirst, PromptUsed, Refused, Replacing,
 from pyramide_service.opening import Deal, Dealt, Here, NoThread, NotPosted, Opened, open_free_deal
 from pyramide_service.solving import SolverBusy
 
+from .presses import Reply
 from .sessions import Session
-from .table import Reply
 
 log = logging.getLogger(__name__)
 RULE_SWITCHES = ("strict_win", "draw_with_waste", "pair_with_cover")
@@ -92,7 +92,7 @@ class Dealer:
             game, notes = chosen
         deal = Deal(game, session.guild_id, session.user_id, session.name, lang)
         boards, here = Boards(bot, lang, notes), Here(session.channel_id)
-        opened = await open_free_deal(bot.admission, boards, deal, here, replacing, listeners=bot.table.listeners)
+        opened = await open_free_deal(bot.admission, boards, deal, here, replacing, listeners=bot.plays.listeners)
         match opened:
             case Opened():
                 return Reply()

@@ -1,5 +1,5 @@
 """Every change of a channel's game reaches this process's Activity pages within a second, whichever
-process made it: within the process through the application's listeners (``Table.listeners``, told after
+process made it: within the process through the application's listeners (``Plays.listeners``, told after
 each commit of a press or a deal, whichever view made it); across the processes of a deployment on PostgreSQL
 each change is also announced with ``NOTIFY`` (after its commit), and every process ``LISTEN``s on a connection
 of its own: it drops its engine of a game another process changed (so its next press plays on the stored game,

@@ -21,8 +21,8 @@ from pyramide_discord.host import Host
 from pyramide_service import PLAYING
 from pyramide_service.solving import SolverBusy, wait_nodes
 
+from .presses import Reply
 from .sessions import Session
-from .table import Reply
 
 KINDS = ("line", "mine")
 

@@ -68,7 +68,7 @@ async def answer_attempt(
         await answer.say(ready(opened.dealt.channel_id))
 
 
-class BoardTable:
+class AnswerBoards:
     """A ``pyramide_service.opening.BoardPort`` over one interaction. A board dealt in place is the
     interaction's answer (with ``note`` for a command deferred privately), or with ``send_here`` a
     message of the bot's own in the channel; one dealt in a thread is the bot's message there.

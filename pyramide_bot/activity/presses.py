@@ -53,7 +53,10 @@ class Reply:
     playback: dict[str, Any] | None = None  # a winning line or a replay, to step through (``playback``)
 
 
-class Table:
+class PagePresses:
+    """A page's presses handed to the application (``Plays``), their outcomes as the page's ``Reply``, and
+    the channel's board message kept in step."""
+
     def __init__(self, bot: Host) -> None:
         self.bot = bot
         self.edits = BoardEdits(bot, self._draw_board)
@@ -104,7 +107,7 @@ class Table:
         """How the finished game ended: as its press worked it out, else read back (``Plays.read_back``)."""
         ending = self._endings.get(live.record.id)
         if ending is None:  # finished elsewhere (a button, another process)
-            ending = await self.bot.table.read_back(live, lang, None)
+            ending = await self.bot.plays.read_back(live, lang, None)
             if ending.verdict is not None or live.record.status == WON:
                 self._endings.put(live.record.id, ending)
         return ending
@@ -149,7 +152,7 @@ class Table:
         if action not in ACTIONS:
             return Reply([t(lang, "effect.nothing_to_do")])
         move = (lambda game: game.undo()) if action == "undo" else presenter.tap_action(action)
-        async with self.bot.table.play(self._press(session, version, lang), move) as outcome:
+        async with self.bot.plays.play(self._press(session, version, lang), move) as outcome:
             if not isinstance(outcome, out.Played):
                 return self._refusal(outcome, lang)
             live, settings, event = outcome.live, outcome.settings, outcome.effect
@@ -161,7 +164,7 @@ class Table:
         return Reply([w for w in words if w])
 
     async def hint(self, session: Session, version: int, lang: str) -> Reply:
-        async with self.bot.table.hint(self._press(session, version, lang)) as outcome:
+        async with self.bot.plays.hint(self._press(session, version, lang)) as outcome:
             if not isinstance(outcome, out.Hinted):
                 return self._refusal(outcome, lang)
             words, highlight, _dead = presenter.hint_words(outcome.hint, outcome.snapshot, lang)
@@ -170,7 +173,7 @@ class Table:
     async def end(self, session: Session, version: int, lang: str) -> Reply:
         """The board's End on the position ``version`` (the page asked the player to confirm first)."""
         press = dataclasses.replace(self._press(session, version, lang), manage_messages=self.manages(session))
-        async with self.bot.table.end(press) as outcome:
+        async with self.bot.plays.end(press) as outcome:
             match outcome:
                 case out.Ended(live, ending):
                     self._endings.put(live.record.id, ending)
