@@ -13,6 +13,7 @@ COPY assets assets
 COPY pyramide pyramide
 COPY pyramide_service pyramide_service
 COPY pyramide_bot pyramide_bot
+COPY pyramide_discord pyramide_discord
 COPY cogs cogs
 RUN /venv/bin/pip install --no-cache-dir --disable-pip-version-check --no-deps --no-build-isolation . \
     && /venv/bin/python -c "from pyramide.solver import has_compiled_core; assert has_compiled_core()"

@@ -116,7 +116,7 @@ async def measure(h: Harness, edge: ActivityEdge, activity: Activity) -> None:
         figures("tap -> drawn", taps)
         # The page's moves edit the board message (coalesced, a second apart): the presses start on the board as
         # it ends up, else the first press is on a board that an edit then replaces, and is answered as stale.
-        await activity.table.edits.settle()
+        await activity.presses.edits.settle()
         presses, stale = [], 0
         for round_ in range(ROUNDS):
             board = h.board()

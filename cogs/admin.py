@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 import discord
 from discord.ext import commands, tasks
 
-from .common import Host
+from pyramide_discord.host import Host
+
 from .tasks import stop_loop
 
 log = logging.getLogger(__name__)

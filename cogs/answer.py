@@ -25,15 +25,23 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import aiohttp
 import discord
 
 from pyramide.i18n import t
+from pyramide_discord.failures import (
+    DISCORD_ERRORS,
+    FOLLOWUPS_SPENT,
+    describe_failure,
+    log_refusal,
+    lost,
+    refusal_words,
+)
+from pyramide_discord.host import Host
 from pyramide_service import DATABASE_ERRORS, GuildSettings, StorageUnavailable
 from pyramide_service.inputs import OutOfLimits
 from pyramide_service.manager import GameError
 
-from .common import Host, bot_of, language
+from .common import bot_of, language
 from .places import Place, place_of
 from .refused import limit_words, log_refused
 
@@ -41,60 +49,6 @@ log = logging.getLogger(__name__)
 
 PATIENCE = 1.2  # seconds before an answer that is not ready yet is deferred
 CONTENT_LIMIT = 2000  # Discord's limit for a message's content
-# Everything Discord's edge can fail an answer with: ``lost`` says which of these is a lost answer,
-# the rest (an ``HTTPException`` Discord sent on purpose) is a refusal.
-DISCORD_ERRORS = (discord.HTTPException, aiohttp.ClientError, asyncio.TimeoutError, ConnectionError)
-# Discord's codes for an interaction that can no longer be answered, or was answered elsewhere.
-GONE_CODES = frozenset(
-    {
-        10015,  # Unknown Webhook (the interaction's webhook is gone)
-        10062,  # Unknown interaction (the 3 s for a first answer are over)
-        40060,  # Interaction has already been acknowledged (another process answered it)
-        50027,  # Invalid Webhook Token (the 15 minutes of followups are over)
-    }
-)
-FORBIDDEN_CODES = frozenset({50001, 50013})  # Missing Access, Missing Permissions
-FOLLOWUPS_SPENT = 40094  # the interaction has sent the most follow-ups Discord allows (5)
-
-
-def lost(error: BaseException) -> bool:
-    """Whether ``error`` lost an answer on the way (nobody is waiting for it any more, or it never
-    arrived) rather than Discord refusing it."""
-    if isinstance(error, discord.DiscordServerError):
-        return True
-    if isinstance(error, discord.HTTPException):
-        return error.code in GONE_CODES
-    return isinstance(error, aiohttp.ClientError | asyncio.TimeoutError | ConnectionError)
-
-
-def refused(error: BaseException) -> bool:
-    """Whether Discord received a request and refused it (a permission, a payload it does not accept)."""
-    return isinstance(error, discord.HTTPException) and not lost(error)
-
-
-def describe_failure(error: BaseException) -> str:
-    """Discord's status, code and message (or the kind of network failure), for the log."""
-    if isinstance(error, discord.HTTPException):
-        return f"{error.status} {error.code} {error.text[:200]}"
-    return type(error).__name__
-
-
-def refusal_words(lang: str, error: BaseException) -> str:
-    """What a player reads about a refusal: a permission the bot lacks here, or Discord's code."""
-    if isinstance(error, discord.HTTPException) and (error.status == 403 or error.code in FORBIDDEN_CODES):
-        return t(lang, "error.discord_forbidden")
-    code = error.code if isinstance(error, discord.HTTPException) else 0
-    return t(lang, "error.discord_refused", code=code or getattr(error, "status", 0))
-
-
-def log_refusal(what: str, error: BaseException) -> None:
-    """A refusal, at error level, with Discord's code and message (a lost answer only warns)."""
-    if refused(error):
-        log.error("%s refused by Discord: %s", what, describe_failure(error))
-    else:
-        log.warning("%s lost: %s", what, describe_failure(error))
-
-
 def shorten(text: str, limit: int = CONTENT_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -1,104 +1,14 @@
-"""Discord glue shared by the cogs: languages, translated command texts, small helpers."""
+"""Discord glue shared by the cogs: the bot an interaction came to, languages, translated command texts."""
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Callable
-from typing import ClassVar, Protocol, cast
+from typing import cast
 
 import discord
 from discord.app_commands import locale_str
-from discord.ext import commands
 
-from pyramide.i18n import DEFAULT, language_for, rank_letters, t
-from pyramide.labels import Labels
-from pyramide_service.changes import Changes
-from pyramide_service.dailies import DailyAttempts, DailyDeals
-from pyramide_service.events import Events
-from pyramide_service.manager import GameManager
-from pyramide_service.notes import Notes
-from pyramide_service.play import Table
-from pyramide_service.player_styles import PlayerStyles
-from pyramide_service.profiles import Profiles
-from pyramide_service.races import Races
-from pyramide_service.records import Records
-from pyramide_service.server_settings import ServerSettings
-from pyramide_service.servers import Servers
-from pyramide_service.solving import SolverService
-
-from .emojis import CardEmojiSync
-
-_NEVER = re.compile(r"(?!)")  # no id: the template of the base below, which is never registered itself
-
-
-class DynamicButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=_NEVER):
-    """A button of the bot's whose ``custom_id`` carries what its press needs (``cogs.pyramide.buttons``):
-    each subclass names its ``template``, compiled here once, kept as its public ``pattern`` (which ids it
-    reads: a press no pattern reads is answered as out of date) and handed to discord.py as the template."""
-
-    pattern: ClassVar[re.Pattern[str]] = _NEVER
-
-    def __init_subclass__(cls, *, template: str | re.Pattern[str]) -> None:
-        pattern = re.compile(template)
-        super().__init_subclass__(template=pattern)
-        cls.pattern = pattern
-
-
-class Host(Protocol):
-    """The bot as the cogs see it (``pyramide_bot.app.PyramideBot`` is one): what several cogs share, and
-    the part of ``commands.Bot`` the cogs use. The cogs never import the application; what one cog uses
-    alone, that cog owns. No storage here: the cogs call the application's services (an import-linter
-    contract keeps ``pyramide_service.storage`` out of ``cogs``)."""
-
-    @property
-    def manager(self) -> GameManager: ...
-    @property
-    def table(self) -> Table: ...
-    @property
-    def changes(self) -> Changes: ...
-    @property
-    def records(self) -> Records: ...
-    @property
-    def profiles(self) -> Profiles: ...
-    @property
-    def events(self) -> Events: ...
-    @property
-    def servers(self) -> Servers: ...
-    @property
-    def notes(self) -> Notes: ...
-    @property
-    def races(self) -> Races: ...
-    @property
-    def daily_attempts(self) -> DailyAttempts: ...
-    @property
-    def solver(self) -> SolverService: ...
-    @property
-    def settings(self) -> ServerSettings: ...
-    @property
-    def dailies(self) -> DailyDeals: ...
-    @property
-    def card_emojis(self) -> CardEmojiSync: ...
-    @property
-    def styles(self) -> PlayerStyles: ...
-    @property
-    def clock(self) -> Callable[[], float]: ...
-    @property
-    def data_grace_days(self) -> int: ...
-
-    offers_activity: bool  # the deployment has the Activity: boards offer its launch button where it can start
-
-    async def sync_commands(self, *, force: bool = False) -> int | None: ...
-    def flow_started(self) -> None: ...
-    def flow_ended(self, kind: str, seconds: float, database_error: bool = False) -> None: ...
-    def get_partial_messageable(
-        self, id: int, *, guild_id: int | None = None, type: discord.ChannelType | None = None
-    ) -> discord.PartialMessageable: ...
-    def get_guild(self, id: int, /) -> discord.Guild | None: ...
-    async def wait_until_ready(self) -> None: ...
-    def add_dynamic_items(self, *items: type[DynamicButton]) -> None: ...
-    def remove_dynamic_items(self, *items: type[DynamicButton]) -> None: ...
-    async def add_cog(self, cog: commands.Cog, /) -> None: ...
+from pyramide.i18n import DEFAULT, language_for, t
+from pyramide_discord.host import Host
 
 
 def bot_of(interaction: discord.Interaction) -> Host:
@@ -118,25 +28,6 @@ def text(key: str) -> locale_str:
     return locale_str(t(DEFAULT, key), key=key)
 
 
-def board_labels(lang: str) -> Labels:
-    return Labels(
-        score=t(lang, "board.score"),
-        moves=t(lang, "board.moves"),
-        time=t(lang, "board.time"),
-        cards=functools.partial(_cards, lang),
-        passes=t(lang, "board.passes"),
-        stock=t(lang, "board.stock"),
-        waste=t(lang, "board.waste"),
-        won=t(lang, "board.won"),
-        stuck=t(lang, "board.stuck"),
-        ranks=rank_letters(lang),
-    )
-
-
-def _cards(lang: str, n: int) -> str:
-    return t(lang, "board.cards", n=n)
-
-
 def missing_permission(interaction: discord.Interaction, *needed: str) -> str | None:
     """The first of ``needed`` (``discord.Permissions`` attribute names) the bot lacks where the
     interaction happened, as Discord's settings name it ("Send Messages in Threads"), or ``None``."""
@@ -144,7 +35,3 @@ def missing_permission(interaction: discord.Interaction, *needed: str) -> str | 
         if not getattr(interaction.app_permissions, name):
             return name.replace("_", " ").title().replace(" In ", " in ")
     return None
-
-
-def mention(user_id: int) -> str:
-    return f"<@{user_id}>"

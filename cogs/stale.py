@@ -14,8 +14,9 @@ import discord
 from discord import app_commands
 
 from pyramide.i18n import t
+from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
 
-from .answer import DISCORD_ERRORS, answering, log_refusal
+from .answer import answering
 from .refused import limit_words, log_refused, refused_value
 
 log = logging.getLogger(__name__)

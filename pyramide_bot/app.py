@@ -2,7 +2,7 @@
 (the worker processes and the solver service over them, the game manager, the servers' settings, the daily
 deals, the card emojis, health and metrics) made in its constructor or ``setup_hook`` and released in
 ``close``; what one cog uses alone (the race scoreboards) that cog makes and closes. The cogs see the bot
-through ``cogs.common.Host``."""
+through ``pyramide_discord.host.Host``."""
 
 from __future__ import annotations
 
@@ -19,20 +19,21 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from cogs.common import DynamicButton, Host
-from cogs.emojis import CardEmojiSync, emoji_images
-from cogs.internals import point_rest_at
 from cogs.stale import PyramideTree, answer_unclaimed
 from pyramide.i18n import LANGUAGES, rank_letters
 from pyramide.render import faces_for
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
+from pyramide_discord.emojis import CardEmojiSync, emoji_images
+from pyramide_discord.host import DynamicButton, Host
+from pyramide_discord.internals import point_rest_at
+from pyramide_service.admission import Admission
 from pyramide_service.changes import Changes
 from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
-from pyramide_service.play import Table
+from pyramide_service.play import Plays
 from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
 from pyramide_service.races import Races
@@ -130,13 +131,15 @@ class PyramideBot(commands.Bot):
         self._idle = asyncio.Event()
         self._idle.set()
         self.settings = ServerSettings(storage)
-        self.table = Table(self.manager, self.settings, self.solver, self.changes)  # every press is played here
+        self.plays = Plays(self.manager, self.settings, self.solver, self.changes)  # every press is played through it
         # The application's services over storage that the cogs call, by ids and values.
         self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage, self.changes)
         self.servers, self.notes = Servers(storage), Notes(storage)
         self.races, self.daily_attempts = Races(storage), DailyAttempts(storage)
         self.styles = PlayerStyles(storage)  # the players' styles of cards and table, read on every board
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
+        # Who may deal what, where (a running game replaced, no peeking): every face's deal asks it.
+        self.admission = Admission(self.manager, self.settings, self.dailies, self.daily_attempts, self.events)
         self.card_emojis = CardEmojiSync(self, self.notes)  # the buttons' card faces; text labels until synced
         # Whether the deployment has the Activity (ACTIVITY_PORT set, its page built): the boards then offer its
         # launch button where Discord lets an Activity start (cogs.places.Place.activities), in whichever
@@ -344,7 +347,7 @@ class ShardedPyramideBot(PyramideBot, commands.AutoShardedBot):
 
 
 def as_host(bot: PyramideBot) -> Host:
-    """The bot as the cogs see it: mypy checks here that PyramideBot is a ``cogs.common.Host``."""
+    """The bot as the cogs see it: mypy checks here that PyramideBot is a ``pyramide_discord.host.Host``."""
     return bot
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from cogs.internals import global_commands, overwrite_global_commands
+from pyramide_discord.internals import global_commands, overwrite_global_commands
 
 PRIMARY_ENTRY_POINT = 4
 # The fields of a command that a bulk overwrite takes back (Discord's ApplicationCommandUpdateRequest);

@@ -12,8 +12,8 @@ import sys
 import aiohttp
 import discord
 
-from cogs.internals import point_gateway_at
 from pyramide.solver import native
+from pyramide_discord.internals import point_gateway_at
 from pyramide_service.storage import StorageError, from_url
 
 from .app import PyramideBot, make_bot

@@ -12,7 +12,7 @@ from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.solver import Verdict
 
-from .solving import Outcome, SolverService
+from .solving import DealVerdict, SolverService
 from .storage import WON, GameRecord
 
 
@@ -62,7 +62,7 @@ class Ending:
     loss included when the verdict decided it in time) and a counted daily's share line."""
 
     record: GameRecord
-    verdict: Outcome | None
+    verdict: DealVerdict | None
     tier: str | None
     unlocked: tuple[str, ...]
     share: str | None

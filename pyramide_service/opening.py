@@ -2,20 +2,22 @@
 channel asked in, or a thread made for the game), the game started under the place's lock, its board
 posted, and whatever a failure left half-made taken back, here once for the four.
 
-Nothing here knows Discord: the surface that shows the board is a ``Table`` passed in (the cogs
-implement it once). What a player may open (the daily's one counted attempt, an event's one entry a
-deal, a race's players) is decided by the database, as before: ``Turn.start`` raises ``DailyTaken``,
-``EventTaken`` or ``EventOver``, and ``open_deal`` raises them on after removing what it made."""
+Nothing here knows Discord: the surface that shows the board is a ``BoardPort`` passed in (each face
+implements it once). A free deal's rules (a game running there, no peeking) are the application's
+``admission``, asked under the channel's lock; each refusal comes back as a value. What a player may open
+(the daily's one counted attempt, an event's one entry a deal, a race's players) is decided by the
+database: ``Turn.start`` raises ``DailyTaken``, ``EventTaken`` or ``EventOver``, and ``open_deal`` raises
+them on after removing what it made."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pyramide import Game
 
+from .admission import Admission, Refused, Replacing
 from .changes import Changes, GameChanged
 from .manager import GameManager, Live
 from .storage import ENDED, PLAYING, GameStatus
@@ -23,7 +25,7 @@ from .storage import ENDED, PLAYING, GameStatus
 log = logging.getLogger(__name__)
 
 
-class Table(Protocol):
+class BoardPort(Protocol):
     """Where boards are shown (the Discord side, given by the caller)."""
 
     async def make_thread(self, owner_id: int) -> int | None:
@@ -102,8 +104,8 @@ class NoThread:
 
 
 @dataclass(frozen=True)
-class Busy:
-    """A game plays where this one would go (``admit`` said no, or none was asked): nothing was dealt."""
+class Occupied:
+    """A game plays where this one would go (and no player asked to replace it): nothing was dealt."""
 
 
 @dataclass(frozen=True)
@@ -117,26 +119,47 @@ class NotPosted:
     kept: bool
 
 
-Opening = Opened | NoThread | Busy | NotPosted
-# Asked under the lock with the game in play there (or ``None``): how to end it to deal this one, or
-# ``None`` to deal nothing (the asker has said why).
-Admit = Callable[[Live | None], Awaitable[GameStatus | None]]
+Opening = Opened | NoThread | Occupied | NotPosted  # a deal of a counted attempt, or a race's
+FreeOpening = Opened | NoThread | NotPosted | Refused  # a free deal, by the rules of ``admission``
 
 
 async def open_deal(
-    manager: GameManager,
-    table: Table,
+    manager: GameManager, table: BoardPort, deal: Deal, where: Where, *, changes: Changes | None = None
+) -> Opening:
+    """Open ``deal`` ``where`` asked and show it through ``table``; a place with a game in play is
+    ``Occupied``. Any failure before the board is up takes back what was made (the game, its attempt, the
+    thread), a take-back that fails itself being logged, and is raised on; a failed post is returned
+    (``NotPosted``) for the caller to answer. Once the channel's lock is let go, ``changes`` are told of
+    the new game, when it stays in play."""
+    opening = await _open(manager, table, deal, where, None, changes)
+    assert not isinstance(opening, Refused)  # (no rules asked: only a game in play refuses it)
+    return opening
+
+
+async def open_free_deal(
+    admission: Admission,
+    table: BoardPort,
     deal: Deal,
     where: Where,
-    admit: Admit | None = None,
+    replacing: Replacing,
     *,
     changes: Changes | None = None,
-) -> Opening:
-    """Open ``deal`` ``where`` asked and show it through ``table``. Without ``admit`` a game in play there
-    makes the place ``Busy``. Any failure before the board is up takes back what was made (the game, its
-    attempt, the thread), a take-back that fails itself being logged, and is raised on; a failed post is
-    returned (``NotPosted``) for the caller to answer. Once the channel's lock is let go, ``changes`` are
-    told of the game it replaced (ended) and of the new one, when it stays in play."""
+) -> FreeOpening:
+    """Open a free deal as ``open_deal`` does, admitted by ``admission``'s rules under the channel's lock:
+    a running game replaced by them (its end told to ``changes`` too), or the refusal returned."""
+    opening = await _open(admission.manager, table, deal, where, (admission, replacing), changes)
+    assert not isinstance(opening, Occupied)  # (a running game is the rules' to answer)
+    return opening
+
+
+async def _open(
+    manager: GameManager,
+    table: BoardPort,
+    deal: Deal,
+    where: Where,
+    free: tuple[Admission, Replacing] | None,
+    changes: Changes | None,
+) -> Opening | Refused:
     made: int | None = None
     if isinstance(where, Here):
         channel_id = where.channel_id
@@ -151,14 +174,14 @@ async def open_deal(
     replaced: Live | None = None
     try:
         async with manager.turn(channel_id) as turn:
-            ending: GameStatus | None = ENDED
-            if admit is not None:
-                ending = await admit(turn.live)
+            ending: GameStatus | Refused | Occupied = ENDED
+            if free is not None:
+                ending = await free[0].admit(turn.live, deal.game, free[1])
             elif turn.live is not None:
-                ending = None
-            if ending is None:
+                ending = Occupied()
+            if not isinstance(ending, str):
                 await _remove(table, made)
-                return Busy()
+                return ending
             replaced = turn.live
             live = await turn.start(
                 guild_id=deal.guild_id,
@@ -212,7 +235,7 @@ async def _tell(changes: Changes, lang: str, replaced: Live | None, dealt: Live 
         await changes.publish(change)
 
 
-class RaceTable(Table, Protocol):
+class RacePort(BoardPort, Protocol):
     """Where a race is shown: its players' boards, and its scoreboard."""
 
     async def post_scoreboard(self, race_id: int) -> int:
@@ -232,8 +255,8 @@ class RaceOpened:
 
 
 async def open_race(
-    manager: GameManager, table: RaceTable, deals: list[Deal], channel_id: int, *, changes: Changes | None = None
-) -> RaceOpened | NoThread | Busy | NotPosted:
+    manager: GameManager, table: RacePort, deals: list[Deal], channel_id: int, *, changes: Changes | None = None
+) -> RaceOpened | Opening:
     """A race: each deal (one a player, the same cards) opened in a thread of its own, then the race
     stored and its scoreboard shown. If any part cannot be made, nothing of the race stays: the games,
     threads, race and scoreboard made so far are taken back (each on its own, a failure logged), and the
@@ -261,7 +284,7 @@ async def open_race(
 
 
 async def _take_back_race(
-    manager: GameManager, table: RaceTable, opened: list[Opened], race_id: int | None, message_id: int | None
+    manager: GameManager, table: RacePort, opened: list[Opened], race_id: int | None, message_id: int | None
 ) -> None:
     for outcome in opened:
         await take_back(manager, outcome.dealt.live)
@@ -298,6 +321,6 @@ async def take_back(manager: GameManager, live: Live) -> bool:
     return True
 
 
-async def _remove(table: Table, thread_id: int | None) -> None:
+async def _remove(table: BoardPort, thread_id: int | None) -> None:
     if thread_id is not None:
         await table.remove_thread(thread_id)

@@ -15,14 +15,14 @@ import logging
 from pyramide.achievements import perfect_loss
 from pyramide.solver import Verdict
 
-from .solving import Outcome, SolverBusy, SolverService
+from .solving import DealVerdict, SolverBusy, SolverService
 from .storage import STUCK, Storage
 from .storage.owed import OwedVerdict
 
 log = logging.getLogger(__name__)
 
 
-def is_perfect(verdict: Outcome, removed: int) -> bool:
+def is_perfect(verdict: DealVerdict, removed: int) -> bool:
     most = verdict[1]
     return perfect_loss(STUCK, verdict[0] is Verdict.IMPOSSIBLE, most, removed)
 
@@ -35,7 +35,7 @@ class OwedVerdicts:
         self.solver = solver
         self._tasks: dict[int, asyncio.Task[bool]] = {}
 
-    async def pay(self, owed: OwedVerdict, verdict: Outcome) -> bool:
+    async def pay(self, owed: OwedVerdict, verdict: DealVerdict) -> bool:
         """Pay ``owed`` with a decided ``verdict`` (an undecided one leaves it to a follow-up); returns
         whether this call unlocked the perfect loss."""
         if verdict[0] is Verdict.UNDECIDED:

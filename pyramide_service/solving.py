@@ -55,8 +55,8 @@ ANIMATION_CACHE_BYTES = 64 * 1024 * 1024
 # Work waiting or running at once, per kind; more is refused as busy.
 LIMITS = {"hint": 6, "verdict": 8, "winnable": 4, "animation": 3}
 
-Outcome = tuple[Verdict, int | None]  # a deal's verdict, and the most cards it allowed (None: unknown)
-UNDECIDED: Outcome = (Verdict.UNDECIDED, None)
+DealVerdict = tuple[Verdict, int | None]  # a deal's verdict, and the most cards it allowed (None: unknown)
+UNDECIDED: DealVerdict = (Verdict.UNDECIDED, None)
 
 
 class SolverBusy(GameError):
@@ -70,7 +70,7 @@ def wait_nodes(rules: Rules) -> int:
     return COMPILED_WAIT_NODES if compiled_for(rules) else PYTHON_WAIT_NODES
 
 
-def deal_verdict(code: str, deadline: float | None = None) -> Outcome:
+def deal_verdict(code: str, deadline: float | None = None) -> DealVerdict:
     """Whether a deal was winnable from the start, and the most cards it allowed (``None`` if unknown)."""
     game = Game.from_code(code)
     result = solve(game, wait_nodes(game.rules), deadline)
@@ -107,11 +107,11 @@ class SolverService:
         self._waiting: Counter[str] = Counter()
         self._hint_locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
         self._hints: LRU[tuple[int, int], Hint] = LRU(CACHE_SIZE)
-        self._verdicts: LRU[str, Outcome] = LRU(CACHE_SIZE)
+        self._verdicts: LRU[str, DealVerdict] = LRU(CACHE_SIZE)
         # Ratings of the deals this service rated (chosen by difficulty, the dailies): the board names a
         # deal's tier when it is known here, so drawing a board never waits for one.
         self._ratings: LRU[str, Rating] = LRU(RATINGS_SIZE)
-        self._verdicts_asked: dict[str, asyncio.Task[Outcome]] = {}
+        self._verdicts_asked: dict[str, asyncio.Task[DealVerdict]] = {}
         self._dailies: dict[tuple[date, bytes | None], asyncio.Task[Rating]] = {}
         # The verdicts and dailies being worked out: an asker may stop waiting (a bounded wait, a cancelled
         # flow), so the tasks are kept and watched here, and ended by close().
@@ -179,10 +179,10 @@ class SolverService:
         return self._ratings.get(code)
 
     # --------------------------------------------------------------- verdicts
-    def known_verdict(self, code: str) -> Outcome | None:
+    def known_verdict(self, code: str) -> DealVerdict | None:
         return self._verdicts.get(code)
 
-    async def verdict(self, code: str) -> Outcome:
+    async def verdict(self, code: str) -> DealVerdict:
         """Whether a deal was winnable from its start, and the most cards it allowed (decided answers kept).
         Waits at most ``VERDICT_WAIT`` seconds; later, or with too many verdicts waiting, undecided."""
         known = self._verdicts.get(code)
@@ -196,7 +196,7 @@ class SolverService:
         except TimeoutError:
             return UNDECIDED  # still worked out: kept when it arrives
 
-    async def settled_verdict(self, code: str) -> Outcome:
+    async def settled_verdict(self, code: str) -> DealVerdict:
         """The verdict however long the solver takes (up to its own deadline, then undecided): for a
         follow-up outside any lock, never for a press. Raises ``SolverBusy`` when too many verdicts wait."""
         known = self._verdicts.get(code)
@@ -207,14 +207,14 @@ class SolverService:
             raise SolverBusy()
         return await asyncio.shield(asked)
 
-    def _verdict_asked(self, code: str) -> asyncio.Task[Outcome] | None:
+    def _verdict_asked(self, code: str) -> asyncio.Task[DealVerdict] | None:
         """The verdict being worked out for ``code``, asked now if it is not (``None``: no room)."""
         asked = self._verdicts_asked.get(code)
         if asked is None and self.has_room("verdict"):
             asked = self._verdicts_asked[code] = self._tasks.spawn(self._solve_verdict(code), f"verdict {code}")
         return asked
 
-    async def _solve_verdict(self, code: str) -> Outcome:
+    async def _solve_verdict(self, code: str) -> DealVerdict:
         try:
             deadline = time.monotonic() + VERDICT_SECONDS
             found = await self._run("verdict", self.workers.verdicts, deal_verdict, code, deadline)

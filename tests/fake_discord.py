@@ -33,7 +33,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from cogs.emojis import emoji_images
+from pyramide_discord.emojis import emoji_images
 from tests.app_commands import AppCommands, EntryPointOmitted
 from tests.app_emojis import AppEmojis, Refused
 from tests.fake_activity import ActivityDiscord

@@ -23,8 +23,8 @@ from typing import Any
 import aiohttp
 import discord
 
-from cogs.emojis import emoji_images
 from pyramide_bot.app import PyramideBot
+from pyramide_discord.emojis import emoji_images
 from pyramide_service.storage.postgres import PostgresStorage
 from pyramide_service.storage.sqlite import SQLiteStorage
 from pyramide_service.workers import Workers

@@ -111,7 +111,7 @@ async def table(shared: Table) -> AsyncIterator[Table]:
         shared.players.clear()
         assert h.bot is not None  # (a restart made a new one)
         await h.bot.settings.save(GUILD_ID, settings)
-        async with h.bot.table.end(Press(CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
+        async with h.bot.plays.end(Press(CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
             pass
 
 
@@ -172,7 +172,7 @@ async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(tab
     record = await h.storage.game(int(await player.state("game") or 0))
     assert record is not None and record.status == "won" and record.score == 280
     # The channel's board message follows (edited with the bot token): it shows the finished game.
-    await table.activity.table.edits.settle()
+    await table.activity.presses.edits.settle()
     edits = board_edits(h)
     assert edits, "the board was never edited"
     assert len(edits) < len(winning_taps()) + 7, "every move edited the board: the edits are not coalesced"
@@ -524,13 +524,13 @@ async def test_the_activity_opens_on_the_bots_dm_game(table: Table) -> None:
         await gone(player, 21)
         live = await h.storage.live_game(DM_CHANNEL_ID)
         assert live is not None and live.actions == (21,) and live.guild_id == 0  # counted outside servers
-        await table.activity.table.edits.settle()
+        await table.activity.presses.edits.settle()
         assert board_edits(h) and h.board()["channel_id"] == str(DM_CHANNEL_ID)
         assert "K♠" not in [c.get("label") for row in h.board()["components"] for c in row["components"]]
         assert "POST /users/@me/channels" in table.edge.discord.seen and h.hub.unreachable == []
     finally:
         table.edge.discord.by_channel.pop(DM_CHANNEL_ID, None)
-        async with h.bot.table.end(Press(DM_CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
+        async with h.bot.plays.end(Press(DM_CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
             pass
 
 

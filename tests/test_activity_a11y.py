@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from cogs.pyramide.board import ALT_LIMIT, alt_text
 from pyramide import STOCK, UNDER, WASTE, Card, Game, Rules
 from pyramide.i18n import LANGUAGES, card_spoken, describe
 from pyramide.style import TABLES
 from pyramide_bot.activity import WEB_ROOT
+from pyramide_discord.board import ALT_LIMIT, alt_text
 from tests.activity_browser import AXE, DESKTOP, PHONE, Player, module_browser, open_channel_game
 from tests.activity_edge import ActivityEdge, serve_activity
 from tests.deals import kings_and_pairs

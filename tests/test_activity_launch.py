@@ -10,8 +10,8 @@ import time
 import discord
 import pytest
 
-from cogs.pyramide.board import board_view
 from pyramide import Game, Rules
+from pyramide_discord.board import board_view
 from pyramide_service.manager import Live
 from pyramide_service.storage import GameRecord
 from tests.deals import ALL_RULES, kings_and_pairs

@@ -4,7 +4,7 @@ Discord, keep working or are answered as out of date, never with an error."""
 
 import logging
 
-from cogs.pyramide import controls
+from pyramide_discord import controls
 from tests.harness import CHANNEL_ID, start
 from tests.test_stats import T0, add_game
 

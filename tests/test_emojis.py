@@ -11,10 +11,10 @@ import logging
 import pytest
 from PIL import Image
 
-from cogs import emojis as card_emojis
 from pyramide import Game, render
 from pyramide.cards import Card
 from pyramide.game import STOCK
+from pyramide_discord import emojis as card_emojis
 from tests.app_emojis import MAX_BYTES, AppEmojis, Refused
 from tests.harness import APP_ID, OWNER, STRANGER, Harness, Hub, start
 

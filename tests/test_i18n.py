@@ -26,7 +26,7 @@ def test_every_key_exists_in_every_language(lang):
 
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("pyramide", "pyramide_service", "cogs", "pyramide_bot")
+PACKAGES = ("pyramide", "pyramide_service", "pyramide_discord", "cogs", "pyramide_bot")
 SOURCES = sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
 
 
@@ -266,8 +266,8 @@ def test_plural_forms_read_right_in_each_language():
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_passes_are_said_one_way_in_options_rules_and_board(lang):
-    from cogs.common import board_labels
-    from cogs.pyramide.words import rules_words
+    from pyramide_discord.board import board_labels
+    from pyramide_discord.words import rules_words
 
     for limit, choice in ((0, "one"), (1, "two"), (2, "three")):
         option = t(lang, f"choice.passes.{choice}")

@@ -3,25 +3,31 @@ in memory, as a web page would keep them), on a real SQLite file. What the cogs 
 tested through discord.py in test_daily, test_events, test_race and test_flow."""
 
 import logging
+from datetime import UTC, datetime
 
 import pytest
 
 from pyramide import Game
+from pyramide_service.admission import Admission, AskFirst, PromptUsed, Replacing
 from pyramide_service.changes import Change, Changes, GameChanged
+from pyramide_service.dailies import DailyAttempts, DailyDeals
+from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.opening import (
-    Busy,
     Deal,
     Dealt,
     Here,
     InThread,
     NoThread,
     NotPosted,
+    Occupied,
     Opened,
     RaceOpened,
     open_deal,
+    open_free_deal,
     open_race,
 )
+from pyramide_service.server_settings import ServerSettings
 from pyramide_service.storage import ENDED, PLAYING, DailyTaken
 from tests.deals import kings_and_pairs
 
@@ -70,6 +76,15 @@ class Surface:
 
     async def remove_message(self, message_id: int) -> None:
         self.scoreboards.pop(message_id, None)
+
+
+def admission_of(manager: GameManager) -> Admission:
+    """The application's rules of a free deal over ``manager``'s storage (no solver: no deal is today's)."""
+    storage = manager.storage
+    dailies = DailyDeals(None, manager.clock)  # type: ignore[arg-type]
+    dailies.codes[datetime.fromtimestamp(manager.clock(), UTC).date()] = kings_and_pairs().code
+    events = Events(storage, Changes(storage, manager))
+    return Admission(manager, ServerSettings(storage), dailies, DailyAttempts(storage), events)
 
 
 def daily(player: int = PLAYER) -> Deal:
@@ -144,16 +159,19 @@ async def test_the_listeners_hear_of_a_deal_and_of_the_game_it_replaced(storage)
         assert isinstance(change, GameChanged) and change.channel_id == CHANNEL and not manager.busy(CHANNEL)
         heard.append((change.game_id, change.finished, change.status, change.dealt))
 
-    async def replace(running):
-        return ENDED
-
     changes.subscribe(hear)
+    admission = admission_of(manager)
     free = Deal(Game.from_code("PY1-N-AAAAAAS"), 1, PLAYER, "P", "en")
     first = await open_deal(manager, surface, free, Here(CHANNEL), changes=changes)
-    assert isinstance(await open_deal(manager, surface, free, Here(CHANNEL), changes=changes), Busy)
-    second = await open_deal(manager, surface, free, Here(CHANNEL), replace, changes=changes)
+    assert isinstance(await open_deal(manager, surface, free, Here(CHANNEL), changes=changes), Occupied)
+    assert isinstance(first, Opened)
+    replace = Replacing(PLAYER, replace=first.dealt.live.record.id)
+    second = await open_free_deal(admission, surface, free, Here(CHANNEL), replace, changes=changes)
     surface.failing = PermissionError("refused")
-    assert isinstance(await open_deal(manager, surface, free, Here(CHANNEL), replace, changes=changes), NotPosted)
+    assert isinstance(second, Opened)
+    replace = Replacing(PLAYER, replace=second.dealt.live.record.id)
+    failed = await open_free_deal(admission, surface, free, Here(CHANNEL), replace, changes=changes)
+    assert isinstance(failed, NotPosted)
     assert isinstance(first, Opened) and isinstance(second, Opened)
     first_id, second_id = first.dealt.live.record.id, second.dealt.live.record.id
     assert heard == [
@@ -164,21 +182,21 @@ async def test_the_listeners_hear_of_a_deal_and_of_the_game_it_replaced(storage)
     ]
 
 
-async def test_a_place_with_a_game_in_play_is_busy_unless_admitted(storage):
+async def test_a_place_with_a_game_in_play_is_occupied_and_a_free_deal_asks_first(storage):
     manager, surface = GameManager(storage), Surface()
     free = Deal(Game.from_code("PY1-N-AAAAAAS"), 1, PLAYER, "P", "en")
     first = await open_deal(manager, surface, free, Here(CHANNEL))
     assert isinstance(first, Opened)
-    assert isinstance(await open_deal(manager, surface, daily(), Here(CHANNEL)), Busy)
+    assert isinstance(await open_deal(manager, surface, daily(), Here(CHANNEL)), Occupied)
     assert await storage.daily_attempt(DAY, PLAYER) is None
-    asked = []
-
-    async def admit(running):
-        asked.append(running.record.id)
-        return None  # the player chose to keep it
-
-    assert isinstance(await open_deal(manager, surface, daily(), Here(CHANNEL), admit), Busy)
-    assert asked == [first.dealt.live.record.id]
+    # A free deal over it: the player is asked first (its starter may end it), and nothing is dealt meanwhile.
+    asked = await open_free_deal(admission_of(manager), surface, free, Here(CHANNEL), Replacing(PLAYER))
+    assert isinstance(asked, AskFirst) and asked.allowed and not asked.abandons
+    assert asked.running.record.id == first.dealt.live.record.id
+    # A question about another game (one no longer running) is used up.
+    another = Replacing(PLAYER, replace=first.dealt.live.record.id + 1)
+    used = await open_free_deal(admission_of(manager), surface, free, Here(CHANNEL), another)
+    assert isinstance(used, PromptUsed)
     assert (await storage.live_game(CHANNEL)).id == first.dealt.live.record.id
 
 

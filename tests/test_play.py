@@ -14,7 +14,8 @@ from pyramide import Game
 from pyramide.achievements import PERFECT_LOSS
 from pyramide_service.changes import Changes
 from pyramide_service.manager import GameManager
-from pyramide_service.play import Kind, Press, Table
+from pyramide_service.outcomes import Played
+from pyramide_service.play import Plays, Press
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.solving import SolverService
 from tests.backends import raw, twin
@@ -87,11 +88,11 @@ class Killed(BaseException):
 
 async def test_a_perfect_loss_owed_by_a_press_killed_during_its_verdict_is_paid_after_a_restart(storage, workers):
     manager = GameManager(storage, solver=SolverService(workers))
-    table = Table(manager, ServerSettings(storage), manager.solver, Changes(storage, manager))
+    table = Plays(manager, ServerSettings(storage), manager.solver, Changes(storage, manager))
     live = await deal(manager, guild_id=1, channel_id=5, owner_id=OWNER, game=Game.from_code(one_king_deal().code))
     press = Press(channel_id=5, player_id=OWNER, lang="en", request=4001)
     async with table.play(press, lambda game: game.tap(live.game.free_spots()[0])) as outcome:
-        assert outcome.kind is Kind.PLAYED and not outcome.finished
+        assert isinstance(outcome, Played) and outcome.ending is None
 
     async def killed() -> None:  # the verdict is not known yet: the press would wait for it here
         raise Killed()

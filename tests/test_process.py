@@ -440,7 +440,7 @@ async def test_the_process_uploads_the_card_emojis_once_and_its_boards_show_them
     the application's listing has the set's names (an emoji's name carries its image's hash), not because
     of what the database kept (what a restart reads from the database's notes is tested on both in
     test_command_sync)."""
-    from cogs.emojis import emoji_images
+    from pyramide_discord.emojis import emoji_images
 
     expected = len(emoji_images())
     db = tmp_path / "pyramide.db"

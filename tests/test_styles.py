@@ -12,9 +12,9 @@ import discord
 import pytest
 from PIL import Image
 
-from cogs import emojis as card_emojis
 from pyramide import Game
 from pyramide.style import DEFAULT, TABLES, Corners, Deck, Felt, Style
+from pyramide_discord import emojis as card_emojis
 from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.storage import from_url, schema
 from pyramide_service.storage.postgres import PostgresStorage

@@ -1,20 +1,23 @@
 """The Pyramide cog: the /pyramide commands, the game's buttons and messages, and what they do.
 
 commands.py  the /pyramide command group        buttons.py   the DynamicItem buttons
-adapters.py  a press or a command handed over    board.py     the game message (picture, buttons)
-policy.py    who may replace a game              turns.py     a press handed to play, its outcome answered
-hints.py     the two-phase hint                  dealing.py   new deals, threads, winnable/difficulty
+adapters.py  a press or a command handed over    board.py     the game message posted or updated
+turns.py     a press handed to play, its outcome answered
+hints.py     the two-phase hint                  dealing.py   new deals, the question, threads
 daily.py     the daily challenge                 records.py   statistics, leaderboards, reset
-race.py      races and their scoreboards         threads.py   threads made for games
-words.py     what players read about a game      home.py      where a game is stored, whose settings
-animation.py winning lines and replays
+race.py      races and their scoreboards         posting.py   where a new deal's board is posted
+home.py      where a game is stored, whose settings
+animation.py winning lines and replays           looks.py     a player's style of cards and table
 events.py    server events: start, play, end     event_commands.py  their commands, buttons, loop
 announcements.py  an event's announcement, results   podium.py  the words of its podium picture
+
+What the board shares with the Activity (the board drawn, the words, the presenter) is pyramide_discord's.
 """
 
 from __future__ import annotations
 
-from ..common import Host
+from pyramide_discord.host import Host
+
 from .commands import Pyramide, PyramideAdmin
 from .event_commands import Events
 

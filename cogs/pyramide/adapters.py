@@ -11,14 +11,15 @@ import discord
 from pyramide import UNDER, WASTE, Card, Game, InvalidCard
 from pyramide import effects as ev
 from pyramide.i18n import card_name, parse_card, t
+from pyramide_discord import controls
+from pyramide_discord.presenter import tap_action
 
 from ..answer import Answer, answering
 from ..common import bot_of, language
-from . import controls
 from .dealing import deal_again
 from .hints import show_hint
 from .home import Place, settings_key
-from .turns import QUIET_EVENTS, finish, play, press_of, tap_action
+from .turns import QUIET_EVENTS, finish, play, press_of
 
 log = logging.getLogger(__name__)
 

@@ -13,15 +13,14 @@ import discord
 from pyramide import Game
 from pyramide.i18n import t
 from pyramide.replay import MAX_BYTES, Animation, replay_animation, winning_animation
+from pyramide_discord.board import board_labels
+from pyramide_discord.finders import LINE_SECONDS
+from pyramide_discord.words import mention
 from pyramide_service import PLAYING, GameRecord
 from pyramide_service.solving import SolverBusy, wait_nodes
 
 from ..answer import Answer
-from ..common import board_labels, mention
-from .daily import is_todays_deal
 from .home import of_this_place
-
-LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
 
 
 async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
@@ -35,7 +34,7 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
     if record.status == PLAYING:
         await answer.say(t(lang, "anim.not_finished"))
         return
-    if await is_todays_deal(answer, Game.from_code(record.code)):  # its line waits until the day is over
+    if await bot.admission.is_todays(Game.from_code(record.code)):  # its line waits until the day is over
         await answer.say(t(lang, "anim.daily_wait"))
         return
     if record.event_id is not None:  # an event's code is revealed with its results, not under a board

@@ -13,27 +13,21 @@ from typing import Any, Final, Literal
 
 import discord
 
-from pyramide import Game, Rules
+from pyramide import Rules
 from pyramide.i18n import t
 from pyramide.labels import format_duration
+from pyramide_discord import controls
+from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
+from pyramide_discord.host import Host
+from pyramide_discord.words import mention, rules_words
 from pyramide_service import EventRecord, EventStanding
 from pyramide_service.events import Entries, rank_of, ranked
 from pyramide_service.tasks import Supervised
-
-from ..answer import DISCORD_ERRORS, Answer, log_refusal
-from ..common import Host, mention
-from . import controls
-from .words import rules_words
 
 SHOWN = 10  # players listed on an announcement or a standings embed (Discord's embed limits hold)
 EDIT_SECONDS = 4.0  # the least time between two edits of an announcement
 
 log = logging.getLogger(__name__)
-
-
-async def peeks_at_an_event(answer: Answer, game: Game) -> bool:
-    """Whether ``game`` deals the cards of a running event's deal (under any rules)."""
-    return await answer.bot.events.is_running_deal(game)
 
 
 def player_name(standing: EventStanding) -> str:

@@ -12,11 +12,12 @@ import discord
 from pyramide import Game, InvalidCode, Rules
 from pyramide.i18n import t
 from pyramide.rules import InvalidRules
+from pyramide_discord import controls, finders
+from pyramide_discord.controls import row_id
+from pyramide_discord.host import DynamicButton
 
 from ..answer import Answer, answering
-from ..common import DynamicButton
-from . import adapters, animation, controls, daily, dealing, race, records
-from .controls import row_id
+from . import adapters, animation, daily, dealing, race, records
 
 
 class BoardButton(DynamicButton, template=controls.BOARD):
@@ -103,7 +104,7 @@ class NewGameChoice(DynamicButton, template=controls.NEW_GAME):
             notes: tuple[str, ...] = ()
             if rules is not None:  # a winnable deal is found once the choice is made
                 await answer.defer()
-                game, notes = await dealing.winnable_game(answer.bot.solver, rules, lang)
+                game, notes = await finders.winnable_game(answer.bot.solver, rules, lang)
             assert game is not None
             await dealing.start_game(answer, game, replace_id=self.game_id, notes=notes)
 

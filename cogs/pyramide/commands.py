@@ -13,14 +13,16 @@ from discord.ext import commands
 
 from pyramide import STOCK, Rules
 from pyramide.i18n import t
+from pyramide_discord import finders
+from pyramide_discord.finders import rated_finder
+from pyramide_discord.host import Host
 from pyramide_service import inputs
 from pyramide_service.inputs import check
 
 from ..answer import Answer, answering
-from ..common import Host, text
+from ..common import text
 from ..refused import refused_value
 from . import adapters, buttons, daily, dealing, looks, profile, records
-from .dealing import rated_finder
 from .declared import CARD, CODE, IDLE_MINUTES, choices_of
 from .event_commands import EventAdminCommands, EventCommands
 from .race import Scoreboards, start_race
@@ -119,7 +121,7 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
             refusal = None
             if code:
                 refusal = "error.difficulty_code"
-            elif not Rules().with_options(**dealing.options(rules)).is_default:
+            elif not Rules().with_options(**finders.options(rules)).is_default:
                 refusal = "error.difficulty_rules"
             if refusal is not None:
                 async with answering(interaction) as answer:

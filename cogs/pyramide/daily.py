@@ -23,15 +23,15 @@ from pyramide.daily import (
 )
 from pyramide.i18n import month_name, t, weekday_names
 from pyramide.render import MonthPicture, render_month
+from pyramide_discord.words import mention, share_text
 from pyramide_service import PLAYING, DailyAttempt, DailyTaken
 from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
 
 from ..answer import Answer, answering
-from ..common import mention, missing_permission
+from ..common import missing_permission
 from .home import OUTSIDE_SERVERS, of_this_place
+from .posting import AnswerBoards, answer_attempt
 from .records import time_text
-from .tables import BoardTable, answer_attempt
-from .words import share_text
 
 log = logging.getLogger(__name__)
 
@@ -53,20 +53,6 @@ def next_daily(lang: str, now: datetime) -> str:
 async def todays_game(answer: Answer, day: date) -> Game:
     """The day's deal for this deployment (worked out once a day, in the solver's worker)."""
     return Game.from_code(await answer.bot.dailies.code(day))
-
-
-async def is_todays_deal(answer: Answer, game: Game) -> bool:
-    """Whether ``game`` deals today's daily cards (under any rules)."""
-    return game.deal == (await todays_game(answer, today(now_of(answer)))).deal
-
-
-async def peeks_at_the_daily(answer: Answer, game: Game) -> bool:
-    """Whether ``game`` deals today's daily cards to a player whose counted attempt is not finished."""
-    if not await is_todays_deal(answer, game):
-        return False
-    day = today(now_of(answer))
-    attempt = await answer.bot.daily_attempts.attempt(day_key(day), answer.interaction.user.id)
-    return attempt is None or attempt.status is None
 
 
 def missing_thread_permission(interaction: discord.Interaction, needs: tuple[str, ...] = THREAD_NEEDS) -> str | None:
@@ -120,7 +106,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
         async def title(dealt: Dealt) -> list[str]:
             return [t(lang, "daily.title", number=number)]
 
-        table = BoardTable(
+        table = AnswerBoards(
             answer,
             title,
             thread_name=lambda player: t(lang, "daily.thread", number=number, player=player.display_name),

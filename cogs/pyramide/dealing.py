@@ -6,36 +6,27 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import secrets
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 
 from pyramide import Game, InvalidCode, Rules
-from pyramide.codes import MAX_DEAL_NUMBER
-from pyramide.difficulty import Tier
 from pyramide.i18n import t
-from pyramide_service import ABANDONED, ENDED, PLAYING, GameStatus
-from pyramide_service.manager import Live
-from pyramide_service.opening import Deal, Dealt, Here, InThread, NotPosted, Opened, Where, open_deal
-from pyramide_service.solving import SolverBusy, SolverService
+from pyramide_discord import controls, presenter
+from pyramide_discord.failures import DISCORD_ERRORS, describe_failure, log_refusal, lost
+from pyramide_discord.finders import Finder, options, winnable_game
+from pyramide_discord.words import code_problem, mention, rules_words
+from pyramide_service import admission
+from pyramide_service.admission import AskFirst, Refused, Replacing
+from pyramide_service.opening import Deal, Dealt, Here, InThread, NoThread, NotPosted, Opened, Where, open_free_deal
+from pyramide_service.solving import SolverBusy
 
-from ..answer import DISCORD_ERRORS, Answer, answering, describe_failure, log_refusal, lost
-from ..common import mention, missing_permission
-from . import controls
-from .announcements import peeks_at_an_event
-from .daily import peeks_at_the_daily
-from .home import of_this_place, settings_key
-from .policy import may_replace
-from .tables import BoardTable
-from .words import code_problem, rules_words
+from ..answer import Answer, answering
+from ..common import missing_permission
+from .home import of_this_place
+from .posting import AnswerBoards
 
 log = logging.getLogger(__name__)
-
-
-# How /pyramide new finds a deal of its own kind (a winnable one, or one of a difficulty), with notes.
-Finder = Callable[[SolverService, Rules, str], Awaitable[tuple[Game, tuple[str, ...]]]]
 
 
 async def start_game(
@@ -57,34 +48,10 @@ async def start_game(
         await answer.say(t(lang, "error.guild_only"))
         return
 
-    async def admit(running: Live | None) -> GameStatus | None:
-        if replace_id is not None:
-            # The prompt is used once: its buttons go, whatever happens next.
-            if running is None or running.record.id != replace_id:
-                await answer.update(content=t(lang, "error.prompt_used"), view=None)
-                return None
-            allowed_to_end, ending = await may_replace(answer, running)
-            if not allowed_to_end:
-                await answer.update(
-                    content=t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id)), view=None
-                )
-                return None
-            await answer.update(content=t(lang, "new.replacing"), view=None)
-        elif running is not None:
-            await ask_replace(answer, running, game, lang)
-            return None
-        else:
-            ending = ENDED
-        if await peeks_at_the_daily(answer, game):
-            await _refuse(answer, replace_id, t(lang, "error.daily_peek"))
-            return None
-        if await peeks_at_an_event(answer, game):  # a running event's deal waits until it is over
-            await _refuse(answer, replace_id, t(lang, "event.peek"))
-            return None
-        answer.private = False
-        return ending
-
     async def lines(dealt: Dealt) -> list[str]:
+        if replace_id is not None:  # the prompt is used once: its buttons go
+            await answer.update(content=t(lang, "new.replacing"), view=None)
+        answer.private = False
         if anyone is not None:
             await choose_who_plays(answer, anyone)
         status = [t(lang, "new.dealt"), *notes]
@@ -94,15 +61,18 @@ async def start_game(
             status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
         return status
 
-    table = BoardTable(answer, lines)
+    table = AnswerBoards(answer, lines)
     where: Where = Here(place.channel_id)
     if thread is not None:
         table.add_thread(thread)
         where = InThread(thread.id)
-    user = interaction.user
+    user, bot = interaction.user, answer.bot
     deal = Deal(game, place.stats_id, user.id, user.display_name, lang)
-    opened = await open_deal(answer.bot.manager, table, deal, where, admit, changes=answer.bot.changes)
-    if isinstance(opened, NotPosted):
+    replacing = Replacing(user.id, interaction.permissions.manage_messages, replace_id)
+    opened = await open_free_deal(bot.admission, table, deal, where, replacing, changes=bot.changes)
+    if not isinstance(opened, Opened | NotPosted | NoThread):
+        await refuse_deal(answer, opened, game, replace_id)
+    elif isinstance(opened, NotPosted):
         error = opened.error
         if thread is not None and isinstance(error, DISCORD_ERRORS):  # the thread went with the game
             await answer.say(t(lang, "error.thread_permission", permission="Attach Files / Send Messages in Threads"))
@@ -151,17 +121,24 @@ async def open_thread(answer: Answer, lang: str) -> discord.Thread | None:
     return thread
 
 
-async def _refuse(answer: Answer, prompt: int | None, text: str) -> None:
+async def refuse_deal(answer: Answer, refused: Refused, game: Game, prompt: int | None) -> None:
+    """Answer a deal the application's rules refused: a question with its choices, else the presenter's words,
+    on the question's message when it came from one (the prompt is used once: its buttons go), or privately."""
+    if isinstance(refused, AskFirst):
+        await ask_replace(answer, refused, game, answer.lang)
+        return
+    text = "\n".join(presenter.deal_refusal(refused, answer.lang, mention))
     if prompt is not None:
         await answer.update(content=text, view=None)
     else:
         await answer.say(text)
 
 
-async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, winnable: bool = False) -> None:
+async def ask_replace(answer: Answer, asked: AskFirst, game: Game, lang: str, *, winnable: bool = False) -> None:
+    """The question before a deal replaces the running game: end it and deal, or keep it (and who may)."""
+    running = asked.running
     view = discord.ui.View(timeout=None)
     deal = f"W-{game.rules.token}" if winnable else game.code
-    allowed_to_end, ending = await may_replace(answer, running)
     view.add_item(
         controls.new_game_choice(
             "replace",
@@ -169,7 +146,7 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
             deal,
             label=t(lang, "button.replace"),
             style=discord.ButtonStyle.danger,
-            disabled=not allowed_to_end,
+            disabled=not asked.allowed,
         )
     )
     view.add_item(
@@ -178,13 +155,7 @@ async def ask_replace(answer: Answer, running: Live, game: Game, lang: str, *, w
         )
     )
     view.stop()
-    text = t(lang, "error.game_exists")
-    settings = await answer.settings(settings_key(running.record))
-    if ending == ABANDONED:
-        text += "\n" + t(lang, "error.idle_game", minutes=settings.idle_minutes)
-    elif not allowed_to_end:
-        text += "\n" + t(lang, "error.end_not_allowed", owner=mention(running.record.owner_id))
-        text += "\n" + t(lang, "error.idle_later", minutes=settings.idle_minutes)
+    text = "\n".join(presenter.question(asked, lang, mention))
     await answer.say(text, view=view)
 
 
@@ -195,11 +166,8 @@ async def deal_again(answer: Answer, game_id: int, action: str) -> None:
     if record is None or not of_this_place(record, answer.place):
         await answer.say(t(lang, "error.stale_board"))
         return
-    rules = Rules.from_token(record.rules)
-    game = Game.from_code(record.code) if action == "again" else Game.new(rules)
-    # A daily's deal again is an ordinary game: it never counts. From a board where nothing can be
-    # removed any more (the game still running), the choice ends that game.
-    await start_game(answer, game, replace_id=record.id if record.status == PLAYING else None)
+    game, replace_id = admission.deal_again(record, same=action == "again")
+    await start_game(answer, game, replace_id=replace_id)
 
 
 async def new_game(
@@ -242,16 +210,16 @@ async def new_game(
         if game is not None or not winnable:
             await start_game(answer, game or Game.new(chosen), thread=room, notes=notes, anyone=anyone)
             return
-        manager = answer.bot.manager
         solver = answer.bot.solver
         if where is not None and room is None:
-            running = await manager.snapshot(where.channel_id)
-            if running is not None:
+            replacing = Replacing(interaction.user.id, interaction.permissions.manage_messages)
+            asked = await answer.bot.admission.ask_first(where.channel_id, replacing)
+            if asked is not None:
                 # Ask before any public deferral: the prompt is the player's alone.
                 if finder is not None:  # a deal of its own kind is found first, then named by its code
-                    await ask_replace(answer, running, (await finder(solver, chosen, lang))[0], lang)
+                    await ask_replace(answer, asked, (await finder(solver, chosen, lang))[0], lang)
                     return
-                await ask_replace(answer, running, Game.new(chosen), lang, winnable=True)
+                await ask_replace(answer, asked, Game.new(chosen), lang, winnable=True)
                 return
         if not solver.has_room("winnable"):
             raise SolverBusy()  # said privately, before the public deferral
@@ -270,34 +238,3 @@ async def deal_of_code(answer: Answer, code: str, rules: dict[str, Any], lang: s
         await answer.say(t(lang, "error.invalid_code", code=code.strip()[:60], problem=problem))
         return None
     return Game(base.deal, base.rules.with_options(**options(rules)))
-
-
-def options(given: dict[str, Any]) -> dict[str, Any]:
-    """The rule options a command was given (``None``: not given; a pass limit below 0: unlimited)."""
-    chosen = {name: value for name, value in given.items() if value is not None}
-    if chosen.get("pass_limit", 0) < 0:
-        chosen["pass_limit"] = None
-    return chosen
-
-
-async def winnable_game(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
-    """The first deal from a random number that the solver proves winnable (a few seconds at most).
-    Raises ``SolverBusy`` when too many searches wait."""
-    pick = await solver.winnable(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules)
-    if pick is None:
-        return Game.new(rules), (t(lang, "error.winnable_not_found"),)
-    return Game.from_number(pick.number, rules), ()
-
-
-def rated_finder(tier: Tier) -> Finder:
-    """How /pyramide new finds a winnable deal of ``tier``: from a random number, in the solver's worker
-    (solving and rating there, never on the event loop), for a few seconds at most."""
-
-    async def find(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:
-        found = await solver.rated(secrets.randbelow(MAX_DEAL_NUMBER + 1), rules, tier)
-        if found is None:
-            game, notes = await winnable_game(solver, rules, lang)
-            return game, (t(lang, "error.difficulty_not_found"), *notes)
-        return Game.from_number(found[0], rules), ()
-
-    return find

@@ -15,16 +15,18 @@ from discord.ext import commands, tasks
 
 from pyramide import Rules
 from pyramide.i18n import t
+from pyramide_discord import controls, finders
+from pyramide_discord.host import DynamicButton, Host
 from pyramide_service import inputs
 from pyramide_service.changes import Change, EventFinal, GameChanged
 from pyramide_service.events import DEFAULT_DEALS
 from pyramide_service.inputs import check
 
 from ..answer import answering
-from ..common import DynamicButton, Host, text
+from ..common import text
 from ..tasks import stop_loop
 from . import announcements as shown
-from . import controls, dealing, events
+from . import events
 from .declared import DEALS, DURATION, EVENT, NAME, choices_of
 
 log = logging.getLogger(__name__)
@@ -145,12 +147,12 @@ class EventAdminCommands(app_commands.Group):
         hours = inputs.event_terms(name, deals, duration)
         given = inputs.rule_options(strict, passes, draw_with_waste, card_with_cover)
         tier = inputs.tier(difficulty)
-        rules = Rules().with_options(**dealing.options(given))
+        rules = Rules().with_options(**finders.options(given))
         if tier is not None and not rules.is_default:
             async with answering(interaction) as answer:
                 await answer.say(t(answer.lang, "error.difficulty_rules"))
             return
-        finder = dealing.rated_finder(tier) if tier is not None else None
+        finder = finders.rated_finder(tier) if tier is not None else None
         await events.start_event(interaction, name, deals, hours, rules, difficulty, finder)
 
     @app_commands.command(name="end", description=text("cmd.event.end"))

@@ -14,20 +14,22 @@ import discord
 from pyramide import Game, Rules
 from pyramide.i18n import t
 from pyramide.render import render_podium, render_standings
+from pyramide_discord.failures import DISCORD_ERRORS, log_refusal, lost
+from pyramide_discord.finders import Finder, winnable_game
+from pyramide_discord.host import Host
 from pyramide_service import EventOver, EventRecord, EventStart, EventTaken
 from pyramide_service.events import MAX_NAME, MAX_RUNNING, deal_key, rank_of
 from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
 from pyramide_service.solving import SolverService
 
-from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal, lost
-from ..common import Host, bot_of, missing_permission
+from ..answer import Answer, answering
+from ..common import bot_of, missing_permission
 from . import announcements as shown
 from .animation import post_animation
 from .daily import IN_PLACE, refuses_a_thread
-from .dealing import Finder, winnable_game
 from .home import Reach
 from .podium import podium_picture, standings_picture
-from .tables import BoardTable, answer_attempt
+from .posting import AnswerBoards, answer_attempt
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +216,7 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     async def title(dealt: Dealt) -> list[str]:
         return [t(lang, "event.deal_title", name=event.name, number=number, deals=deals)]
 
-    table = BoardTable(
+    table = AnswerBoards(
         answer,
         title,
         thread_name=lambda player: t(

@@ -12,9 +12,9 @@ from pyramide import STOCK, Game
 from pyramide.i18n import t
 from pyramide.render import render_board
 from pyramide.style import FIELDS, Style, StyleError, choices
+from pyramide_discord.board import board_labels
 
 from ..answer import Answer
-from ..common import board_labels
 
 PREVIEW_DEAL = 4242  # a deal whose first moves leave every suit on the board's free cards
 PREVIEW_SECONDS = 95.0  # the clock the preview shows

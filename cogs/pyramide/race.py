@@ -20,18 +20,21 @@ from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
-from pyramide_service import ENDED, PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_discord import controls, finders, presenter
+from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
+from pyramide_discord.host import Host
+from pyramide_discord.words import mention
+from pyramide_service import PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_service import outcomes as out
 from pyramide_service.changes import Change, GameChanged
 from pyramide_service.opening import Deal, Dealt, NotPosted, RaceOpened, open_race
 from pyramide_service.tasks import Supervised
 
-from ..answer import DISCORD_ERRORS, Answer, answering, log_refusal
-from ..common import Host, mention
-from . import controls, dealing
-from .announcements import peeks_at_an_event
+from ..answer import Answer, answering
+from . import dealing
 from .board import board_message
-from .daily import missing_thread_permission, peeks_at_the_daily
-from .tables import BoardTable
+from .daily import missing_thread_permission
+from .posting import AnswerBoards
 
 log = logging.getLogger(__name__)
 
@@ -218,12 +221,10 @@ async def start_race(
                 return
             game = found
         else:
-            game = Game.new(Rules().with_options(**dealing.options(rules)))
-        if await peeks_at_the_daily(answer, game):
-            await answer.say(t(lang, "error.daily_peek"))
-            return
-        if await peeks_at_an_event(answer, game):
-            await answer.say(t(lang, "event.peek"))
+            game = Game.new(Rules().with_options(**finders.options(rules)))
+        peek = await answer.bot.admission.peeks(game, interaction.user.id)
+        if peek is not None:
+            await dealing.refuse_deal(answer, peek, game, None)
             return
         answer.private = False
         await answer.defer()
@@ -250,8 +251,8 @@ async def start_race(
         scoreboards.posted(opened.race_id)
 
 
-class RaceBoards(BoardTable):
-    """A race's ``pyramide_service.opening.RaceTable``: a private thread and a board for each player, the
+class RaceBoards(AnswerBoards):
+    """A race's ``pyramide_service.opening.RacePort``: a private thread and a board for each player, the
     scoreboard as the command's answer, and the scoreboards' bookkeeping of what it showed."""
 
     def __init__(self, answer: Answer, scoreboards: Scoreboards, players: tuple[discord.abc.User, ...]) -> None:
@@ -303,32 +304,15 @@ class RaceBoards(BoardTable):
 
 
 async def give_up(answer: Answer, race_id: int) -> None:
-    """The scoreboard's "Give up": the presser's own game in the race ends (recorded as ended)."""
+    """The scoreboard's "Give up": the presser's own game in the race ends (``Plays.give_up``); the board in
+    the player's thread shows the end (the scoreboard follows the change, as after any press)."""
     interaction, lang, bot = answer.interaction, answer.lang, answer.bot
-    race = await bot.races.race(race_id)
-    if race is None or race.guild_id != interaction.guild_id:
-        await answer.say(t(lang, "error.stale_board"))
-        return
-    mine = next((game_id for player, game_id in race.players if player == interaction.user.id), None)
-    if mine is None:
-        await answer.say(t(lang, "race.not_yours"))
-        return
-    record = await bot.manager.record(mine)
-    if record is None or record.status != PLAYING or race.finished_at is not None:
-        await answer.say(t(lang, "race.already_over"))
-        return
-    async with bot.manager.turn(record.channel_id) as turn:
-        if not turn.holds(mine):
-            await answer.say(t(lang, "race.already_over"))
-            return
-        live = await turn.end(ENDED)
-        if live.record.message_id is not None:  # the board in the player's thread shows the end
-            thread = bot.get_partial_messageable(record.channel_id, guild_id=race.guild_id)
-            message = await board_message(answer, live, lang, [t(lang, "race.gave_up_line")])
-            file = message.pop("file")
-            with contextlib.suppress(discord.HTTPException):
-                await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
-    try:
-        await answer.say(t(lang, "race.you_gave_up"))
-    finally:  # told as every game's end is, once answered: the scoreboard and an open page of the thread follow
-        await bot.changes.publish(GameChanged.of(live.record, live.game.version, lang))
+    async with bot.plays.give_up(race_id, interaction.guild_id, interaction.user.id, lang) as outcome:
+        match outcome:
+            case out.GaveUp(live) if live.record.message_id is not None:
+                thread = bot.get_partial_messageable(live.record.channel_id, guild_id=interaction.guild_id)
+                message = await board_message(answer, live, lang, [t(lang, "race.gave_up_line")])
+                file = message.pop("file")
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
+    await answer.say(presenter.give_up_words(outcome, lang))

@@ -10,12 +10,12 @@ from pyramide import Rules
 from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide.labels import format_duration
+from pyramide_discord import controls
+from pyramide_discord.words import mention, rules_words
 from pyramide_service import ABANDONED, BROKEN, ENDED, STUCK, WON, LeaderRow, inputs
 
 from ..answer import Answer, answering
-from ..common import mention
-from . import controls, profile
-from .words import rules_words
+from . import profile
 
 PAGE = 10
 RESULT_MARKS = {WON: "🟩", STUCK: "🟥", ENDED: "⬜", BROKEN: "⬛", ABANDONED: "⬜"}

@@ -1,21 +1,22 @@
-"""A press handed to the application's ``Table`` (``pyramide_service.play``) and its one outcome answered:
+"""A press handed to the application's ``Plays`` (``pyramide_service.play``) and its one outcome answered:
 the new board, the ending's words, or why nothing was played. The outcome is answered inside the channel's
 lock, so answers leave in the order the moves were made."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import assert_never
 
 from pyramide import Game
 from pyramide import effects as ev
 from pyramide.i18n import describe, t
-from pyramide_service.play import Kind, Outcome, Press, Slow
+from pyramide_discord import presenter
+from pyramide_discord.words import ending_lines, mention
+from pyramide_service import outcomes as out
+from pyramide_service.play import Press, Slow
 
 from ..answer import Answer
-from ..common import mention
-from . import controls
 from .board import post_board, show, update_board
-from .words import ending_lines
 
 QUIET_EVENTS = (
     ev.Blocked,
@@ -26,15 +27,6 @@ QUIET_EVENTS = (
     ev.NoPassesLeft,
     ev.GameOver,
 )
-# What an outcome that played nothing is answered with, in private.
-REFUSALS = {
-    Kind.NO_GAME: "error.no_game",
-    Kind.BROKEN: "error.broken_game",
-    Kind.STALE: "error.stale_board",
-    Kind.SOLVER_BUSY: "error.solver_busy",
-}
-
-
 def press_of(answer: Answer, game_id: int | None = None, version: int | None = None) -> Press:
     """The press as the application takes it: ids and values (a button's game, version and message)."""
     interaction = answer.interaction
@@ -62,55 +54,38 @@ def slow(answer: Answer) -> Slow:
     return acknowledge
 
 
-async def refused(answer: Answer, outcome: Outcome, lang: str) -> bool:
-    """Answer an outcome that played nothing (stale, not yours, a board drawn again...); returns whether
-    it was one."""
-    kind, live = outcome.kind, outcome.live
-    if kind in REFUSALS:
-        await answer.say(t(lang, REFUSALS[kind]))
-    elif kind is Kind.REFRESH:
-        assert live is not None
-        await update_board(answer, live, lang, [t(lang, "board.refreshed")], game=outcome.snapshot)
-    elif kind is Kind.SHOW_FINISHED:
-        assert live is not None and outcome.ending is not None
-        status = ending_lines(outcome.ending, lang)
-        await update_board(answer, live, lang, status, game=outcome.snapshot, ending=outcome.ending)
-    elif kind is Kind.CLOSED_AT_LOAD:
-        assert live is not None and outcome.ending is not None
-        answer.private = False  # the game's ending, with what it unlocked, as its lost answer would have been
-        status = ending_lines(outcome.ending, lang)
-        await post_board(answer, live, lang, status, game=outcome.snapshot, ending=outcome.ending)
-    elif kind is Kind.NOT_YOURS:
-        assert live is not None
-        place = answer.place
-        key = "error.not_your_game" if place is None or place.threads else "error.not_your_game_here"
-        await answer.say(t(lang, key, owner=mention(live.record.owner_id)))
-    elif kind is Kind.MAY_NOT_END:
-        assert live is not None
-        await answer.say(t(lang, "error.end_not_allowed", owner=mention(live.record.owner_id)))
-    else:
-        return False
-    return True
-
-
-def tap_action(action: str) -> Callable[[Game], ev.Effect]:
-    if action == controls.UNDO:
-        return lambda game: game.undo()
-    spot = controls.spot_of(action)
-    return lambda game: game.tap(spot)
+async def refused(answer: Answer, outcome: out.Unplayed | out.MayNotEnd | out.Busy, lang: str) -> None:
+    """Answer an outcome that played nothing (stale, not yours, a board drawn again...)."""
+    match outcome:
+        case out.NoGameHere() | out.Broken() | out.Stale() | out.Busy():
+            await answer.say(presenter.refusal(outcome, lang))
+        case out.Redrawn(live, snapshot):
+            await update_board(answer, live, lang, [t(lang, "board.refreshed")], game=snapshot)
+        case out.ShownFinished(live, snapshot, ending):
+            await update_board(answer, live, lang, ending_lines(ending, lang), game=snapshot, ending=ending)
+        case out.ClosedAtLoad(live, snapshot, ending):
+            answer.private = False  # the game's ending, with what it unlocked, as its lost answer would have been
+            await post_board(answer, live, lang, ending_lines(ending, lang), game=snapshot, ending=ending)
+        case out.NotYours(live):
+            place = answer.place
+            key = "error.not_your_game" if place is None or place.threads else "error.not_your_game_here"
+            await answer.say(t(lang, key, owner=mention(live.record.owner_id)))
+        case out.MayNotEnd(live):
+            await answer.say(presenter.not_allowed(mention(live.record.owner_id), lang))
+        case _:
+            assert_never(outcome)
 
 
 async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Effect], *, edit: bool) -> None:
     """Play a move and answer with the new board (a typed command's move that changed nothing: privately)."""
     lang = answer.lang
-    async with answer.bot.table.play(press, action, slow=slow(answer)) as outcome:
-        if await refused(answer, outcome, lang):
+    async with answer.bot.plays.play(press, action, slow=slow(answer)) as outcome:
+        if not isinstance(outcome, out.Played):
+            await refused(answer, outcome, lang)
             return
-        event = outcome.effect
-        assert outcome.live is not None and outcome.settings is not None and event is not None
+        event, settings = outcome.effect, outcome.settings
         quiet = not edit and isinstance(event, QUIET_EVENTS)
         answer.private = quiet
-        settings = outcome.settings
         if quiet and answer.deferred_private is not False:
             # Nothing on the board changed: answer the typed command privately, keep the channel quiet.
             if isinstance(event, ev.Blocked) and not settings.error_help:
@@ -127,10 +102,10 @@ async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Effect]
 async def finish(answer: Answer, press: Press, *, edit: bool) -> None:
     """End the game (its starter, or anyone with Manage Messages); a button's press is checked as a move is."""
     lang = answer.lang
-    async with answer.bot.table.end(press, checked=edit, slow=slow(answer)) as outcome:
-        if await refused(answer, outcome, lang):
+    async with answer.bot.plays.end(press, checked=edit, slow=slow(answer)) as outcome:
+        if not isinstance(outcome, out.Ended):
+            await refused(answer, outcome, lang)
             return
-        assert outcome.live is not None and outcome.ending is not None
         answer.private = False
         status = ending_lines(outcome.ending, lang)
         await show(answer, outcome.live, lang, status, edit=edit, ending=outcome.ending)

@@ -2,7 +2,7 @@
 board message (docs/activity.md).
 
 sessions.py   the Activity's own session tokens (HMAC)      signin.py   the code exchange, the instance
-table.py      the one adapter onto the game (turn, rules)    position.py a game as the page draws it
+presses.py    the one adapter onto the game (Plays)       position.py a game as the page draws it
 board_edits.py the board message follows, coalesced          viewers.py  the pages open on each channel
 server.py     HTTP, the page, the socket
 """
@@ -13,14 +13,14 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from cogs.common import Host
+from pyramide_discord.host import Host
 from pyramide_service.changes import Change, ChangedElsewhere, GameChanged
 
 from ..settings import ActivitySettings
+from .presses import PagePresses
 from .server import ActivityServer
 from .sessions import SessionKeys
 from .signin import DiscordSignIn
-from .table import Table
 
 __all__ = ["WEB_ROOT", "Activity", "page_built"]
 log = logging.getLogger(__name__)
@@ -48,9 +48,9 @@ class Activity:
         web_root: Path = WEB_ROOT,
     ) -> None:
         self.settings = settings
-        self.table = Table(bot)
+        self.presses = PagePresses(bot)
         self.signin = DiscordSignIn(application_id, settings.client_secret, bot_token, api_base)
-        self.server = ActivityServer(self.table, self.signin, SessionKeys(settings.client_secret), web_root, clock)
+        self.server = ActivityServer(self.presses, self.signin, SessionKeys(settings.client_secret), web_root, clock)
         self._unsubscribe = bot.changes.subscribe(self._changed)
 
     async def _changed(self, change: Change) -> None:
@@ -63,5 +63,5 @@ class Activity:
     async def close(self) -> None:
         self._unsubscribe()
         await self.server.stop()
-        await self.table.close()
+        await self.presses.close()
         await self.signin.close()

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from cogs.common import Host
+from pyramide_discord.host import Host
 
 log = logging.getLogger(__name__)
 GAP = 1.0  # seconds between two edits of one channel's board

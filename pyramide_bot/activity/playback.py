@@ -12,18 +12,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from cogs.common import Host
-from cogs.pyramide.animation import LINE_SECONDS
 from pyramide import UNDER, WASTE, Card, Game, Move
 from pyramide.bounded import LRU
 from pyramide.i18n import card_name, card_spoken, t
 from pyramide.replay import Frame, action_frames, line_frames, winning_line
+from pyramide_discord.finders import LINE_SECONDS
+from pyramide_discord.host import Host
+from pyramide_service import PLAYING
 from pyramide_service.solving import SolverBusy, wait_nodes
-from pyramide_service.storage import PLAYING
 
-from .dealer import todays_deal
+from .presses import Reply
 from .sessions import Session
-from .table import Reply
 
 KINDS = ("line", "mine")
 
@@ -43,7 +42,7 @@ class Playbacks:
         if record.event_id is not None:
             return Reply([t(lang, "event.code_hidden")])
         try:
-            if Game.from_code(record.code).deal == (await todays_deal(bot)).deal:
+            if await bot.admission.is_todays(Game.from_code(record.code)):
                 return Reply([t(lang, "anim.daily_wait")])
             if kind == "mine":
                 frames = action_frames(Game.from_code(record.code), record.actions)

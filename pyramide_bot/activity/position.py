@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from cogs.pyramide.board import shown_code
 from pyramide import STOCK, UNDER, WASTE, Card, Game
 from pyramide.effects import Outcome
 from pyramide.i18n import card_name, card_spoken, t
+from pyramide_discord.board import shown_code
+from pyramide_service import PLAYING, STUCK, WON
 from pyramide_service.manager import Live
-from pyramide_service.storage import PLAYING, STUCK, WON
 
 PAGE_TEXTS = (
     "board.score",

@@ -27,9 +27,9 @@ from pyramide_service.server_settings import OUTSIDE_SERVERS
 from .dealer import Dealer
 from .playback import Playbacks
 from .position import page_texts
+from .presses import PagePresses, Reply
 from .sessions import LIFETIME, BadSession, Session, SessionKeys
 from .signin import DiscordSignIn, SignInRefused
-from .table import Reply, Table
 from .viewers import Viewer, Viewers
 
 log = logging.getLogger(__name__)
@@ -92,15 +92,17 @@ def _headers(content_type: str) -> dict[str, str]:
 
 
 class ActivityServer:
-    def __init__(self, table: Table, signin: DiscordSignIn, keys: SessionKeys, web_root: Path, clock: Any) -> None:
-        self.table = table
+    def __init__(
+        self, presses: PagePresses, signin: DiscordSignIn, keys: SessionKeys, web_root: Path, clock: Any
+    ) -> None:
+        self.presses = presses
         self.signin = signin
         self.keys = keys
         self.web_root = web_root
         self.clock = clock
-        self.viewers = Viewers(table, clock)
-        self.dealer = Dealer(table.bot, table.names.get)
-        self.playbacks = Playbacks(table.bot)
+        self.viewers = Viewers(presses, clock)
+        self.dealer = Dealer(presses.bot, presses.names.get)
+        self.playbacks = Playbacks(presses.bot)
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         self.refused: list[str] = []  # why sockets and sign-ins were refused, for the tests
@@ -174,7 +176,7 @@ class ActivityServer:
         lang = language_for(str(asked.get("locale") or ""))
         try:
             signed = await self.signin.sign_in(code, instance_id)
-            if signed.guild_id is not None and self.table.bot.get_guild(signed.guild_id) is None:
+            if signed.guild_id is not None and self.presses.bot.get_guild(signed.guild_id) is None:
                 # Only where the bot may edit the channel's board (a server it is in, or its DM with the
                 # player, which the sign-in checked): see docs/activity.md.
                 raise SignInRefused("not_here")
@@ -210,7 +212,7 @@ class ActivityServer:
             await self._close(socket, CLOSE_SESSION, "another instance")
             return socket
         viewer = Viewer(socket, session, language_for(str(hello.get("locale") or "")))
-        self.table.names.put(session.user_id, session.name)
+        self.presses.names.put(session.user_id, session.name)
         self.viewers.join(viewer)
         try:
             await socket.send_str(json.dumps({"t": "hello", "texts": page_texts(viewer.lang)}, ensure_ascii=False))
@@ -249,7 +251,7 @@ class ActivityServer:
             await self.viewers.send(viewer.session.channel_id, viewer, reply)
 
     async def _act(self, viewer: Viewer, asked: dict[str, Any]) -> Reply:
-        table, session, lang = self.table, viewer.session, viewer.lang
+        presses, session, lang = self.presses, viewer.session, viewer.lang
         kind, version = asked.get("t"), asked.get("version")
         if kind == "look":
             return Reply()
@@ -257,15 +259,15 @@ class ActivityServer:
             return Reply([t(lang, "error.stale_board")], stale=True)
         assert version is None or isinstance(version, int)
         if kind == "tap" and isinstance(asked.get("spot"), str):
-            return await table.move(session, asked["spot"], version or 0, lang)
+            return await presses.move(session, asked["spot"], version or 0, lang)
         if kind == "undo":
-            return await table.move(session, "undo", version or 0, lang)
+            return await presses.move(session, "undo", version or 0, lang)
         if kind == "hint":
-            return await table.hint(session, version or 0, lang)
+            return await presses.hint(session, version or 0, lang)
         if kind == "end":
-            return await table.end(session, version or 0, lang)
+            return await presses.end(session, version or 0, lang)
         if kind == "deal" and isinstance(asked.get("options"), dict):
-            return await self.dealer.deal(session, asked["options"], lang, table.manages(session))
+            return await self.dealer.deal(session, asked["options"], lang, presses.manages(session))
         if kind in ("line", "mine") and isinstance(asked.get("game"), int):
             return await self.playbacks.show(session, kind, asked["game"], lang)
         return Reply([t(lang, "effect.nothing_to_do")])

@@ -12,8 +12,8 @@ from typing import Any
 from aiohttp import web
 
 from .position import game_view
+from .presses import PagePresses, Reply
 from .sessions import Session
-from .table import Reply, Table
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +28,8 @@ class Viewer:
 
 
 class Viewers:
-    def __init__(self, table: Table, clock: Any) -> None:
-        self.table = table
+    def __init__(self, presses: PagePresses, clock: Any) -> None:
+        self.presses = presses
         self.clock = clock
         self._channels: dict[int, set[Viewer]] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -75,10 +75,10 @@ class Viewers:
 
     async def send(self, channel_id: int, only: Viewer | None = None, reply: Reply | None = None) -> None:
         """The channel's position to its pages (or to ``only``, with the ``reply`` to what it asked)."""
-        live = await self.table.look(channel_id)
+        live = await self.presses.look(channel_id)
         viewers = [only] if only is not None else list(self.of(channel_id))
         for viewer in viewers:
-            viewer.plays = live is not None and await self.table.may_play(viewer.session.user_id, live)
+            viewer.plays = live is not None and await self.presses.may_play(viewer.session.user_id, live)
         players = self._players(channel_id)
         now = self.clock()
         by_language: dict[str, dict[str, Any]] = {}
@@ -88,9 +88,9 @@ class Viewers:
                 game = game_view(live, live.game, viewer.lang, now) if live is not None else None
                 ending: list[str] = []
                 if live is not None and game is not None and game["finished"]:
-                    ending, game["offers"] = await self.table.finished_view(live, viewer.lang)
+                    ending, game["offers"] = await self.presses.finished_view(live, viewer.lang)
                 state = by_language[viewer.lang] = {"t": "state", "game": game, "ending": ending}
-            style = await self.table.bot.styles.get(viewer.session.user_id)  # each viewer sees their own style
+            style = await self.presses.bot.styles.get(viewer.session.user_id)  # each viewer sees their own style
             you = {"id": str(viewer.session.user_id), "plays": viewer.plays, "style": style.to_json()}
             message = {**state, "players": players, "you": you}
             if viewer is only and reply is not None:

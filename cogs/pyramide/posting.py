@@ -13,9 +13,10 @@ from typing import Any
 import discord
 
 from pyramide.i18n import t
-from pyramide_service.opening import Busy, Dealt, NoThread, NotPosted, Opening
+from pyramide_discord.failures import DISCORD_ERRORS, describe_failure, log_refusal, lost
+from pyramide_service.opening import Dealt, NoThread, NotPosted, Occupied, Opening
 
-from ..answer import DISCORD_ERRORS, Answer, describe_failure, log_refusal, lost
+from ..answer import Answer
 from .board import board_message
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ async def answer_attempt(
     elsewhere, then ``ready`` names where (by the channel's id). ``busy``: what a game in play here is."""
     if isinstance(opened, NoThread):
         await answer.say(t(answer.lang, "error.no_thread"))
-    elif isinstance(opened, Busy):
+    elif isinstance(opened, Occupied):
         await answer.say(busy)
     elif isinstance(opened, NotPosted) and (in_answer or not isinstance(opened.error, DISCORD_ERRORS)):
         raise opened.error  # (a lost answer may have shown the deal: the attempt stays, its board playable)
@@ -67,8 +68,8 @@ async def answer_attempt(
         await answer.say(ready(opened.dealt.channel_id))
 
 
-class BoardTable:
-    """A ``pyramide_service.opening.Table`` over one interaction. A board dealt in place is the
+class AnswerBoards:
+    """A ``pyramide_service.opening.BoardPort`` over one interaction. A board dealt in place is the
     interaction's answer (with ``note`` for a command deferred privately), or with ``send_here`` a
     message of the bot's own in the channel; one dealt in a thread is the bot's message there.
     ``thread_name`` makes private threads (else public) for the players in ``players``."""

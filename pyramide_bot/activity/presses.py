@@ -1,8 +1,9 @@
-"""The Activity's adapter onto the game: a tap, an undo and a hint are the application's ``Table.play``
-and ``Table.hint`` (``pyramide_service.play``), the very calls a board button makes, with the same rules
-and the same one outcome; the channel's board message is edited to follow.
+"""The Activity's adapter onto the game: a tap, an undo and a hint are the application's ``Plays.play``
+and ``Plays.hint`` (``pyramide_service.play``), the very calls a board button makes, with the same rules
+and the same closed outcomes (a refusal is one of them, answered on the socket, which stays open); the
+channel's board message is edited to follow.
 
-Ending the game is ``Table.end``, as the board's End button (its starter, or a moderator: the page knows
+Ending the game is ``Plays.end``, as the board's End button (its starter, or a moderator: the page knows
 the player's Manage Messages only from the bot's cache of the server's members, which it does not ask
 Discord for). A deal from the page is ``dealer.py``; a winning line and a replay ``playback.py``.
 """
@@ -12,25 +13,25 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 import discord
 
-from cogs.answer import DISCORD_ERRORS, log_refusal
-from cogs.common import Host
-from cogs.pyramide.board import drawn_board
-from cogs.pyramide.hints import hint_words
-from cogs.pyramide.turns import REFUSALS, tap_action
-from cogs.pyramide.words import ending_lines
 from pyramide import Game
 from pyramide import effects as ev
 from pyramide.bounded import LRU
 from pyramide.i18n import card_spoken, describe, language_for, t
-from pyramide_service.ending import Ending, record_tier, share_line
+from pyramide_discord import presenter
+from pyramide_discord.board import drawn_board
+from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
+from pyramide_discord.host import Host
+from pyramide_discord.words import ending_lines
+from pyramide_service import PLAYING, WON
+from pyramide_service import outcomes as out
+from pyramide_service.ending import Ending
 from pyramide_service.manager import Live
-from pyramide_service.play import Kind, Outcome, Press
+from pyramide_service.play import Press
 from pyramide_service.server_settings import settings_key
-from pyramide_service.storage import PLAYING, WON
 
 from .board_edits import BoardEdits
 from .sessions import Session
@@ -52,7 +53,10 @@ class Reply:
     playback: dict[str, Any] | None = None  # a winning line or a replay, to step through (``playback``)
 
 
-class Table:
+class PagePresses:
+    """A page's presses handed to the application (``Plays``), their outcomes as the page's ``Reply``, and
+    the channel's board message kept in step."""
+
     def __init__(self, bot: Host) -> None:
         self.bot = bot
         self.edits = BoardEdits(bot, self._draw_board)
@@ -62,6 +66,10 @@ class Table:
 
     async def close(self) -> None:
         await self.edits.close()
+
+    def name(self, player_id: int, lang: str) -> str:
+        """A player as the page names them: by the name their page signed in with, else as the game's starter."""
+        return self.names.get(player_id) or t(lang, "activity.its_starter")
 
     # ------------------------------------------------------------------ looking
     async def look(self, channel_id: int) -> Live | None:
@@ -96,18 +104,12 @@ class Table:
         return ending_lines(ending, lang), {**offers, "share": ending.share}
 
     async def ended(self, live: Live, lang: str) -> Ending:
-        """How the finished game ended: as its press worked it out, else read back."""
+        """How the finished game ended: as its press worked it out, else read back (``Plays.read_back``)."""
         ending = self._endings.get(live.record.id)
-        if ending is None:  # finished elsewhere (a button, another process): read back as play reads it back
-            record = live.record
-            unlocked = await self.bot.profiles.unlocked(record.owner_id)
-            keys = tuple(u.key for u in unlocked if u.game_id == record.id)
-            verdict = None if record.status == WON else self.bot.solver.known_verdict(record.code)
-            tier = record_tier(record, self.bot.solver)
-            share = share_line(record, record.picture, lang, tier) if record.daily and record.counted else None
-            ending = Ending(record, verdict, tier, keys, share)
-            if verdict is not None or record.status == WON:
-                self._endings.put(record.id, ending)
+        if ending is None:  # finished elsewhere (a button, another process)
+            ending = await self.bot.plays.read_back(live, lang, None)
+            if ending.verdict is not None or live.record.status == WON:
+                self._endings.put(live.record.id, ending)
         return ending
 
     async def may_play(self, user_id: int, live: Live) -> bool:
@@ -130,26 +132,29 @@ class Table:
         live_id = self._last.get(session.channel_id)
         return Press(session.channel_id, session.user_id, lang, game_id=live_id, version=version)
 
-    def _refusal(self, outcome: Outcome, lang: str) -> Reply | None:
-        if outcome.kind in REFUSALS:
-            return Reply([t(lang, REFUSALS[outcome.kind])], stale=outcome.kind is not Kind.SOLVER_BUSY)
-        if outcome.kind is Kind.NOT_YOURS:
-            return Reply([t(lang, "activity.watching")])
-        if outcome.kind in (Kind.REFRESH, Kind.MOVED_ON, Kind.SHOW_FINISHED, Kind.CLOSED_AT_LOAD):
-            return Reply([t(lang, "error.stale_board")], stale=True)
-        return None
+    def _refusal(self, outcome: out.Unplayed | out.Busy | out.MovedOn, lang: str) -> Reply:
+        """A press that played nothing, in words (the page is sent the position as it is now either way)."""
+        match outcome:
+            case out.NoGameHere() | out.Broken() | out.Stale():
+                return Reply([presenter.refusal(outcome, lang)], stale=True)
+            case out.Busy():
+                return Reply([presenter.refusal(outcome, lang)])
+            case out.NotYours():
+                return Reply([t(lang, "activity.watching")])
+            case out.Redrawn() | out.MovedOn() | out.ShownFinished() | out.ClosedAtLoad():
+                return Reply([t(lang, "error.stale_board")], stale=True)
+            case _:
+                assert_never(outcome)
 
     async def move(self, session: Session, action: str, version: int, lang: str) -> Reply:
         """Tap a spot (``0``-``27``, ``waste``, ``under``, ``stock``) or undo, on the position ``version``."""
         action = SPOT_ACTIONS.get(action, action)
         if action not in ACTIONS:
             return Reply([t(lang, "effect.nothing_to_do")])
-        move = (lambda game: game.undo()) if action == "undo" else tap_action(action)
-        async with self.bot.table.play(self._press(session, version, lang), move) as outcome:
-            refusal = self._refusal(outcome, lang)
-            if refusal is not None:
-                return refusal
-            assert outcome.live is not None and outcome.settings is not None and outcome.effect is not None
+        move = (lambda game: game.undo()) if action == "undo" else presenter.tap_action(action)
+        async with self.bot.plays.play(self._press(session, version, lang), move) as outcome:
+            if not isinstance(outcome, out.Played):
+                return self._refusal(outcome, lang)
             live, settings, event = outcome.live, outcome.settings, outcome.effect
             if outcome.ending is not None:
                 self._endings.put(live.record.id, outcome.ending)
@@ -159,28 +164,24 @@ class Table:
         return Reply([w for w in words if w])
 
     async def hint(self, session: Session, version: int, lang: str) -> Reply:
-        async with self.bot.table.hint(self._press(session, version, lang)) as outcome:
-            refusal = self._refusal(outcome, lang)
-            if refusal is not None:
-                return refusal
-            assert outcome.hint is not None and outcome.snapshot is not None
-            words, highlight, _dead = hint_words(outcome.hint, outcome.snapshot, lang, card_spoken)
+        async with self.bot.plays.hint(self._press(session, version, lang)) as outcome:
+            if not isinstance(outcome, out.Hinted):
+                return self._refusal(outcome, lang)
+            words, highlight, _dead = presenter.hint_words(outcome.hint, outcome.snapshot, lang, card_spoken)
         return Reply(words, tuple(str(spot) for spot in highlight))
 
     async def end(self, session: Session, version: int, lang: str) -> Reply:
         """The board's End on the position ``version`` (the page asked the player to confirm first)."""
         press = dataclasses.replace(self._press(session, version, lang), manage_messages=self.manages(session))
-        async with self.bot.table.end(press) as outcome:
-            if outcome.kind is Kind.MAY_NOT_END:
-                assert outcome.live is not None
-                owner = self.names.get(outcome.live.record.owner_id) or t(lang, "activity.its_starter")
-                return Reply([t(lang, "error.end_not_allowed", owner=owner)])
-            refusal = self._refusal(outcome, lang)
-            if refusal is not None:
-                return refusal
-            assert outcome.live is not None and outcome.ending is not None
-            self._endings.put(outcome.live.record.id, outcome.ending)
-            self.edits.want(session.channel_id, [])  # (a finished board's lines are its ending's)
+        async with self.bot.plays.end(press) as outcome:
+            match outcome:
+                case out.Ended(live, ending):
+                    self._endings.put(live.record.id, ending)
+                    self.edits.want(session.channel_id, [])  # (a finished board's lines are its ending's)
+                case out.MayNotEnd(live):
+                    return Reply([presenter.not_allowed(self.name(live.record.owner_id, lang), lang)])
+                case _:
+                    return self._refusal(outcome, lang)
         return Reply()
 
     # ------------------------------------------------------------------ the board message

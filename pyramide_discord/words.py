@@ -77,3 +77,7 @@ def unlocked_line(key: str, lang: str) -> str:
 def share_text(record: GameRecord, picture: str | None, lang: str, solver: SolverService) -> str:
     """A finished daily's spoiler-free share line (``ending.share_line``), its tier as known now."""
     return share_line(record, picture, lang, record_tier(record, solver))
+
+
+def mention(user_id: int) -> str:
+    return f"<@{user_id}>"

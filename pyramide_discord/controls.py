@@ -16,7 +16,7 @@ from typing import Any
 
 import discord
 
-from ..internals import PrebuiltView
+from .internals import PrebuiltView
 
 TAP_WASTE, TAP_UNDER, TAP_STOCK = "w", "u", "s"
 SPOT_CODES = {"waste": TAP_WASTE, "under": TAP_UNDER, "stock": TAP_STOCK}
@@ -171,7 +171,7 @@ def confirmation(
 
 
 class ButtonRows(PrebuiltView):
-    """A board's buttons as Discord's JSON (see ``cogs.internals.PrebuiltView``)."""
+    """A board's buttons as Discord's JSON (see ``internals.PrebuiltView``)."""
 
     def __init__(self) -> None:
         super().__init__()
