@@ -2,6 +2,8 @@
 board message (docs/activity.md).
 
 sessions.py   the Activity's own session tokens (HMAC)      signin.py   the code exchange, the instance
+limits.py     every bound of the door, and token buckets     messages.py the schema of the page's messages
+rights.py     the right to play, checked again               door.py     addresses, costly actions' allowance
 table.py      the one adapter onto the game (turn, rules)    position.py a game as the page draws it
 board_edits.py the board message follows, coalesced          viewers.py  the pages open on each channel
 feed.py       changes of any process reach the pages         server.py   HTTP, the page, the socket
@@ -17,12 +19,13 @@ from cogs.common import Host
 
 from ..settings import ActivitySettings
 from .feed import ChangeFeed
+from .limits import Limits
 from .server import ActivityServer
 from .sessions import SessionKeys
 from .signin import DiscordSignIn
 from .table import Table
 
-__all__ = ["WEB_ROOT", "Activity", "ChangeFeed", "page_built"]
+__all__ = ["WEB_ROOT", "Activity", "ChangeFeed", "Limits", "page_built"]
 log = logging.getLogger(__name__)
 WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
 
@@ -46,12 +49,15 @@ class Activity:
         api_base: str | None,
         clock: Any,
         web_root: Path = WEB_ROOT,
+        limits: Limits = Limits(),
+        origins: tuple[str, ...] = (),
     ) -> None:
         self.settings = settings
         self.feed = feed
         self.table = Table(bot)
-        self.signin = DiscordSignIn(application_id, settings.client_secret, bot_token, api_base)
-        self.server = ActivityServer(self.table, self.signin, SessionKeys(settings.client_secret), web_root, clock)
+        self.signin = DiscordSignIn(application_id, settings.client_secret, bot_token, api_base, clock, limits)
+        keys = SessionKeys(settings.client_secret)
+        self.server = ActivityServer(self.table, self.signin, keys, web_root, clock, limits, origins)
         feed.listeners.append(self.server.viewers.changed)
 
     async def start(self) -> int:
