@@ -272,7 +272,7 @@ async def test_a_game_stops_at_its_action_cap_with_the_seed_style_message(door: 
 
 
 # ---------------------------------------------------------------------------------------------- costs
-async def test_hints_and_deals_are_limited_per_player(door: Door) -> None:
+async def test_hints_deals_and_replays_are_limited_per_player(door: Door) -> None:
     h = door.h
     assert h.bot is not None
     ws = await door.dealt()
@@ -285,8 +285,15 @@ async def test_hints_and_deals_are_limited_per_player(door: Door) -> None:
     assert live is not None
     replace = {"t": "deal", "options": {"replace": live.record.id}}
     await answer(ws, replace)  # a new game dealt over the running one
-    state = await answer(ws, {"t": "deal", "options": {"replace": state["game"]["id"]}})
+    dealt = await h.bot.manager.snapshot(CHANNEL_ID)
+    assert dealt is not None and dealt.record.id != live.record.id
+    state = await answer(ws, {"t": "deal", "options": {"replace": dealt.record.id}})
     assert state["words"] == [t("en", "activity.slow_down", seconds=60)]
+    running = await h.bot.manager.snapshot(CHANNEL_ID)
+    assert running is not None and running.record.id == dealt.record.id  # nothing dealt the second time
+    replay = {"t": "mine", "game": live.record.id}  # the replaced game, finished
+    assert (await answer(ws, replay))["words"] != [t("en", "activity.slow_down", seconds=60)]
+    assert (await answer(ws, replay))["words"] == [t("en", "activity.slow_down", seconds=60)]
     await ws.close()
 
 
