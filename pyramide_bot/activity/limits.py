@@ -21,6 +21,7 @@ class Limits:
     per_session: int = 3  # sockets of one player in one instance (a page, its reload, one more)
     per_user: int = 6  # sockets of one player in all instances
     recheck: float = 180.0  # seconds between two of Discord's answers on whether the player is still in
+    lookups: tuple[int, float] = (30, 1.0)  # instance look-ups in all: 30 at once, then one a second
     backlog: int = 32  # messages waiting for one page; a page that lets more pile up is dropped
     # a page's messages: a burst of 20, then 8 a second; more is a flood (the socket is closed)
     burst: int = 20

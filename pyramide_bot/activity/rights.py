@@ -5,8 +5,9 @@ stands for is checked again while the player's sockets are open.
   only with the members intent) revokes every session of that player in that server minted before it.
 - Discord's instance: at the hello and then every ``Limits.recheck`` seconds while a socket is open, the
   instance is looked up with the bot token; a player no longer among its users (they left, the instance
-  ended) is refused. One look-up per instance serves all its sockets, and none while Discord's 429 holds;
-  when Discord does not answer, the player keeps playing (the sign-in already checked them).
+  ended) is refused. One look-up per instance serves all its sockets, none is made while Discord's 429
+  holds, and at most ``Limits.lookups`` reach Discord (past them the last answer stands); when Discord
+  does not answer, the player keeps playing (the sign-in already checked them).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 
 from pyramide.bounded import LRU
 
-from .limits import Clock, Limits
+from .limits import Bucket, Clock, Limits
 from .sessions import LIFETIME, Session
 from .signin import DiscordSignIn
 
@@ -29,6 +30,7 @@ class Rights:
         self._revoked: LRU[tuple[int, int], float] = LRU(10_000)  # (server, player) -> when the bot heard it
         self._answers: LRU[str, tuple[float, set[int] | None]] = LRU(10_000)  # instance -> (when, its users)
         self._asking: dict[str, asyncio.Task[set[int] | None]] = {}
+        self._budget = Bucket(*limits.lookups, time.monotonic())
 
     def signed_in(self, instance_id: str, user_id: int) -> None:
         """Discord has just vouched for the player in the instance: a cached answer from before is behind."""
@@ -56,6 +58,8 @@ class Rights:
         if answered is not None and time.monotonic() - answered[0] < self.recheck:
             return answered[1]
         task = self._asking.get(instance_id)
+        if task is None and self._budget.take(time.monotonic()):
+            return answered[1] if answered is not None else None  # (over the budget: the last answer stands)
         if task is None:
             task = asyncio.get_running_loop().create_task(self.signin.instance_users(instance_id))
             self._asking[instance_id] = task
