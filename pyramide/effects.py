@@ -137,6 +137,13 @@ class NothingToUndo(Effect):
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class ActionLimit(Effect):
+    """The game's action log is full (``game.MAX_ACTIONS``): nothing more is played or recorded."""
+
+    limit: int
+
+
 _KEYS: dict[type, str] = {
     Selected: "selected",
     Deselected: "deselected",
@@ -153,4 +160,5 @@ _KEYS: dict[type, str] = {
     UnknownCard: "unknown_card",
     Undone: "undone",
     NothingToUndo: "nothing_to_undo",
+    ActionLimit: "action_limit",
 }

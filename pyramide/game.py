@@ -15,6 +15,7 @@ from itertools import combinations
 from .cards import Card, InvalidCard
 from .codes import MAX_DEAL_NUMBER, Deal, deal_code, layout_deal, numbered_deal, parse_code
 from .effects import (
+    ActionLimit,
     Blocked,
     Deselected,
     Drew,
@@ -40,6 +41,9 @@ ROWS = 7
 PYRAMID_SIZE = 28
 POINTS_PER_CARD = 10
 UNDO_LIMIT = 100
+# A game's action log holds at most this many taps and undos (a real game takes a few hundred): every
+# replay, picture and page of a game then costs a bounded time, whatever a player keeps tapping.
+MAX_ACTIONS = 2_000
 WASTE, STOCK, UNDER = "waste", "stock", "under"
 UNDO = "undo"
 
@@ -159,11 +163,11 @@ class Game:
         return other
 
     def apply(self, action: Spot) -> Effect:
-        """Apply one entry of an action log."""
+        """Apply one entry of an action log (a log stored before ``MAX_ACTIONS`` is replayed whole)."""
         if action == UNDO:
-            return self.undo()
+            return self._undo()
         try:
-            return self.tap(action)
+            return self._tap(self._check_spot(action))
         except InvalidSpot as error:
             raise InvalidAction(f"not an action: {action!r}") from error
 
@@ -294,6 +298,11 @@ class Game:
     def tap(self, spot: Spot) -> Effect:
         """The one action a player has: tap a pyramid card, the waste, the stock (or ``under``)."""
         spot = self._check_spot(spot)
+        if len(self.actions) >= MAX_ACTIONS:
+            return ActionLimit(MAX_ACTIONS)
+        return self._tap(spot)
+
+    def _tap(self, spot: Spot) -> Effect:
         self.actions.append(spot)
         if self._outcome is not None:
             return GameOver(self._outcome)
@@ -355,6 +364,11 @@ class Game:
 
     def undo(self) -> Effect:
         """Take back the last action (up to 100); the move counter does not go down."""
+        if len(self.actions) >= MAX_ACTIONS:
+            return ActionLimit(MAX_ACTIONS)
+        return self._undo()
+
+    def _undo(self) -> Effect:
         self.actions.append(UNDO)
         if self._outcome is not None:
             return GameOver(self._outcome)

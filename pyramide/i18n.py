@@ -194,4 +194,6 @@ def describe(event: ev.Effect, lang: str, error_help: bool, name: Callable[[Card
             return t(lang, "effect.undone_points", points=points) if points else t(lang, "effect.undone")
         case ev.NothingToUndo():
             return t(lang, "effect.nothing_to_undo")
+        case ev.ActionLimit(limit=limit):
+            return t(lang, "effect.action_limit", limit=limit)
     return t(lang, "effect.nothing_to_do")

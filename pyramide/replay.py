@@ -46,27 +46,37 @@ class Animation:
 def line_frames(game: Game, line: Sequence[Move]) -> list[Frame]:
     """The deal, then each move: a removal shown ringed before it goes, with a pause after it."""
     game = game.copy()
-    frames = [Frame(game.copy(), START_MS)]
+    frames = [Frame(_still(game), START_MS)]
     for move in line:
         if move.kind in ("pair", "king"):
-            frames.append(Frame(game.copy(), MARK_MS, move.spots))
+            frames.append(Frame(_still(game), MARK_MS, move.spots))
             game.play(move)
-            frames.append(Frame(game.copy(), REMOVED_MS))
+            frames.append(Frame(_still(game), REMOVED_MS))
         else:
             game.play(move)
-            frames.append(Frame(game.copy(), STEP_MS))
+            frames.append(Frame(_still(game), STEP_MS))
     return _held(frames)
 
 
 def action_frames(game: Game, actions: Sequence[Spot]) -> list[Frame]:
     """A player's game as it was played: every tap (a selection shows raised), draw, turn and undo."""
     game = game.copy()
-    frames = [Frame(game.copy(), START_MS)]
+    frames = [Frame(_still(game), START_MS)]
     for action in actions:
         removed = game.removed
         game.apply(action)
-        frames.append(Frame(game.copy(), REMOVED_MS if game.removed > removed else STEP_MS))
+        frames.append(Frame(_still(game), REMOVED_MS if game.removed > removed else STEP_MS))
     return _held(frames)
+
+
+def _still(game: Game) -> Game:
+    """A frame's position without the action log (a frame is drawn, never played on): each copy then
+    costs the same, and a replay grows with its actions, not their square."""
+    log, game.actions = game.actions, []
+    try:
+        return game.copy()
+    finally:
+        game.actions = log
 
 
 def _held(frames: list[Frame]) -> list[Frame]:

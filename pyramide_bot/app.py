@@ -92,6 +92,7 @@ class PyramideBot(commands.Bot):
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True  # channel and thread events; no privileged intent is needed
+        intents.moderation = True  # bans (not privileged): a banned player's Activity sessions end
         super().__init__(
             command_prefix=commands.when_mentioned,  # "@Pyramide sync" works without the message-content intent
             intents=intents,
@@ -332,6 +333,16 @@ class PyramideBot(commands.Bot):
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """A press no dynamic item or view of the bot reads is answered as out of date (discord.py drops it)."""
         await answer_unclaimed(interaction, self._button_templates.values(), self.persistent_views)
+
+    async def on_member_ban(self, guild: discord.Guild, user: discord.User | discord.Member) -> None:
+        if self.activity_app is not None:
+            await self.activity_app.server.revoke(guild.id, user.id)
+
+    async def on_raw_member_remove(self, payload: discord.RawMemberRemoveEvent) -> None:
+        """(Heard only with the members intent, which the bot does not ask for; a deployment that grants it
+        ends a kicked player's Activity sessions at once, else the instance check does within minutes.)"""
+        if self.activity_app is not None:
+            await self.activity_app.server.revoke(payload.guild_id, payload.user.id)
 
     async def on_ready(self) -> None:
         log.info("logged in as %s (%s) on %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))

@@ -18,9 +18,9 @@ from urllib.parse import urlencode
 import aiohttp
 from aiohttp import WSMsgType, web
 
-from pyramide_bot.activity import Activity
+from pyramide_bot.activity import Activity, Limits
 from pyramide_bot.settings import ActivitySettings
-from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET, ActivityDiscord
+from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET, ActivityDiscord, retry_after_header
 from tests.harness import APP_ID, Harness
 
 PARENT = Path(__file__).resolve().parent / "activity_parent"
@@ -30,6 +30,7 @@ DISCORD_CSP = (
     "connect-src 'self'; font-src 'self'; media-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'self'"
 )
 PARENT_FILES = {"parent.html": "text/html", "parent.js": "text/javascript", "parent.css": "text/css"}
+ACTIVITY_ORIGIN = f"https://{APP_ID}.discordsays.com"  # the origin this edge stands for
 HOP = {"connection", "keep-alive", "transfer-encoding", "upgrade", "content-length", "content-encoding"}
 
 
@@ -93,7 +94,8 @@ class ActivityEdge:
         )
         if answered is None:
             return web.json_response({"message": "404: Not Found", "code": 0}, status=404)
-        return web.json_response(answered[1], status=answered[0])
+        status, body = answered
+        return web.json_response(body, status=status, headers=retry_after_header(status, body))
 
     async def _pass_on(self, request: web.Request) -> web.StreamResponse:
         url = f"http://127.0.0.1:{self.target}{request.rel_url}"
@@ -101,6 +103,8 @@ class ActivityEdge:
             return await self._pass_socket(request, url.replace("http://", "ws://", 1))
         assert self._client is not None
         headers = {k: v for k, v in request.headers.items() if k.lower() not in HOP and k.lower() != "host"}
+        if headers.get("Origin") == self.origin:  # the page's origin is the Activity's, as under Discord
+            headers["Origin"] = ACTIVITY_ORIGIN
         try:
             async with self._client.request(
                 request.method, url, headers=headers, data=await request.read(), allow_redirects=False
@@ -166,7 +170,14 @@ async def _discord_csp(request: web.Request, handler: web.RequestHandler) -> web
     return response
 
 
-async def serve_activity(h: Harness, edge: ActivityEdge) -> Activity:
+# The browser tests sign in and deal far more often than a player, on a clock that stands still: their
+# allowances are unbounded (tests/test_activity_door.py tests each bound).
+ROOMY = Limits(
+    signin_burst=10**6, overall_burst=10**6, deals=(10**6, 1.0), hints=(10**6, 1.0), playbacks=(10**6, 1.0)
+)
+
+
+async def serve_activity(h: Harness, edge: ActivityEdge, limits: Limits = ROOMY) -> Activity:
     """The harness's bot serves the Activity behind ``edge`` (Discord's proxy), signing in against it."""
     assert h.bot is not None
     activity = Activity(
@@ -176,6 +187,7 @@ async def serve_activity(h: Harness, edge: ActivityEdge) -> Activity:
         bot_token=BOT_TOKEN,
         api_base=edge.api_base,
         clock=lambda: h.now[0],
+        limits=limits,
     )
     edge.target = await activity.start()
     return activity

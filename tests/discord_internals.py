@@ -120,3 +120,8 @@ def deliver_interaction(bot: discord.Client, payload: dict[str, Any]) -> None:
 def deliver_message(bot: discord.Client, payload: dict[str, Any]) -> None:
     """``MESSAGE_CREATE``, through the same parser the gateway uses."""
     bot._connection.parse_message_create(payload)  # type: ignore[arg-type]
+
+
+def deliver_ban(bot: discord.Client, guild_id: int, user: dict[str, Any]) -> None:
+    """``GUILD_BAN_ADD`` as the gateway hands it over (the moderation intent)."""
+    bot._connection.parse_guild_ban_add({"guild_id": str(guild_id), "user": user})  # type: ignore[typeddict-item]

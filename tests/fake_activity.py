@@ -7,6 +7,11 @@ the bot's DM with a user (``POST /users/@me/channels``: the bot token, a JSON bo
 allows with a recipient, the DM there is returned or a new one opened; ``dms`` keeps them, the player
 ``OWNER``'s being the harness's ``DM_CHANNEL_ID``).
 
+Rate limits as Discord has them: ``limit(n, seconds)`` lets ``n`` requests through in a window, then answers
+429 with ``Retry-After`` (header and body, ``retry_after_header``); ``hold(seconds)`` makes the next answer such
+a 429. A request sent while a Retry-After holds is what Discord counts towards banning the address: it is
+answered 429 again and kept in ``invalid``, which every test of the Activity expects to stay empty.
+
 ``FakeDiscord`` (whole-process tests) and ``tests/activity_edge.py`` (the browser tests against the
 harness) both answer these routes through ``ActivityDiscord.answer``.
 """
@@ -14,6 +19,7 @@ harness) both answer these routes through ``ActivityDiscord.answer``.
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import time
 import urllib.parse
@@ -27,6 +33,7 @@ CLIENT_SECRET = "test-client-secret-" + "x" * 13
 BOT_TOKEN = "test-bot-token"
 CODE_LIFETIME = 600.0  # Discord's authorization codes last 10 minutes
 TOKEN_LIFETIME = 604800  # and access tokens a week
+LIMITED = "You are being rate limited."
 
 
 @dataclass
@@ -61,6 +68,13 @@ def _error(status: int, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     return status, body
 
 
+def retry_after_header(status: int, body: Any) -> dict[str, str]:
+    """The headers of an answer: a 429 names its wait in whole seconds, as Discord's do."""
+    if status == 429 and isinstance(body, dict):
+        return {"Retry-After": str(math.ceil(float(body["retry_after"])))}
+    return {}
+
+
 class ActivityDiscord:
     def __init__(
         self,
@@ -80,6 +94,35 @@ class ActivityDiscord:
         self.invalid: list[str] = []  # why requests Discord's API description refuses were refused
         self.seen: list[str] = []  # every request, "METHOD path", for the tests
         self.secrets_seen: list[str] = []  # the client secrets the exchanges carried
+        self.clock = time.monotonic  # Discord's clock for its rate limits (a test may share its own)
+        self._window: tuple[int, float] | None = None  # (requests, seconds) let through before a 429
+        self._times: list[float] = []
+        self.held_until = 0.0
+        self._hold_next = 0.0
+
+    def limit(self, requests: int, seconds: float) -> None:
+        self._window = (requests, seconds)
+
+    def hold(self, seconds: float) -> None:
+        """The next request is answered 429 with ``Retry-After: seconds``."""
+        self._hold_next = seconds
+
+    def _limited(self, method: str, path: str) -> tuple[int, Any] | None:
+        now = self.clock()
+        if now < self.held_until:
+            self.invalid.append(f"{method} {path}: sent during a Retry-After")
+            return 429, {"message": LIMITED, "retry_after": self.held_until - now, "global": False}
+        seconds = self._hold_next
+        if self._window is not None:
+            requests, window = self._window
+            self._times = [at for at in self._times if now - at < window] + [now]
+            if len(self._times) > requests:
+                seconds = max(seconds, window - (now - self._times[0]))
+        if seconds:
+            self._hold_next = 0.0
+            self.held_until = now + seconds
+            return 429, {"message": LIMITED, "retry_after": seconds, "global": False}
+        return None
 
     @property
     def instances(self) -> dict[str, Instance]:
@@ -101,6 +144,11 @@ class ActivityDiscord:
 
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, Any] | None:
         """Discord's answer to a request of these routes, or ``None`` for another route."""
+        ours = path in ("/oauth2/token", "/users/@me", "/users/@me/channels") or "/activity-instances/" in path
+        limited = self._limited(method, path) if ours else None
+        if limited is not None:
+            self.seen.append(f"{method} {path}")
+            return limited
         if path == "/oauth2/token" and method == "POST":
             self.seen.append(f"{method} {path}")
             return self._exchange(headers, body)

@@ -36,7 +36,7 @@ from aiohttp import WSMsgType, web
 from pyramide_discord.emojis import emoji_images
 from tests.app_commands import AppCommands, EntryPointOmitted
 from tests.app_emojis import AppEmojis, Refused
-from tests.fake_activity import ActivityDiscord
+from tests.fake_activity import ActivityDiscord, retry_after_header
 from tests.harness import (
     APP_ID,
     BOT_PERMISSIONS,
@@ -376,7 +376,10 @@ class FakeDiscord:
         if path in ("/oauth2/token", "/users/@me", "/users/@me/channels") or "/activity-instances/" in path:
             answered = self.activity.answer(request.method, path, dict(request.headers), await request.read())
             if answered is not None:
-                return reply(answered[1], answered[0])
+                status, body = answered
+                response = reply(body, status)
+                response.headers.update(retry_after_header(status, body))
+                return response
         try:
             return await self._serve(request)
         except Refused as refused:

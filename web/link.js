@@ -1,6 +1,7 @@
 // The page's one WebSocket, at an absolute address from location.host: wss:// under Discord (HTTPS),
 // ws:// on a plain-HTTP test server. It reconnects after a loss (a bot restart) with the same session.
-const REFUSED = new Set([4001, 4003, 4008, 1009]);
+// 1013: too many pages of this player (the server says so in words); 4009 (read too slowly) reconnects.
+const REFUSED = new Set([4001, 4003, 4008, 1009, 1013]);
 
 export class Link {
   constructor(hello) {

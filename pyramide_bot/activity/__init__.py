@@ -2,7 +2,9 @@
 board message (docs/activity.md).
 
 sessions.py   the Activity's own session tokens (HMAC)      signin.py   the code exchange, the instance
-presses.py    the one adapter onto the game (Plays)       position.py a game as the page draws it
+limits.py     every bound of the door, and token buckets     messages.py the schema of the page's messages
+rights.py     the right to play, checked again               door.py     addresses, costly actions' allowance
+presses.py    the one adapter onto the game (Plays)          position.py a game as the page draws it
 board_edits.py the board message follows, coalesced          viewers.py  the pages open on each channel
 server.py     HTTP, the page, the socket
 """
@@ -17,12 +19,13 @@ from pyramide_discord.host import Host
 from pyramide_service.changes import Change, ChangedElsewhere, GameChanged
 
 from ..settings import ActivitySettings
+from .limits import Limits
 from .presses import PagePresses
 from .server import ActivityServer
 from .sessions import SessionKeys
 from .signin import DiscordSignIn
 
-__all__ = ["WEB_ROOT", "Activity", "page_built"]
+__all__ = ["WEB_ROOT", "Activity", "Limits", "page_built"]
 log = logging.getLogger(__name__)
 WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
 
@@ -46,11 +49,14 @@ class Activity:
         api_base: str | None,
         clock: Any,
         web_root: Path = WEB_ROOT,
+        limits: Limits = Limits(),
+        origins: tuple[str, ...] = (),
     ) -> None:
         self.settings = settings
         self.presses = PagePresses(bot)
-        self.signin = DiscordSignIn(application_id, settings.client_secret, bot_token, api_base)
-        self.server = ActivityServer(self.presses, self.signin, SessionKeys(settings.client_secret), web_root, clock)
+        self.signin = DiscordSignIn(application_id, settings.client_secret, bot_token, api_base, clock, limits)
+        keys = SessionKeys(settings.client_secret)
+        self.server = ActivityServer(self.presses, self.signin, keys, web_root, clock, limits, origins)
         self._unsubscribe = bot.changes.subscribe(self._changed)
 
     async def _changed(self, change: Change) -> None:

@@ -9,6 +9,7 @@ until the day is over, not an event's deal (its code is revealed with the event'
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -44,14 +45,15 @@ class Playbacks:
         try:
             if await bot.admission.is_todays(Game.from_code(record.code)):
                 return Reply([t(lang, "anim.daily_wait")])
+            # (a replay grows with the game's actions, up to the cap: its frames are worked out off the event loop)
             if kind == "mine":
-                frames = action_frames(Game.from_code(record.code), record.actions)
+                frames = await asyncio.to_thread(action_frames, Game.from_code(record.code), record.actions)
                 moves = len(record.actions)
             else:
                 line = await self._line(record.code)
                 if line is None:
                     return Reply([t(lang, "anim.none")])
-                frames = line_frames(Game.from_code(record.code), line)
+                frames = await asyncio.to_thread(line_frames, Game.from_code(record.code), line)
                 moves = len(line)
         except SolverBusy:
             return Reply([t(lang, "error.solver_busy")])

@@ -10,6 +10,7 @@ Discord for). A deal from the page is ``dealer.py``; a winning line and a replay
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from dataclasses import dataclass, field
@@ -83,7 +84,7 @@ class PagePresses:
         if record is None or record.channel_id != channel_id or record.status == PLAYING:
             return None
         try:
-            game = Game.replay(record.code, record.actions)
+            game = await asyncio.to_thread(Game.replay, record.code, record.actions)  # (up to MAX_ACTIONS)
         except (ValueError, TypeError):
             return None
         game.started_at, game.finished_at = record.started_at, record.finished_at

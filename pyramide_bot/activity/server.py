@@ -1,10 +1,14 @@
 """The Activity's HTTP server, in the bot's own process (aiohttp, as the health page): the page and its
 modules, the card pictures, ``POST /api/token`` (sign-in) and ``/api/ws``, the one WebSocket a page keeps.
 
-Every answer carries a Content-Security-Policy as strict as Discord's proxy (no inline script or style,
-nothing from another origin). The socket's first message is ``hello`` with the session token; whatever
-is wrong with it (missing, forged, expired, another instance's) closes the socket with a reason before
-anything is read or stored, as does a malformed or oversized message or a flood.
+Every answer, aiohttp's own error pages included, carries a Content-Security-Policy as strict as Discord's
+proxy (no inline script or style, nothing from another origin, framed by Discord only), and what carries a
+token is never stored by a cache. The socket's first message is ``hello`` with the session token, within
+``hello_wait`` seconds whatever else arrives; whatever is wrong with it (missing, forged, expired, another
+instance's, a player removed since) closes the socket with a reason before anything is read or stored. Every
+later message is checked against the page's schema (``messages.py``): one outside it is refused in words
+and the socket stays open; a message that is no JSON object, an oversized one or a flood closes it. Every
+bound is in ``limits.py`` and docs/activity.md.
 """
 
 from __future__ import annotations
@@ -22,31 +26,36 @@ from aiohttp import WSMsgType, web
 from pyramide.i18n import language_for, rank_letters, t
 from pyramide.render.faces import face_png
 from pyramide.style import Style
+from pyramide_service import StorageUnavailable
 from pyramide_service.server_settings import OUTSIDE_SERVERS
 
 from .dealer import Dealer
+from .door import Costs, client_address
+from .limits import Bucket, Limits
+from .messages import Malformed, checked, loads, sign_in
 from .playback import Playbacks
 from .position import page_texts
 from .presses import PagePresses, Reply
+from .rights import Rights
 from .sessions import LIFETIME, BadSession, Session, SessionKeys
-from .signin import DiscordSignIn, SignInRefused
-from .viewers import Viewer, Viewers
+from .signin import Busy, DiscordSignIn, SignInRefused
+from .viewers import Viewer, Viewers, close
 
 log = logging.getLogger(__name__)
+# Discord's clients frame the Activity (the web and desktop app; its proxy's own origin on mobile).
+FRAMED_BY = "https://discord.com https://*.discord.com https://*.discordsays.com"
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'"
+    f"font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors {FRAMED_BY}"
 )
 MAX_MESSAGE = 1024  # bytes a page's message may have (a move is under 100): more closes the socket
 MAX_BODY = 4096  # bytes of a sign-in request
-HELLO_WAIT = 10.0  # seconds a socket may stay silent before its hello
-BURST, RATE = 20, 8.0  # a page's messages: a burst of 20, then 8 a second; more is a flood
+BURST, RATE = Limits.burst, Limits.rate  # a page's messages: a burst, then so many a second; more is a flood
 CLOSE_SESSION = 4001  # the socket's session token is missing, forged, expired or another instance's
 CLOSE_FLOOD = 4008
 CLOSE_MALFORMED = 4003
-# An activity instance's id as Discord gives it: it goes into a bot-token URL, so nothing else is let through
-# (a path or a query in it would make the bot call a route the page chose).
-INSTANCE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+CLOSE_FULL = 1013  # too many sockets (of the player, or of all): try again later
+CARD = re.compile(r"[0-9]|[1-4][0-9]|5[01]|back|empty|turn")  # one spelling per picture, so one cache entry
 WEB_FILES = {
     "index.html": "text/html",
     "app.js": "text/javascript",
@@ -60,55 +69,68 @@ WEB_FILES = {
     "style.css": "text/css",
     "build/sdk.js": "text/javascript",
 }
+KEPT = 256  # refusals remembered (the latest)
+SECURITY = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 
-class Bucket:
-    """A page's allowance of messages (a token bucket)."""
-
-    def __init__(self) -> None:
-        self.tokens, self.at = float(BURST), time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(BURST, self.tokens + (now - self.at) * RATE)
-        self.at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-
-def _json(body: dict[str, Any], status: int = 200) -> web.Response:
-    return web.Response(text=json.dumps(body, ensure_ascii=False), status=status, headers=_headers("application/json"))
+def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(
+        text=json.dumps(body, ensure_ascii=False),
+        status=status,
+        headers={"Content-Type": "application/json", "Cache-Control": "no-store", **(headers or {})},
+    )
 
 
 def _headers(content_type: str) -> dict[str, str]:
-    return {
-        "Content-Type": content_type,
-        "Content-Security-Policy": CSP,
-        "X-Content-Type-Options": "nosniff",
-        "Cache-Control": "no-cache",
-    }
+    return {"Content-Type": content_type, "Cache-Control": "no-cache"}
+
+
+async def _secure(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer, aiohttp's own 404, 405, 413 and 500 included, carries the same headers."""
+    for name, value in SECURITY.items():
+        response.headers.setdefault(name, value)
+    if request.path.startswith("/api/") or response.status >= 400:
+        response.headers["Cache-Control"] = "no-store"
 
 
 class ActivityServer:
     def __init__(
-        self, presses: PagePresses, signin: DiscordSignIn, keys: SessionKeys, web_root: Path, clock: Any
+        self,
+        presses: PagePresses,
+        signin: DiscordSignIn,
+        keys: SessionKeys,
+        web_root: Path,
+        clock: Any,
+        limits: Limits = Limits(),
+        origins: tuple[str, ...] = (),
     ) -> None:
         self.presses = presses
         self.signin = signin
         self.keys = keys
         self.web_root = web_root
         self.clock = clock
-        self.viewers = Viewers(presses, clock)
+        self.limits = limits
+        # where a sign-in may be posted from: the Activity's own origin under Discord's proxy (and the tests')
+        self.origins = frozenset({f"https://{signin.application_id}.discordsays.com", *origins})
+        self.viewers = Viewers(presses, clock, limits.backlog)
+        self.rights = Rights(signin, clock, limits)
+        self.costs = Costs(limits, clock)
         self.dealer = Dealer(presses.bot, presses.names.get)
         self.playbacks = Playbacks(presses.bot)
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
-        self.refused: list[str] = []  # why sockets and sign-ins were refused, for the tests
+        self.pending = 0  # sockets open that have not signed in
+        self._watches: set[asyncio.Task[None]] = set()
+        self.refused: list[str] = []  # why sockets and sign-ins were refused, the latest ones (for the tests)
+
+    def _note(self, why: str) -> None:
+        self.refused.append(why)
+        if len(self.refused) > 2 * KEPT:
+            del self.refused[:-KEPT]
 
     def application(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY)
+        app.on_response_prepare.append(_secure)
         app.router.add_get("/", self._file)
         app.router.add_get("/api/ws", self._socket)
         app.router.add_post("/api/token", self._token)
@@ -127,6 +149,9 @@ class ActivityServer:
         return self.port
 
     async def stop(self) -> None:
+        for task in list(self._watches):
+            task.cancel()
+        await asyncio.gather(*self._watches, return_exceptions=True)
         await self.viewers.close()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -145,9 +170,12 @@ class ActivityServer:
         """A card of a language and a style (``deck.corners.table``, the viewer's own); a style's first
         faces take about half a second to draw, off the event loop."""
         lang = language_for(request.match_info["lang"])
+        name = request.match_info["name"]
         try:
+            if CARD.fullmatch(name) is None:
+                raise ValueError(name[:20])
             style = Style.parse(*request.match_info["style"].split(".", 2))
-            png = await asyncio.to_thread(face_png, request.match_info["name"], rank_letters(lang), style)
+            png = await asyncio.to_thread(face_png, name, rank_letters(lang), style)
         except (ValueError, TypeError):
             return web.Response(status=404, text="not found", headers=_headers("text/plain"))
         headers = {**_headers("image/png"), "Cache-Control": "max-age=86400"}
@@ -159,31 +187,43 @@ class ActivityServer:
         body = {"client_id": str(self.signin.application_id)}
         return _json(body)
 
+    def _refuse(self, why: str, status: int = 400) -> web.Response:
+        self._note(f"token:{why}")
+        return _json({"refused": "malformed"}, status=status)
+
     async def _token(self, request: web.Request) -> web.Response:
+        # A JSON body only, from the Activity's own origin: a form another site's page posts is no sign-in.
+        if request.content_type != "application/json":
+            return self._refuse("content type", 415)
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in self.origins:
+            return self._refuse("origin", 403)
         try:
-            asked = await request.json()
-            code, instance_id = asked["code"], asked["instance_id"]
-            if not (
-                isinstance(code, str)
-                and isinstance(instance_id, str)
-                and 0 < len(code) <= 200
-                and INSTANCE_ID.fullmatch(instance_id) is not None
-            ):
-                raise ValueError
-        except (ValueError, KeyError, TypeError):
-            self.refused.append("token:malformed")
-            return _json({"refused": "malformed"}, status=400)
+            asked = sign_in(loads(await request.read()))
+        except Malformed:
+            return self._refuse("malformed")
+        except web.HTTPRequestEntityTooLarge:
+            return self._refuse("too large", 413)
+        code, instance_id = asked["code"], asked["instance_id"]
         lang = language_for(str(asked.get("locale") or ""))
         try:
+            self.signin.admit(client_address(request, self.limits.proxies))
             signed = await self.signin.sign_in(code, instance_id)
             if signed.guild_id is not None and self.presses.bot.get_guild(signed.guild_id) is None:
                 # Only where the bot may edit the channel's board (a server it is in, or its DM with the
                 # player, which the sign-in checked): see docs/activity.md.
                 raise SignInRefused("not_here")
+        except Busy as busy:
+            self._note("token:busy")
+            seconds = busy.retry_after
+            words = t(lang, "activity.refused.busy", seconds=seconds)
+            body = {"refused": "busy", "retry_after": seconds, "message": words}
+            return _json(body, status=429, headers={"Retry-After": str(seconds)})
         except SignInRefused as refusal:
             # Answered 200: a refusal is an answer the page shows in words, not a failed request.
-            self.refused.append(f"token:{refusal.reason}")
+            self._note(f"token:{refusal.reason}")
             return _json({"refused": refusal.reason, "message": t(lang, f"activity.refused.{refusal.reason}")})
+        self.rights.signed_in(instance_id, signed.user_id)
         guild_id = signed.guild_id if signed.guild_id is not None else OUTSIDE_SERVERS
         expires = self.clock() + LIFETIME
         session = Session(signed.user_id, signed.name, guild_id, signed.channel_id, instance_id, expires)
@@ -191,93 +231,158 @@ class ActivityServer:
         return _json(body)
 
     # ------------------------------------------------------------------ the socket
-    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        if self.pending >= self.limits.pending or self.viewers.count >= self.limits.sockets:
+            self._note("socket:full")
+            return web.Response(status=503, text="busy", headers={**_headers("text/plain"), "Retry-After": "5"})
         socket = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=25)
         await socket.prepare(request)
+        self.pending += 1
         try:
-            first = await socket.receive(timeout=HELLO_WAIT)
-        except TimeoutError:
-            await self._close(socket, CLOSE_MALFORMED, "no hello")
+            hello = await self._hello(socket)
+        finally:
+            self.pending -= 1
+        if hello is None:
             return socket
-        hello = _message(first)
-        if hello is None or hello.get("t") != "hello":
-            await self._close(socket, CLOSE_MALFORMED if first.type == WSMsgType.TEXT else 1009, "malformed")
-            return socket
-        try:
-            session = self.keys.read(hello.get("session"), self.clock())
-        except BadSession as bad:
-            await self._close(socket, CLOSE_SESSION, bad.reason)
-            return socket
-        if hello.get("instance") != session.instance_id:
-            await self._close(socket, CLOSE_SESSION, "another instance")
-            return socket
-        viewer = Viewer(socket, session, language_for(str(hello.get("locale") or "")))
+        session, lang = hello
+        viewer = Viewer(socket, session, lang, transport=request.transport)
         self.presses.names.put(session.user_id, session.name)
         self.viewers.join(viewer)
+        watch = asyncio.get_running_loop().create_task(self._watch(viewer))
+        self._watches.add(watch)
         try:
-            await socket.send_str(json.dumps({"t": "hello", "texts": page_texts(viewer.lang)}, ensure_ascii=False))
+            self.viewers.post(viewer, json.dumps({"t": "hello", "texts": page_texts(lang)}, ensure_ascii=False))
             await self.viewers.send(session.channel_id, viewer)
             self.viewers.changed(session.channel_id)  # the others see who came
             await self._serve(viewer)
         finally:
+            watch.cancel()
+            self._watches.discard(watch)
             self.viewers.leave(viewer)
             self.viewers.changed(session.channel_id)
         return socket
 
-    async def _close(self, socket: web.WebSocketResponse, code: int, reason: str) -> None:
-        self.refused.append(f"socket:{reason}")
-        await socket.close(code=code, message=reason.encode())
+    async def _hello(self, socket: web.WebSocketResponse) -> tuple[Session, str] | None:
+        """The socket's session, from a hello within ``hello_wait`` seconds (pings do not extend it)."""
+        try:
+            async with asyncio.timeout(self.limits.hello_wait):
+                first = await socket.receive()
+        except TimeoutError:
+            await self._close(socket, CLOSE_MALFORMED, "no hello")
+            return None
+        try:
+            if first.type != WSMsgType.TEXT:
+                raise Malformed("not text")
+            hello = checked(loads(first.data))
+            if hello["t"] != "hello":
+                raise Malformed("not a hello")
+        except Malformed:
+            await self._close(socket, CLOSE_MALFORMED if first.type == WSMsgType.TEXT else 1009, "malformed")
+            return None
+        try:
+            session = self.keys.read(hello["session"], self.clock())
+        except BadSession as bad:
+            await self._close(socket, CLOSE_SESSION, bad.reason)
+            return None
+        lang = language_for(str(hello.get("locale") or ""))
+        if hello["instance"] != session.instance_id:
+            await self._close(socket, CLOSE_SESSION, "another instance")
+            return None
+        if not await self.rights.still_in(session):
+            await self._close(socket, CLOSE_SESSION, "left", t(lang, "activity.refused.not_in_instance"))
+            return None
+        same = [v for v in self.viewers.of_user(session.user_id) if v.session.instance_id == session.instance_id]
+        if len(same) >= self.limits.per_session or len(self.viewers.of_user(session.user_id)) >= self.limits.per_user:
+            await self._close(socket, CLOSE_FULL, "too many", t(lang, "activity.too_many_pages"))
+            return None
+        return session, lang
+
+    async def _close(self, socket: web.WebSocketResponse, code: int, reason: str, words: str = "") -> None:
+        self._note(f"socket:{reason}")
+        await socket.close(code=code, message=(words or reason).encode()[:123])
+
+    async def _watch(self, viewer: Viewer) -> None:
+        """Close the socket when its session expires, or once Discord or the bot's membership says the
+        player lost the right to play (asked at most every ``recheck`` seconds), even if it stays silent."""
+        session = viewer.session
+        while not viewer.socket.closed:
+            left = session.expires - self.clock()
+            await asyncio.sleep(max(0.01, min(self.limits.recheck, left)))
+            if self.clock() >= session.expires:  # a socket kept open lives no longer than its session
+                viewer.refused = True
+                await self._close(viewer.socket, CLOSE_SESSION, "expired")
+                return
+            if not await self.rights.still_in(session):
+                await self._withdraw(viewer, "left")
+                return
+
+    async def _withdraw(self, viewer: Viewer, why: str) -> None:
+        viewer.refused = True  # (before the close: a message read meanwhile is not acted on)
+        self._note(f"socket:{why}")
+        await close(viewer, CLOSE_SESSION, t(viewer.lang, "activity.refused.not_in_instance"))
+
+    async def revoke(self, guild_id: int, user_id: int) -> None:
+        """The player was banned or removed from the server: their sessions there end, their sockets close."""
+        self.rights.revoke(guild_id, user_id)
+        for viewer in list(self.viewers.of_user(user_id)):
+            if viewer.session.guild_id == guild_id:
+                await self._withdraw(viewer, "removed")
 
     async def _serve(self, viewer: Viewer) -> None:
-        socket, bucket = viewer.socket, Bucket()
+        socket, limits = viewer.socket, self.limits
+        bucket = Bucket(limits.burst, 1 / limits.rate, time.monotonic())  # (a real second, whatever the clock)
         while not socket.closed:
             received = await socket.receive()
             if received.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
                 return
             if received.type == WSMsgType.ERROR:  # an oversized message: aiohttp has closed it (1009)
-                self.refused.append("socket:oversized")
+                self._note("socket:oversized")
                 return
+            if viewer.refused:
+                continue  # (being closed: nothing it asks is acted on)
             if self.clock() >= viewer.session.expires:  # a socket kept open lives no longer than its session
                 await self._close(socket, CLOSE_SESSION, "expired")
                 return
-            if not bucket.take():
+            if bucket.take(time.monotonic()):
                 await self._close(socket, CLOSE_FLOOD, "flood")
                 return
-            asked = _message(received)
-            if asked is None:
+            try:
+                asked = loads(received.data) if received.type == WSMsgType.TEXT else None
+            except Malformed:
+                asked = None
+            if not isinstance(asked, dict):
                 await self._close(socket, CLOSE_MALFORMED, "malformed")
                 return
-            reply = await self._act(viewer, asked)
+            try:
+                reply = await self._act(viewer, checked(asked))
+            except Malformed:
+                self._note("message:malformed")
+                reply = Reply([t(viewer.lang, "activity.malformed")])
             await self.viewers.send(viewer.session.channel_id, viewer, reply)
 
     async def _act(self, viewer: Viewer, asked: dict[str, Any]) -> Reply:
-        presses, session, lang = self.presses, viewer.session, viewer.lang
-        kind, version = asked.get("t"), asked.get("version")
-        if kind == "look":
-            return Reply()
-        if kind in ("tap", "undo", "hint", "end") and not isinstance(version, int):
-            return Reply([t(lang, "error.stale_board")], stale=True)
-        assert version is None or isinstance(version, int)
-        if kind == "tap" and isinstance(asked.get("spot"), str):
-            return await presses.move(session, asked["spot"], version or 0, lang)
+        kind, lang = asked["t"], viewer.lang
+        wait = self.costs.wait(viewer.session.user_id, kind, asked)
+        if wait:
+            return Reply([t(lang, "activity.slow_down", seconds=wait)])
+        try:
+            return await self._play(viewer.session, kind, asked, lang)
+        except StorageUnavailable as error:  # as the board answers a press: nothing was lost, try again
+            log.info("an Activity %s found the storage unavailable (%s)", kind, type(error).__name__)
+            return Reply([t(lang, f"error.{error.key}")])
+
+    async def _play(self, session: Session, kind: str, asked: dict[str, Any], lang: str) -> Reply:
+        presses = self.presses
+        if kind == "tap":
+            return await presses.move(session, asked["spot"], asked["version"], lang)
         if kind == "undo":
-            return await presses.move(session, "undo", version or 0, lang)
+            return await presses.move(session, "undo", asked["version"], lang)
         if kind == "hint":
-            return await presses.hint(session, version or 0, lang)
+            return await presses.hint(session, asked["version"], lang)
         if kind == "end":
-            return await presses.end(session, version or 0, lang)
-        if kind == "deal" and isinstance(asked.get("options"), dict):
+            return await presses.end(session, asked["version"], lang)
+        if kind == "deal":
             return await self.dealer.deal(session, asked["options"], lang, presses.manages(session))
-        if kind in ("line", "mine") and isinstance(asked.get("game"), int):
+        if kind in ("line", "mine"):
             return await self.playbacks.show(session, kind, asked["game"], lang)
-        return Reply([t(lang, "effect.nothing_to_do")])
-
-
-def _message(received: Any) -> dict[str, Any] | None:
-    if received.type != WSMsgType.TEXT:
-        return None
-    try:
-        message = json.loads(received.data)
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None
+        return Reply()  # look (and a hello again): the position only

@@ -1,5 +1,9 @@
 """The pages open on each channel, and what they are sent: the position after every change (each page in
-its player's language), and who is there (playing or watching)."""
+its player's language), and who is there (playing or watching).
+
+Each page has its own outbox and its own writer: a change is put in every outbox at once, so a slow or
+stalled reader never holds up the others; one that lets ``Limits.backlog`` messages pile up is dropped
+(closed with 4009: the page reconnects when it can read again)."""
 
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ from .presses import PagePresses, Reply
 from .sessions import Session
 
 log = logging.getLogger(__name__)
+CLOSE_SLOW = 4009  # the page read too slowly: dropped, it may come back
+CLOSE_WAIT = 2.0  # seconds a closing handshake may take before the connection is cut
 
 
 @dataclass(eq=False)
@@ -25,13 +31,29 @@ class Viewer:
     lang: str
     plays: bool = False
     sent: int = field(default=0)  # states sent, for the tests
+    refused: bool = False  # its right to play was withdrawn: nothing more it asks is acted on
+    outbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    writer: asyncio.Task[None] | None = None
+    transport: Any = None  # (cut when even the closing handshake cannot be written)
+
+
+async def close(viewer: Viewer, code: int, reason: str) -> None:
+    """Close the page's socket; a peer that does not read even the close frame is cut."""
+    try:
+        await asyncio.wait_for(viewer.socket.close(code=code, message=reason.encode()[:123]), CLOSE_WAIT)
+    except (TimeoutError, ConnectionError, RuntimeError):
+        if viewer.transport is not None:
+            viewer.transport.abort()
 
 
 class Viewers:
-    def __init__(self, presses: PagePresses, clock: Any) -> None:
+    def __init__(self, presses: PagePresses, clock: Any, backlog: int = 32) -> None:
         self.presses = presses
         self.clock = clock
+        self.backlog = backlog
+        self.dropped = 0  # slow pages dropped (the tests)
         self._channels: dict[int, set[Viewer]] = {}
+        self._users: dict[int, set[Viewer]] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
 
@@ -42,15 +64,32 @@ class Viewers:
     def count(self) -> int:
         return sum(len(viewers) for viewers in self._channels.values())
 
+    def of_user(self, user_id: int) -> set[Viewer]:
+        return self._users.get(user_id, set())
+
     def join(self, viewer: Viewer) -> None:
         self._channels.setdefault(viewer.session.channel_id, set()).add(viewer)
+        self._users.setdefault(viewer.session.user_id, set()).add(viewer)
+        viewer.writer = asyncio.get_running_loop().create_task(self._write(viewer))
 
     def leave(self, viewer: Viewer) -> None:
-        viewers = self._channels.get(viewer.session.channel_id)
-        if viewers is not None:
-            viewers.discard(viewer)
-            if not viewers:
-                del self._channels[viewer.session.channel_id]
+        for table, key in ((self._channels, viewer.session.channel_id), (self._users, viewer.session.user_id)):
+            viewers = table.get(key)
+            if viewers is not None:
+                viewers.discard(viewer)
+                if not viewers:
+                    del table[key]
+        if viewer.writer is not None:
+            viewer.writer.cancel()
+
+    async def _write(self, viewer: Viewer) -> None:
+        while not viewer.socket.closed:
+            text = await viewer.outbox.get()
+            try:
+                await viewer.socket.send_str(text)
+                viewer.sent += 1
+            except (ConnectionError, RuntimeError):  # the page went away meanwhile; its socket's end cleans up
+                return
 
     def changed(self, channel_id: int) -> None:
         """The channel's game changed (stored): every page on it is sent the new position, once per burst."""
@@ -109,13 +148,19 @@ class Viewers:
         return sorted(seen.values(), key=lambda p: (not p["plays"], p["name"]))
 
     async def _send(self, viewer: Viewer, message: dict[str, Any]) -> None:
-        if viewer.socket.closed:
+        self.post(viewer, json.dumps(message, ensure_ascii=False))
+
+    def post(self, viewer: Viewer, text: str) -> None:
+        """Put ``text`` in the page's outbox; a page with ``backlog`` messages unread already is dropped."""
+        if viewer.socket.closed or viewer.refused:
             return
-        try:
-            await viewer.socket.send_str(json.dumps(message, ensure_ascii=False))
-            viewer.sent += 1
-        except (ConnectionError, RuntimeError):  # the page went away meanwhile; its socket's end cleans up
+        if viewer.outbox.qsize() >= self.backlog:
+            viewer.refused = True
+            self.dropped += 1
+            log.info("an Activity page of channel %s read too slowly: dropped", viewer.session.channel_id)
+            asyncio.get_running_loop().create_task(close(viewer, CLOSE_SLOW, "too slow"))
             return
+        viewer.outbox.put_nowait(text)
 
     async def close(self) -> None:
         for task in list(self._tasks.values()):
@@ -123,4 +168,4 @@ class Viewers:
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
         for viewers in list(self._channels.values()):
             for viewer in list(viewers):
-                await viewer.socket.close(code=1001, message=b"restarting")
+                await close(viewer, 1001, "restarting")
