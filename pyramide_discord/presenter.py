@@ -2,7 +2,7 @@
 answers, the typed commands, the Activity's page). Each face delivers these words its own way (a private
 answer, a redrawn board, a line on the page); none of them words an outcome again.
 
-Also the two readings both faces make of a player's input: a board action as a move (``tap_action``)."""
+Also how both faces read a board action as the move it makes (``tap_action``)."""
 
 from __future__ import annotations
 

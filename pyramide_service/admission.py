@@ -91,6 +91,9 @@ def may_end(record: GameRecord, player_id: int, manage_messages: bool) -> bool:
 
 
 class Admission:
+    """The rules of a deal, over the games in play (the manager), the servers' settings (the idle limit),
+    today's daily and its attempts, and the running events."""
+
     def __init__(
         self,
         manager: GameManager,

@@ -6,8 +6,8 @@ Nothing here knows Discord: the surface that shows the board is a ``BoardPort`` 
 implements it once). A free deal's rules (a game running there, no peeking) are the application's
 ``admission``, asked under the channel's lock; each refusal comes back as a value. What a player may open
 (the daily's one counted attempt, an event's one entry a deal, a race's players) is decided by the
-database: ``Turn.start`` raises ``DailyTaken``, ``EventTaken`` or ``EventOver``, and ``open_deal`` raises
-them on after removing what it made."""
+database: ``Turn.start`` raises ``DailyTaken``, ``EventTaken`` or ``EventOver``, and ``open_deal`` returns
+them as values (``AttemptTaken``, ``EntryTaken``, ``EventClosed``) after removing what it made."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from pyramide import Game
 from .admission import Admission, Refused, Replacing
 from .changes import Changes, GameChanged
 from .manager import GameManager, Live
-from .storage import ENDED, PLAYING, GameStatus
+from .storage import ENDED, PLAYING, DailyAttempt, DailyTaken, EventOver, EventTaken, GameStatus
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +119,26 @@ class NotPosted:
     kept: bool
 
 
-Opening = Opened | NoThread | Occupied | NotPosted  # a deal of a counted attempt, or a race's
+@dataclass(frozen=True)
+class AttemptTaken:
+    """The player has a counted attempt at that day already (opened elsewhere at the same moment)."""
+
+    attempt: DailyAttempt
+
+
+@dataclass(frozen=True)
+class EntryTaken:
+    """The player has opened that deal of the event already: nothing was stored."""
+
+
+@dataclass(frozen=True)
+class EventClosed:
+    """The event ended (or its deadline passed) before the deal could be opened: nothing was stored."""
+
+
+Placed = Opened | NoThread | Occupied | NotPosted  # where a deal's board went, or why it went nowhere
+# A deal of a counted attempt (the daily, an event's deal), or a race's.
+Opening = Placed | AttemptTaken | EntryTaken | EventClosed
 FreeOpening = Opened | NoThread | NotPosted | Refused  # a free deal, by the rules of ``admission``
 
 
@@ -131,7 +150,14 @@ async def open_deal(
     thread), a take-back that fails itself being logged, and is raised on; a failed post is returned
     (``NotPosted``) for the caller to answer. Once the channel's lock is let go, ``changes`` are told of
     the new game, when it stays in play."""
-    opening = await _open(manager, table, deal, where, None, changes)
+    try:
+        opening = await _open(manager, table, deal, where, None, changes)
+    except DailyTaken as taken:  # (the database's rule: what was made is taken back already)
+        return AttemptTaken(taken.attempt)
+    except EventTaken:
+        return EntryTaken()
+    except EventOver:
+        return EventClosed()
     assert not isinstance(opening, Refused)  # (no rules asked: only a game in play refuses it)
     return opening
 
@@ -159,7 +185,7 @@ async def _open(
     where: Where,
     free: tuple[Admission, Replacing] | None,
     changes: Changes | None,
-) -> Opening | Refused:
+) -> Placed | Refused:
     made: int | None = None
     if isinstance(where, Here):
         channel_id = where.channel_id

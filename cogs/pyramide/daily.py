@@ -24,8 +24,8 @@ from pyramide.daily import (
 from pyramide.i18n import month_name, t, weekday_names
 from pyramide.render import MonthPicture, render_month
 from pyramide_discord.words import mention, share_text
-from pyramide_service import PLAYING, DailyAttempt, DailyTaken
-from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
+from pyramide_service import PLAYING, DailyAttempt
+from pyramide_service.opening import AttemptTaken, Deal, Dealt, EntryTaken, EventClosed, Here, InThread, open_deal
 
 from ..answer import Answer, answering
 from ..common import missing_permission
@@ -114,11 +114,11 @@ async def play_daily(interaction: discord.Interaction) -> None:
             send_here=not here,
         )
         where = Here(place.channel_id) if in_place else InThread()
-        try:
-            opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
-        except DailyTaken as taken:  # the same player opened it at the same moment elsewhere
-            await answer.say(await _already(answer, taken.attempt, lang, now))
+        opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
+        if isinstance(opened, AttemptTaken):  # the same player opened it at the same moment elsewhere
+            await answer.say(await _already(answer, opened.attempt, lang, now))
             return
+        assert not isinstance(opened, EntryTaken | EventClosed)  # (an event's refusals: no event here)
 
         def ready(channel_id: int) -> str:
             return "\n".join((t(lang, "daily.ready", number=number, thread=f"<#{channel_id}>"), next_daily(lang, now)))

@@ -17,9 +17,9 @@ from pyramide.render import render_podium, render_standings
 from pyramide_discord.failures import DISCORD_ERRORS, log_refusal, lost
 from pyramide_discord.finders import Finder, winnable_game
 from pyramide_discord.host import Host
-from pyramide_service import EventOver, EventRecord, EventStart, EventTaken
+from pyramide_service import EventRecord, EventStart
 from pyramide_service.events import MAX_NAME, MAX_RUNNING, deal_key, rank_of
-from pyramide_service.opening import Deal, Dealt, Here, InThread, open_deal
+from pyramide_service.opening import AttemptTaken, Deal, Dealt, EntryTaken, EventClosed, Here, InThread, open_deal
 from pyramide_service.solving import SolverService
 
 from ..answer import Answer, answering
@@ -225,14 +225,14 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
         note=t(lang, "event.ready_here", number=number, deals=deals),
     )
     where = Here(place.channel_id) if in_place else InThread()
-    try:
-        opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
-    except EventTaken:  # the same player opened it at the same moment elsewhere
+    opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
+    if isinstance(opened, EntryTaken):  # the same player opened it at the same moment elsewhere
         await answer.say(t(lang, "event.taken", number=number))
         return
-    except EventOver:
+    if isinstance(opened, EventClosed):
         await answer.say(t(lang, "event.over", name=event.name))
         return
+    assert not isinstance(opened, AttemptTaken)  # (the daily's refusal: no daily here)
     busy = t(lang, "event.busy_here")
 
     def ready(channel_id: int) -> str:

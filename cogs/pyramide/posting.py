@@ -14,7 +14,7 @@ import discord
 
 from pyramide.i18n import t
 from pyramide_discord.failures import DISCORD_ERRORS, describe_failure, log_refusal, lost
-from pyramide_service.opening import Dealt, NoThread, NotPosted, Occupied, Opening
+from pyramide_service.opening import Dealt, NoThread, NotPosted, Occupied, Placed
 
 from ..answer import Answer
 from .board import board_message
@@ -49,7 +49,7 @@ async def remove_thread(thread: discord.Thread | None) -> None:
 
 
 async def answer_attempt(
-    answer: Answer, opened: Opening, *, in_answer: bool, busy: str, ready: Callable[[int], str]
+    answer: Answer, opened: Placed, *, in_answer: bool, busy: str, ready: Callable[[int], str]
 ) -> None:
     """Tell the player how opening a counted attempt (the daily, an event's deal) went: its board posted as
     this interaction's answer (``in_answer``: a failure is raised on, ``answering`` words it), or posted
