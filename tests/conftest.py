@@ -6,12 +6,12 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from pyramide import Card, Game, Rules
-from pyramide.cards import full_deck
+from pyramide import Game
 from pyramide_service.storage import Storage, from_url
 from pyramide_service.workers import Workers
-from tests import outside
-from tests.postgres import (
+from tests.support import outside
+from tests.support.deals import example_game
+from tests.support.throwaway_postgres import (
     PostgresMissing,
     Recycled,
     ThrowawayPostgres,
@@ -19,6 +19,9 @@ from tests.postgres import (
     drop_database,
     run_to_end,
 )
+
+# The fixtures of the support modules, for every test module that asks for one by name.
+pytest_plugins = ["tests.support.bot_process", "tests.support.event_steps"]
 
 # The test modules whose ``storage`` and ``harness`` run against both backends; elsewhere SQLite only.
 # A test bound to SQLite itself (its file, its locks, its pragmas) is marked ``sqlite_only``.
@@ -45,31 +48,6 @@ BOTH_BACKENDS = {
     "test_styles",
     "test_activity_feed",
 }
-
-# The example deal of RULES.md, row by row; the texts do not give the stock order,
-# so the other 23 cards are in canonical deck order.
-EXAMPLE_ROWS = [
-    "J♦",
-    "6♣ 7♥",
-    "A♠ 4♦ Q♠",
-    "5♥ 3♦ 6♥ 8♠",
-    "K♥ K♣ A♦ K♠ 9♣",
-    "Q♣ 2♣ 8♦ 10♦ 10♠ J♠",
-    "7♣ 10♣ 3♥ 4♥ 3♠ K♦ 7♠",
-]
-EXAMPLE_PYRAMID = [card for row in EXAMPLE_ROWS for card in row.split()]
-EXAMPLE_WASTE = ["7♦"]
-_used = {Card.parse(c) for c in EXAMPLE_PYRAMID + EXAMPLE_WASTE}
-EXAMPLE_STOCK = [str(c) for c in full_deck() if c not in _used]
-
-
-def example_game(rules: Rules = Rules(), stock: list[str] | None = None) -> Game:
-    return Game.from_layout(EXAMPLE_PYRAMID, EXAMPLE_WASTE, stock or EXAMPLE_STOCK, rules)
-
-
-def spot_of(game: Game, name: str) -> int:
-    return game.pyramid.index(Card.parse(name))
-
 
 @pytest.fixture(autouse=True)
 def cog_modules_kept() -> Iterator[None]:
@@ -206,9 +184,9 @@ def workers() -> Iterator[Workers]:
 
 @pytest.fixture
 async def harness(request: pytest.FixtureRequest, database_url: str, workers: Workers):
-    """The real bot on a real database, with only Discord's HTTP edge replaced (tests/harness.py). Its
+    """The real bot on a real database, with only Discord's HTTP edge replaced (tests/support/harness.py). Its
     application has run before (its card emojis are on Discord) unless the test is marked ``new_application``."""
-    from tests.harness import Harness, Hub
+    from tests.support.harness import Harness, Hub
 
     hub = Hub(new_application=request.node.get_closest_marker("new_application") is not None)
     h = await Harness(database_url, hub, workers=workers).start()

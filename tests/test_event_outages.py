@@ -14,10 +14,10 @@ import pytest
 
 from cogs.pyramide import events
 from pyramide import Game
-from tests.backends import raw
-from tests.harness import ADMIN, GUILD_ID, Harness
-from tests.postgres import Frozen, server_processes
-from tests.test_events import DEALS, MODERATOR, fixed_deals  # noqa: F401 (the fixture)
+from tests.support.backends import raw
+from tests.support.event_steps import DEALS, MODERATOR
+from tests.support.harness import ADMIN, GUILD_ID, Harness
+from tests.support.throwaway_postgres import Frozen, server_processes
 
 NOT_STARTED = "The event was not started"
 
@@ -77,7 +77,7 @@ async def running_events(h: Harness) -> list:
     return [e for e in await h.storage.events_of_guild(GUILD_ID) if e.running]
 
 
-async def test_a_start_whose_write_stalls_starts_nothing_and_holds_no_slot(harness, fixed_deals, monkeypatch):  # noqa: F811
+async def test_a_start_whose_write_stalls_starts_nothing_and_holds_no_slot(harness, fixed_deals, monkeypatch):
     h = harness
     async with write_lock_held(h) as stall:
         stall_after_the_search(monkeypatch, stall)

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from pyramide_service.storage import EventOver, EventStart, EventTaken, GameRecord
-from tests.backends import raw, twin
+from tests.support.backends import raw, twin
 
 GUILD, CHANNEL = 1, 2
 DEAL = (("PY1-N-AAAAAAS", "AAAAAAS"), ("PY1-N-AAAAABA", "AAAAABA"))

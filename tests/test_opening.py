@@ -23,7 +23,7 @@ from pyramide_service.opening import (
     open_race,
 )
 from pyramide_service.storage import ENDED, PLAYING, DailyTaken
-from tests.deals import kings_and_pairs
+from tests.support.deals import kings_and_pairs
 
 DAY = "2026-12-02"
 PLAYER, OTHER = 11, 12

@@ -8,8 +8,8 @@ import re
 import pytest
 from discord.app_commands import AppInstallationType
 
-from tests.deals import kings_and_pairs
-from tests.harness import (
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import (
     CHANNEL_ID,
     DM_CHANNEL_ID,
     FOREIGN_CHANNEL_ID,

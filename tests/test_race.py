@@ -9,8 +9,8 @@ import discord
 import pytest
 
 from cogs.pyramide import race as race_module
-from tests.deals import clear_kings_and_pairs, kings_and_pairs
-from tests.harness import ADMIN, CHANNEL_ID, GUILD_ID, OWNER, STRANGER
+from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.harness import ADMIN, CHANNEL_ID, GUILD_ID, OWNER, STRANGER
 
 
 @pytest.fixture

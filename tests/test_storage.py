@@ -30,10 +30,10 @@ from pyramide_service.storage import (
 )
 from pyramide_service.storage.schema import MOVES_VERSION
 from pyramide_service.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
-from tests.backends import raw, twin
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, labels, start
-from tests.play import deal, end, play
+from tests.support.backends import raw, twin
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, labels, start
+from tests.support.manager_turns import deal, end, play
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -441,7 +441,7 @@ def test_interaction_tokens_and_voice_warnings_never_reach_the_log():
 
 
 async def test_unknown_mention_commands_and_a_strangers_sync_are_ignored_quietly(harness, caplog):
-    from tests.harness import STRANGER
+    from tests.support.harness import STRANGER
 
     harness.bot.owner_id = OWNER
     caplog.set_level(logging.INFO)

@@ -32,9 +32,9 @@ from pyramide_service.storage import (
 )
 from pyramide_service.storage.postgres import PostgresStorage
 from pyramide_service.storage.schema import columns
-from tests.backends import raw, twin
-from tests.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
-from tests.play import deal, end, play
+from tests.support.backends import raw, twin
+from tests.support.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
+from tests.support.manager_turns import deal, end, play
 
 TASKS = 40
 ROUNDS = 6  # each round of a task: a game dealt, drawn on, hinted, finished (a few dozen writes)

@@ -13,9 +13,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.activity import serve_for_bench
-from tests.activity_browser import DESKTOP, PHONE, launch, open_activity
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, start
+from tests.support.activity_browser import DESKTOP, PHONE, launch, open_activity
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, start
 
 HERE = Path(__file__).resolve().parent
 # Every card picture loaded (a language's or a style's first faces are drawn on demand, half a second or more).

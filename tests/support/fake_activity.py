@@ -7,7 +7,7 @@ the bot's DM with a user (``POST /users/@me/channels``: the bot token, a JSON bo
 allows with a recipient, the DM there is returned or a new one opened; ``dms`` keeps them, the player
 ``OWNER``'s being the harness's ``DM_CHANNEL_ID``).
 
-``FakeDiscord`` (whole-process tests) and ``tests/activity_edge.py`` (the browser tests against the
+``FakeDiscord`` (whole-process tests) and ``tests/support/activity_edge.py`` (the browser tests against the
 harness) both answer these routes through ``ActivityDiscord.answer``.
 """
 
@@ -20,8 +20,8 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from tests import discord_api
-from tests.harness import APP_ID, DM_CHANNEL_ID, OWNER, snowflake, user_payload
+from tests.support import discord_api
+from tests.support.harness import APP_ID, DM_CHANNEL_ID, OWNER, snowflake, user_payload
 
 CLIENT_SECRET = "test-client-secret-" + "x" * 13
 BOT_TOKEN = "test-bot-token"
@@ -31,7 +31,7 @@ TOKEN_LIFETIME = 604800  # and access tokens a week
 
 @dataclass
 class Instance:
-    """One of the ``instances`` Discord keeps by channel (a launch press makes them: ``tests.harness.launched``)."""
+    """One of the ``instances`` Discord keeps by channel (a launch press makes them: ``harness.launched``)."""
 
     kept: dict[str, Any]
 
