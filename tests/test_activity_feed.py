@@ -25,6 +25,8 @@ from tests.support.deals import kings_and_pairs
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, Hub, start
 from tests.support.manager_turns import deal
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 CHANNEL, GUILD, PLAYER = 710_000_000_000_000_001, 1 << 40, 600_000_000_000_000_001
 PRESS = Press(CHANNEL, PLAYER, "en")
 

@@ -23,6 +23,8 @@ from tests.support.backends import raw
 from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.support.harness import CHANNEL_ID, OWNER, STRANGER, labels, start
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 async def refuse_inserts(storage, table: str) -> None:
     """Make the database refuse every new row of ``table`` (a later step of a flow failing for real)."""

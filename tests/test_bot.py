@@ -25,6 +25,8 @@ from tests.support.harness import (
     start,
 )
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def said(sent):
     """Everything the bot wrote in answer to one interaction."""

@@ -14,6 +14,8 @@ from tests.support.app_commands import ENTRY_POINT_MESSAGE
 from tests.support.deals import kings_and_pairs
 from tests.support.harness import CHANNEL_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, labels
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def command_requests(h, since=0):
     return [(s.method, s.path) for s in h.hub.sent[since:] if s.path.endswith("/commands")]

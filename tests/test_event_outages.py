@@ -19,6 +19,8 @@ from tests.support.event_steps import DEALS, MODERATOR
 from tests.support.harness import ADMIN, GUILD_ID, Harness
 from tests.support.throwaway_postgres import Frozen, server_processes
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 NOT_STARTED = "The event was not started"
 
 

@@ -4,9 +4,13 @@ event's starter, and takes its rows in the order an event's end does."""
 
 import asyncio
 
+import pytest
+
 from tests.support.backends import raw
 from tests.support.event_steps import MODERATOR, end_it, open_deal, start_event
 from tests.support.harness import ADMIN, OWNER, STRANGER
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 async def test_a_reset_keeps_an_events_deals_and_their_one_attempt(harness, fixed_deals):

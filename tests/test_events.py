@@ -24,6 +24,8 @@ from tests.support.harness import (
     Harness,
 )
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 HOUR = 3600.0
 
 

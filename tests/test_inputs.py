@@ -9,12 +9,15 @@ import logging
 from typing import Any
 
 import discord
+import pytest
 
 from pyramide.i18n import t
 from pyramide.limits import LIMITS, Length, OneOf, Span
 from tests.support.command_tree import errors, forged_message, leaves, words
 from tests.support.database_dump import changed, dump
 from tests.support.harness import MANAGE_GUILD, PLAIN
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ADMIN = PLAIN | MANAGE_GUILD
 LOCALES = {"en-US": "en", "hr": "hr", "da": "da", "ru": "ru"}

@@ -12,6 +12,8 @@ from tests.support.backends import raw, twin
 from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.support.manager_turns import deal, play
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(storage):
     clock = [1000.0]

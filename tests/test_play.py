@@ -21,6 +21,8 @@ from tests.support.deals import kings_and_pairs, one_king_deal
 from tests.support.harness import CHANNEL_ID, OWNER, said, start
 from tests.support.manager_turns import deal
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 SOLVER_CALLS = ("known_verdict", "verdict", "settled_verdict", "known_rating", "hint")
 STORAGE_CALLS = (
     "live_game", "game", "append_action", "finish_game", "set_message", "award", "unlocked",

@@ -42,6 +42,8 @@ from tests.support.deals import kings_and_pairs
 from tests.support.fake_discord import Answer, FakeDiscord, Guild
 from tests.support.throwaway_postgres import Frozen, fetch, server_processes
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

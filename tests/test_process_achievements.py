@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import signal
 
+import pytest
+
 from tests.support.bot_process import (
     CHANNEL_A,
     GUILD_A,
@@ -26,6 +28,8 @@ from tests.support.bot_process import (
 )
 from tests.support.deals import kings_and_pairs, one_king_deal
 from tests.support.fake_discord import FakeDiscord
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 FIRST_WIN = "Achievement unlocked: First win"
 PERFECT_LOSS = "Achievement unlocked: Perfect loss"

@@ -32,6 +32,8 @@ from tests.support.fake_discord import FakeDiscord, Guild
 from tests.support.harness import MANAGE_GUILD, PLAIN
 from tests.support.throwaway_postgres import fetch
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 PLAYERS = (600_000_000_000_000_011, 600_000_000_000_000_012, 600_000_000_000_000_013)
 DEALS = (kings_and_pairs(), stuck_game(), two_pass())
 

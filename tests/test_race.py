@@ -12,6 +12,8 @@ from cogs.pyramide import race as race_module
 from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.support.harness import ADMIN, CHANNEL_ID, GUILD_ID, OWNER, STRANGER
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.fixture
 def quick_edits(monkeypatch):

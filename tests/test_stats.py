@@ -21,6 +21,8 @@ from tests.support.finished_games import T0, add_game
 from tests.support.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
 from tests.support.manager_turns import play
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 DAY = 86_400.0
 
 

@@ -24,6 +24,8 @@ from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.support.harness import MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, start
 from tests.support.throwaway_postgres import Frozen, server_processes
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 FOUR_LARGE_DARK = {"deck": "four-colour", "corners": "large", "table": "dark"}
 
 
