@@ -328,20 +328,16 @@ def outside(fake: FakeDiscord) -> None:
     fake.foreign[FOREIGN] = GUILD_WITHOUT_BOT
 
 
-@pytest.fixture
-def place_db(database_url: str, tmp_path: Path) -> Path | str:
-    return database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
-
-
 PLACES = {BOT_DM: 0, GROUP_DM: 0, FOREIGN: GUILD_WITHOUT_BOT}  # each place's channel: the server its games count for
 
 
-async def test_a_game_is_won_in_each_place_outside_the_bots_servers_against_the_process(fake, tmp_path, place_db):
+async def test_a_game_is_won_in_each_place_outside_the_bots_servers_against_the_process(fake, tmp_path):
     """Through a player's own install, in the bot's DM, a group DM and a server without the bot, one after the
     other in one process: every answer is the interaction's own, and the bot token never reaches a channel the
-    bot is not in (the fake refuses and counts such requests). On both databases: each place's game is stored
-    with the server it counts for (none outside servers), which the in-process tests of the places
-    (test_places) check on SQLite only."""
+    bot is not in (the fake refuses and counts such requests); each place's game is stored with the server it
+    counts for (none outside servers), which the in-process tests of the places (test_places) check on both
+    databases."""
+    place_db = tmp_path / "pyramide.db"
     outside(fake)
     bot = launch(fake, place_db, folder=tmp_path)
     try:
@@ -365,11 +361,11 @@ def daily_play(fake: FakeDiscord, channel: int) -> dict:
     return payload
 
 
-async def test_the_daily_is_played_in_place_and_counted_once_across_places_against_the_process(
-    fake, tmp_path, place_db
-):
+async def test_the_daily_is_played_in_place_and_counted_once_across_places_against_the_process(fake, tmp_path):
     """The daily dealt as the answer in the bot's DM (its code hidden), refused in the other places while it
-    waits, counted once when given up, and the player's own figures outside servers read in a group DM."""
+    waits, counted once when given up (on both databases in test_places), and the player's own figures outside
+    servers read in a group DM."""
+    place_db = tmp_path / "pyramide.db"
     outside(fake)
     bot = launch(fake, place_db, folder=tmp_path)
     try:
