@@ -209,7 +209,7 @@ async def main() -> None:
     if argv[:1] == ["--database"]:
         target = argv[1] if len(argv) > 1 else "postgresql"
         if target == "postgresql":
-            from tests.postgres import ThrowawayPostgres, create_database
+            from tests.support.throwaway_postgres import ThrowawayPostgres, create_database
 
             server = ThrowawayPostgres(durable=True)
             try:

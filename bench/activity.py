@@ -1,5 +1,5 @@
-"""The Activity's two latencies, in a real headless Chromium against the real bot (tests/harness.py) through
-Discord's edge (tests/activity_edge.py), on a SQLite file:
+"""The Activity's two latencies, in a real headless Chromium against the real bot (tests/support/harness.py) through
+Discord's edge (tests/support/activity_edge.py), on a SQLite file:
 
 - tap -> drawn: from a tap in the page to the new position drawn there (the DOM changed and a frame
   painted), over the socket, the channel's turn, the store and the answer;
@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pyramide_bot.activity import Activity
 from pyramide_bot.activity.server import RATE
-from tests.activity_browser import launch, open_activity
-from tests.activity_edge import ActivityEdge, serve_activity
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, start
+from tests.support.activity_browser import launch, open_activity
+from tests.support.activity_edge import ActivityEdge, serve_activity
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, start
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 60
 

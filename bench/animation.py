@@ -20,7 +20,7 @@ from pyramide.labels import Labels
 from pyramide.render import animate
 from pyramide.replay import line_frames
 from pyramide.solver import solve
-from tests.harness import CHANNEL_ID, OTHER_CHANNEL_ID, Harness, Hub
+from tests.support.harness import CHANNEL_ID, OTHER_CHANNEL_ID, Harness, Hub
 
 
 def deal_with_line(length: int) -> tuple[Game, int]:

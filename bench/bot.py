@@ -45,9 +45,9 @@ import os
 import discord
 
 from pyramide import Game, Rules
-from tests import discord_internals as internals
-from tests.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, Hub, RecordingAdapter, Sent
-from tests.play import deal
+from tests.support import discord_internals as internals
+from tests.support.harness import APP_ID, BOT_USER, GUILD_ID, OWNER, Harness, Hub, RecordingAdapter, Sent
+from tests.support.manager_turns import deal
 
 
 async def press(h: Harness, client: discord.Client | None, message: dict, custom_id: str) -> Sent:
@@ -247,7 +247,7 @@ async def floor(rounds: int = 6, channels: int = 20, presses: int = 15) -> None:
 
 def databases(url: str) -> None:
     from bench.cluster import SHARDS, measure, report
-    from tests.postgres import ThrowawayPostgres
+    from tests.support.throwaway_postgres import ThrowawayPostgres
 
     server = None
     if "://" not in url:

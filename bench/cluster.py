@@ -27,9 +27,9 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pyramide import Game
-from tests.fake_discord import FakeDiscord, Guild
-from tests.postgres import create_database, drop_database
-from tests.test_process import PLAYER, launch, stop
+from tests.support.bot_process import PLAYER, launch, stop
+from tests.support.fake_discord import FakeDiscord, Guild
+from tests.support.throwaway_postgres import create_database, drop_database
 
 TICK = os.sysconf("SC_CLK_TCK")
 SHARDS = 4

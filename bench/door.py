@@ -31,11 +31,11 @@ from aiohttp import web
 from pyramide import Game
 from pyramide_bot.activity.sessions import Session, SessionKeys
 from pyramide_service.storage import ENDED
-from tests.activity_edge import ActivityEdge, serve_activity
-from tests.deals import kings_and_pairs
-from tests.fake_activity import CLIENT_SECRET, ActivityDiscord
-from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness
-from tests.play import deal, end
+from tests.support.activity_edge import ActivityEdge, serve_activity
+from tests.support.deals import kings_and_pairs
+from tests.support.fake_activity import CLIENT_SECRET, ActivityDiscord
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness
+from tests.support.manager_turns import deal, end
 
 try:  # this tree's limits as a deployment has them (the tests' edge is roomier)
     from pyramide_bot.activity import Limits

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pyramide import STOCK, Game
 from pyramide_service.manager import GameManager
 from pyramide_service.storage.sqlite import SQLiteStorage
-from tests.play import deal, play
+from tests.support.manager_turns import deal, play
 
 DEAL_EVERY = 20  # rounds a deal's stock lasts (24 cards), then every channel is dealt again
 

@@ -30,7 +30,7 @@ from pyramide_service.manager import GameManager
 from pyramide_service.stats import day_streaks, player_stats
 from pyramide_service.storage import Storage
 from pyramide_service.storage.sqlite import SQLiteStorage
-from tests.play import deal, end, play
+from tests.support.manager_turns import deal, end, play
 
 PLAYERS_PER_SERVER = 60
 DAY = 86_400
@@ -151,7 +151,7 @@ TABLE_BYTES = (
 
 
 async def sizes_with_postgres(given: list[str]) -> None:
-    from tests.postgres import ThrowawayPostgres
+    from tests.support.throwaway_postgres import ThrowawayPostgres
 
     server = None
     url = given[0] if given and "://" in given[0] else ""
@@ -172,7 +172,7 @@ async def bytes_per_game_postgres(server_url: str, games: int = 2000) -> None:
     import asyncpg
 
     from pyramide_service.storage.postgres import PostgresStorage
-    from tests.postgres import create_database, drop_database
+    from tests.support.throwaway_postgres import create_database, drop_database
 
     url = await create_database(server_url)
     try:

@@ -6,12 +6,12 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from pyramide import Card, Game, Rules
-from pyramide.cards import full_deck
+from pyramide import Game
 from pyramide_service.storage import Storage, from_url
 from pyramide_service.workers import Workers
-from tests import outside
-from tests.postgres import (
+from tests.support import outside
+from tests.support.deals import example_game
+from tests.support.throwaway_postgres import (
     PostgresMissing,
     Recycled,
     ThrowawayPostgres,
@@ -20,55 +20,8 @@ from tests.postgres import (
     run_to_end,
 )
 
-# The test modules whose ``storage`` and ``harness`` run against both backends; elsewhere SQLite only.
-# A test bound to SQLite itself (its file, its locks, its pragmas) is marked ``sqlite_only``.
-BOTH_BACKENDS = {
-    "test_answers",
-    "test_storage",
-    "test_manager",
-    "test_play",
-    "test_stats",
-    "test_daily",
-    "test_bot",
-    "test_race",
-    "test_process",
-    "test_stress",
-    "test_achievement_storage",
-    "test_process_achievements",
-    "test_events",
-    "test_event_rights",
-    "test_event_storage",
-    "test_event_outages",
-    "test_process_events",
-    "test_command_sync",
-    "test_inputs",
-    "test_styles",
-    "test_activity_feed",
-}
-
-# The example deal of RULES.md, row by row; the texts do not give the stock order,
-# so the other 23 cards are in canonical deck order.
-EXAMPLE_ROWS = [
-    "J♦",
-    "6♣ 7♥",
-    "A♠ 4♦ Q♠",
-    "5♥ 3♦ 6♥ 8♠",
-    "K♥ K♣ A♦ K♠ 9♣",
-    "Q♣ 2♣ 8♦ 10♦ 10♠ J♠",
-    "7♣ 10♣ 3♥ 4♥ 3♠ K♦ 7♠",
-]
-EXAMPLE_PYRAMID = [card for row in EXAMPLE_ROWS for card in row.split()]
-EXAMPLE_WASTE = ["7♦"]
-_used = {Card.parse(c) for c in EXAMPLE_PYRAMID + EXAMPLE_WASTE}
-EXAMPLE_STOCK = [str(c) for c in full_deck() if c not in _used]
-
-
-def example_game(rules: Rules = Rules(), stock: list[str] | None = None) -> Game:
-    return Game.from_layout(EXAMPLE_PYRAMID, EXAMPLE_WASTE, stock or EXAMPLE_STOCK, rules)
-
-
-def spot_of(game: Game, name: str) -> int:
-    return game.pyramid.index(Card.parse(name))
+# The fixtures of the support modules, for every test module that asks for one by name.
+pytest_plugins = ["tests.support.bot_process", "tests.support.event_steps"]
 
 
 @pytest.fixture(autouse=True)
@@ -86,13 +39,6 @@ def example() -> Game:
     return example_game()
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "sqlite_only: the test is about SQLite itself (its file, locks or pragmas)")
-    config.addinivalue_line(
-        "markers", "new_application: the harness's Discord has none of the app's emojis yet (a bot's first start)"
-    )
-
-
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Under CI, what the tests need from outside the repository is required: a missing part stops the run
     here, in one line, before any test (and before pytest-xdist starts its workers)."""
@@ -107,12 +53,21 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(part.notice(), yellow=True)
 
 
+BACKENDS = ("sqlite", "postgresql")
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test asking for ``backend`` (through ``storage``, ``harness`` or ``database_url``) runs on each database
+    its closest ``backends`` mark names: the module's ``pytestmark``, or the test's own (a test about SQLite
+    itself in a module of both); SQLite alone without one."""
     if "backend" not in metafunc.fixturenames:
         return
-    module = metafunc.module.__name__.rpartition(".")[2]
-    both = module in BOTH_BACKENDS and metafunc.definition.get_closest_marker("sqlite_only") is None
-    metafunc.parametrize("backend", ["sqlite", "postgresql"] if both else ["sqlite"], indirect=True)
+    mark = metafunc.definition.get_closest_marker("backends")
+    names = mark.args if mark else ("sqlite",)
+    unknown = [name for name in names if name not in BACKENDS]
+    if unknown or not names:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: backends({names}) names none or unknown of {BACKENDS}")
+    metafunc.parametrize("backend", list(names), indirect=True)
 
 
 @pytest.fixture
@@ -188,7 +143,7 @@ def postgres_databases(postgres_server: str, postgres_schema: str) -> Iterator[R
 @pytest.fixture
 async def storage(database_url: str) -> AsyncIterator[Storage]:
     """An open storage on a real database of the test's own: a SQLite file (``storage.path``), or in the
-    modules of ``BOTH_BACKENDS`` also a PostgreSQL database."""
+    modules marked ``backends("sqlite", "postgresql")`` also a PostgreSQL database."""
     store = from_url(database_url)
     await store.open()
     yield store
@@ -206,9 +161,9 @@ def workers() -> Iterator[Workers]:
 
 @pytest.fixture
 async def harness(request: pytest.FixtureRequest, database_url: str, workers: Workers):
-    """The real bot on a real database, with only Discord's HTTP edge replaced (tests/harness.py). Its
+    """The real bot on a real database, with only Discord's HTTP edge replaced (tests/support/harness.py). Its
     application has run before (its card emojis are on Discord) unless the test is marked ``new_application``."""
-    from tests.harness import Harness, Hub
+    from tests.support.harness import Harness, Hub
 
     hub = Hub(new_application=request.node.get_closest_marker("new_application") is not None)
     h = await Harness(database_url, hub, workers=workers).start()

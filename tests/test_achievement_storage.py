@@ -7,11 +7,15 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import pytest
+
 from pyramide_service.credits import Credits, daily_tier_of
 from pyramide_service.storage import WON, Finish, GameRecord, Storage, from_url
 from pyramide_service.storage.codec import pack_log
 from pyramide_service.storage.schema import ACHIEVEMENTS_VERSION
-from tests.backends import raw, schema_before, twin
+from tests.support.backends import raw, schema_before, twin
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 GUILD, OTHER_GUILD, PLAYER, FRIEND = 111, 222, 7001, 7002
 CODE = "PY1-N-AAAAAAS"

@@ -1,4 +1,4 @@
-"""Achievements through the bot (tests/harness.py): the finishing answer announces what the game unlocked,
+"""Achievements through the bot (tests/support/harness.py): the finishing answer announces what the game unlocked,
 once; /pyramide achievements and the player card of /pyramide stats, in every place stats work."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from PIL import Image
 from pyramide import Game
 from pyramide.solver import solve
 from pyramide_service.manager import GameManager
-from tests.backends import raw
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, DM_CHANNEL_ID, OWNER, STRANGER, Harness, labels, start
-from tests.play import play
+from tests.support.backends import raw
+from tests.support.deals import kings_and_pairs, one_king_deal
+from tests.support.harness import CHANNEL_ID, DM_CHANNEL_ID, OWNER, STRANGER, Harness, labels, said, start
+from tests.support.manager_turns import play
 
 
 def winning_presses(game: Game) -> list[str]:
@@ -142,21 +142,6 @@ def _user(user_id):
     import discord
 
     return discord.Object(user_id)
-
-
-def one_king_deal() -> Game:
-    """A deal whose pyramid gives up one card at most: K♠ on the bottom row; its queens' aces and its
-    jacks' twos all lie above them, so nothing else in the pyramid ever becomes removable."""
-    upper = [f"{rank}{suit}" for rank in ("A", "2") for suit in "♠♥♦♣"]
-    upper += [f"{v}♠" for v in range(3, 11)] + [f"{v}♥" for v in range(3, 8)]
-    bottom = ["K♠", "Q♠", "Q♥", "Q♦", "Q♣", "J♠", "J♥"]
-    rest = ["8♥", "9♥", "10♥"] + [f"{v}{suit}" for suit in "♦♣" for v in range(3, 11)]
-    rest += ["J♦", "J♣", "K♥", "K♦", "K♣"]
-    return Game.from_layout(upper + bottom, rest[:1], rest[1:])
-
-
-def said(sent) -> str:
-    return "\n".join(s.content for s in sent)
 
 
 async def test_a_perfect_loss_is_announced_once_the_verdict_is_known(harness):

@@ -1,7 +1,7 @@
 """Pyramide as a Discord Activity, in a real headless Chromium: the page loaded through the real Embedded
 App SDK inside a Discord-like client page (its postMessage protocol), signed in against a Discord that
 checks the code, the user and the instance, under Discord's Content-Security-Policy; the bot behind it
-is the real bot on a real database (tests/harness.py). One browser for the module; every test ends
+is the real bot on a real database (tests/support/harness.py). One browser for the module; every test ends
 with no console error and no CSP violation."""
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ from pyramide_bot.activity import Activity
 from pyramide_bot.activity.server import BURST, CLOSE_FLOOD
 from pyramide_bot.activity.sessions import Session, SessionKeys
 from pyramide_service.play import Press
-from tests.activity_browser import Player, module_browser, open_activity
-from tests.activity_edge import ActivityEdge, serve_activity
-from tests.deals import kings_and_pairs
-from tests.fake_activity import CLIENT_SECRET, ActivityDiscord, Instance
-from tests.harness import (
+from tests.support.activity_browser import Player, module_browser, open_activity
+from tests.support.activity_edge import ActivityEdge, serve_activity
+from tests.support.database_dump import changed, dump
+from tests.support.deals import kings_and_pairs
+from tests.support.fake_activity import CLIENT_SECRET, ActivityDiscord, Instance
+from tests.support.harness import (
     CHANNEL_ID,
     DM_CHANNEL_ID,
     GROUP_DM_ID,
@@ -40,8 +41,7 @@ from tests.harness import (
     snowflake,
     start,
 )
-from tests.play import deal
-from tests.tables import changed, dump
+from tests.support.manager_turns import deal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 WAIT = 5000  # ms a page is given to show what it was sent (the tests wait on what it shows, never sleep)

@@ -18,10 +18,10 @@ from pyramide.i18n import LANGUAGES, card_spoken, describe
 from pyramide.style import TABLES
 from pyramide_bot.activity import WEB_ROOT
 from pyramide_discord.board import ALT_LIMIT, alt_text
-from tests.activity_browser import AXE, DESKTOP, PHONE, Player, module_browser, open_channel_game
-from tests.activity_edge import ActivityEdge, serve_activity
-from tests.deals import kings_and_pairs
-from tests.harness import Harness, start
+from tests.support.activity_browser import AXE, DESKTOP, PHONE, Player, module_browser, open_channel_game
+from tests.support.activity_edge import ActivityEdge, serve_activity
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import Harness, start
 
 ASYNC = pytest.mark.asyncio(loop_scope="module")
 WAIT = 5000  # ms a page is given to show what it was sent

@@ -20,15 +20,15 @@ from pyramide.game import MAX_ACTIONS
 from pyramide.i18n import t
 from pyramide_bot.activity import Limits
 from pyramide_service.play import Press
-from tests import discord_internals as internals
-from tests.activity_door import WAIT, Door, answer, closed, received, stalled_socket
-from tests.activity_edge import ActivityEdge, serve_activity
-from tests.deals import kings_and_pairs
-from tests.fake_activity import ActivityDiscord
-from tests.harness import CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, user_payload
-from tests.play import deal
-from tests.tables import changed, dump
-from tests.test_event_outages import write_lock_held
+from tests.support import discord_internals as internals
+from tests.support.activity_door import WAIT, Door, answer, closed, received, stalled_socket
+from tests.support.activity_edge import ActivityEdge, serve_activity
+from tests.support.database_dump import changed, dump
+from tests.support.database_locks import write_lock_held
+from tests.support.deals import kings_and_pairs
+from tests.support.fake_activity import ActivityDiscord
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, user_payload
+from tests.support.manager_turns import deal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 LIMITS = Limits(

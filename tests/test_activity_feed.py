@@ -23,9 +23,11 @@ from pyramide_service.server_settings import ServerSettings
 from pyramide_service.solving import SolverService
 from pyramide_service.storage import Storage, from_url
 from pyramide_service.workers import Workers
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, Hub, start
-from tests.play import deal
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, Hub, start
+from tests.support.manager_turns import deal
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 CHANNEL, GUILD, PLAYER = 710_000_000_000_000_001, 1 << 40, 600_000_000_000_000_001
 PRESS = Press(CHANNEL, PLAYER, "en")

@@ -14,8 +14,8 @@ from pyramide import Game, Rules
 from pyramide_discord.board import board_view
 from pyramide_service.manager import Live
 from pyramide_service.storage import GameRecord
-from tests.deals import ALL_RULES, kings_and_pairs
-from tests.harness import (
+from tests.support.deals import ALL_RULES, kings_and_pairs
+from tests.support.harness import (
     CHANNEL_ID,
     DM_CHANNEL_ID,
     FOREIGN_CHANNEL_ID,

@@ -1,6 +1,6 @@
 """The Activity served by the real ``bot.py`` process (``ACTIVITY_PORT``), against the Discord-like server
-(tests/fake_discord.py, which also answers the sign-in's routes) and seen in a real Chromium through
-Discord's edge (tests/activity_edge.py): a tap edits the board message, a board press reaches the page,
+(tests/support/fake_discord.py, which also answers the sign-in's routes) and seen in a real Chromium through
+Discord's edge (tests/support/activity_edge.py): a tap edits the board message, a board press reaches the page,
 and after ``kill -9`` and a restart the page reconnects and plays on with nothing lost. On SQLite: the
 cross-process part of PostgreSQL (NOTIFY) is test_activity_feed's."""
 
@@ -18,12 +18,12 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from tests.activity_browser import module_browser, open_activity
-from tests.activity_edge import ActivityEdge
-from tests.deals import kings_and_pairs
-from tests.fake_activity import CLIENT_SECRET
-from tests.fake_discord import FakeDiscord, Guild
-from tests.test_process import CHANNEL_A, GUILD_A, LAUNCHED, PLAYER, connected, deal, launch, stop, tap
+from tests.support.activity_browser import module_browser, open_activity
+from tests.support.activity_edge import ActivityEdge
+from tests.support.bot_process import CHANNEL_A, GUILD_A, LAUNCHED, PLAYER, connected, deal, launch, stop, tap
+from tests.support.deals import kings_and_pairs
+from tests.support.fake_activity import CLIENT_SECRET
+from tests.support.fake_discord import FakeDiscord, Guild
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 WAIT = 8000

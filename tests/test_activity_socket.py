@@ -19,9 +19,9 @@ from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
 from pyramide_service.admission import Admission, PeeksAtDaily
 from pyramide_service.manager import GameManager
-from tests.activity_edge import serve_activity
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, start
+from tests.support.activity_edge import serve_activity
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, start
 
 INSTANCE = "i-socket-test"
 

@@ -22,9 +22,8 @@ from pyramide.replay import (
     winning_animation,
 )
 from pyramide.solver import solve
-from tests.conftest import example_game
-from tests.deals import clear_kings_and_pairs, kings_and_pairs, stuck_game
-from tests.harness import STRANGER, start
+from tests.support.deals import clear_kings_and_pairs, example_game, kings_and_pairs, stuck_game
+from tests.support.harness import STRANGER, start
 
 T0 = 1_764_460_800 + 365 * 86_400  # 2026-11-30 00:00 UTC
 

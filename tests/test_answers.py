@@ -19,9 +19,11 @@ from pyramide.daily import day_key, today
 from pyramide_bot.logs import RedactTokens
 from pyramide_service.storage import redact
 from pyramide_service.storage.postgres import PostgresStorage
-from tests.backends import raw
-from tests.deals import clear_kings_and_pairs, kings_and_pairs
-from tests.harness import CHANNEL_ID, OWNER, STRANGER, labels, start
+from tests.support.backends import raw
+from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.harness import CHANNEL_ID, OWNER, STRANGER, labels, start
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 async def refuse_inserts(storage, table: str) -> None:

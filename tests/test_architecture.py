@@ -536,7 +536,7 @@ DISCORD_PRIVATE = ("_connection", "_async_setup_hook", "_add_guild_from_data", "
 DISCORD_PRIVATE_MODULES = ("discord.webhook.async_", "discord.state")
 HARNESS_CODE = sorted(
     path
-    for path in [*(ROOT / "tests").glob("*.py"), *(ROOT / "bench").glob("*.py")]
+    for path in [*(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").glob("*.py")]
     if path.name != "discord_internals.py"
 )
 
@@ -556,7 +556,7 @@ def _discord_internals_used(tree: ast.AST) -> list[tuple[int, str]]:
 @pytest.mark.parametrize("path", HARNESS_CODE, ids=_name)
 def test_only_tests_discord_internals_reaches_into_discord_py(path):
     found = _discord_internals_used(ast.parse(path.read_text(encoding="utf-8")))
-    assert not found, f"{_name(path)} uses discord.py internals outside tests/discord_internals.py: {found}"
+    assert not found, f"{_name(path)} uses discord.py internals outside tests/support/discord_internals.py: {found}"
 
 
 def test_the_walk_finds_discord_internals():
@@ -571,7 +571,7 @@ def test_the_walk_finds_discord_internals():
 
 
 def test_an_untested_discord_py_is_refused_naming_the_tested_range():
-    from tests import discord_internals
+    from tests.support import discord_internals
 
     assert discord_internals.TESTED == ((2, 7), (2, 8))  # read from pyproject.toml's pin
     discord_internals.check_version("2.7.9")

@@ -9,9 +9,9 @@ from PIL import Image
 
 from pyramide import Game, Rules
 from pyramide.render import BANNER_BOTTOM, BANNER_TOP, HEIGHT, WIDTH
-from tests import discord_internals as internals
-from tests.deals import kings_and_pairs, stuck_layout
-from tests.harness import (
+from tests.support import discord_internals as internals
+from tests.support.deals import kings_and_pairs, stuck_layout
+from tests.support.harness import (
     CHANNEL_ID,
     GUILD_ID,
     MANAGE_GUILD,
@@ -24,6 +24,8 @@ from tests.harness import (
     labels,
     start,
 )
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def said(sent):
@@ -90,7 +92,7 @@ async def test_stuck_game_is_declared_and_recorded_with_its_verdict(harness):
     code = Game.from_layout(pyramid, waste, stock).code
     await start(harness, code)
     await harness.press(harness.board_button("K♥"))
-    from tests.deals import STUCK_ORDER, stuck_game
+    from tests.support.deals import STUCK_ORDER, stuck_game
 
     cards = stuck_game()
     for index in STUCK_ORDER:
@@ -515,7 +517,7 @@ async def test_commands_are_synced_at_start_only_when_they_changed(harness, monk
 
 
 async def test_the_invite_link_names_the_scopes_and_the_exact_permissions(harness, caplog):
-    from tests.harness import APP_ID
+    from tests.support.harness import APP_ID
 
     url = harness.bot.invite_url()
     assert f"client_id={APP_ID}" in url and "scope=bot+applications.commands" in url
@@ -528,7 +530,7 @@ async def test_the_invite_link_names_the_scopes_and_the_exact_permissions(harnes
 async def test_metrics_and_readiness_are_served_over_loopback(tmp_path, caplog):
     import aiohttp
 
-    from tests.harness import Harness
+    from tests.support.harness import Harness
 
     h = Harness(str(tmp_path / "metrics.db"))
     await h.start()

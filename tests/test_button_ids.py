@@ -5,8 +5,8 @@ Discord, keep working or are answered as out of date, never with an error."""
 import logging
 
 from pyramide_discord import controls
-from tests.harness import CHANNEL_ID, start
-from tests.test_stats import T0, add_game
+from tests.support.finished_games import T0, add_game
+from tests.support.harness import CHANNEL_ID, start
 
 
 def test_every_board_action_round_trips_and_anything_else_is_refused():

@@ -2,7 +2,7 @@ import pytest
 
 from pyramide import Card, Game, InvalidCode, InvalidLayout, Rules
 from pyramide.codes import SplitMix64, decode_number
-from tests.conftest import EXAMPLE_PYRAMID, EXAMPLE_STOCK, EXAMPLE_WASTE, example_game
+from tests.support.deals import EXAMPLE_PYRAMID, EXAMPLE_STOCK, EXAMPLE_WASTE, example_game
 
 # Pinned forever: a code must deal the same cards on every machine and Python version.
 PINNED = {

@@ -2,7 +2,7 @@
 
 With Activities enabled, Discord has made an entry point command (type 4, "launch", handler 2) that
 discord.py's command tree does not hold, and it refuses a bulk overwrite that leaves it out (400, 50240).
-The Hub keeps the application's commands as Discord does (``tests/app_commands.py``): the tests show it
+The Hub keeps the application's commands as Discord does (``tests/support/app_commands.py``): the tests show it
 refusing such an overwrite, the bot's sync keeping the entry point as Discord made it, the hash that spares
 an unchanged sync still sparing it, and every command still answering after a sync."""
 
@@ -10,9 +10,11 @@ import discord
 import pytest
 from discord.app_commands import AppInstallationType
 
-from tests.app_commands import ENTRY_POINT_MESSAGE
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, labels
+from tests.support.app_commands import ENTRY_POINT_MESSAGE
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import CHANNEL_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, labels
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def command_requests(h, since=0):

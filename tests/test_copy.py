@@ -12,8 +12,8 @@ from pyramide_service.manager import GameManager
 from pyramide_service.storage import WON, GameRecord, GuildSettings, Storage
 from pyramide_service.storage.postgres import PostgresStorage
 from pyramide_service.storage.sqlite import SQLiteStorage
-from tests.backends import raw
-from tests.play import deal, end, play
+from tests.support.backends import raw
+from tests.support.manager_turns import deal, end, play
 
 ROOT = Path(__file__).resolve().parent.parent
 GUILD, OTHER_GUILD, PLAYER, FRIEND = 11, 12, 21, 22

@@ -13,8 +13,10 @@ from pyramide.daily import daily_game
 from pyramide.difficulty import rate
 from pyramide.solver import solve
 from pyramide_service.storage import ENDED, WON
-from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, labels
-from tests.play import play
+from tests.support.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, labels
+from tests.support.manager_turns import play
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 T0 = 1_764_460_800 + 365 * 86_400  # 2026-11-30 00:00 UTC
 DAY = 86_400

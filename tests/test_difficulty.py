@@ -12,7 +12,7 @@ from pyramide.daily import RATED_FROM, WEEK_TIERS, daily_deal_number, daily_rati
 from pyramide.difficulty import Tier, human_wins, is_of_tier, play_random, population, rate, tier_of
 from pyramide.i18n import t
 from pyramide.solver import first_winnable, solve
-from tests.harness import CHANNEL_ID
+from tests.support.harness import CHANNEL_ID
 
 # Found by measurement (rating the winnable deals among the first 200 deal numbers): deals
 # nearly every player of the population clears, and winnable deals none of them clears.

@@ -10,8 +10,8 @@ import fastjsonschema
 import pytest
 from discord.http import Route
 
-from tests import discord_api
-from tests.harness import CHANNEL_ID, Hub
+from tests.support import discord_api
+from tests.support.harness import CHANNEL_ID, Hub
 
 pytestmark = pytest.mark.skipif(
     not discord_api.found(), reason=f"the body check's own tests: no Discord API description at {discord_api.sought()}"

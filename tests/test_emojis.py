@@ -15,8 +15,8 @@ from pyramide import Game, render
 from pyramide.cards import Card
 from pyramide.game import STOCK
 from pyramide_discord import emojis as card_emojis
-from tests.app_emojis import MAX_BYTES, AppEmojis, Refused
-from tests.harness import APP_ID, OWNER, STRANGER, Harness, Hub, start
+from tests.support.app_emojis import MAX_BYTES, AppEmojis, Refused
+from tests.support.harness import APP_ID, OWNER, STRANGER, Harness, Hub, start
 
 # The bot's first start on an application without its emojis, unless a test says otherwise.
 pytestmark = pytest.mark.new_application

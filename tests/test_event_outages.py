@@ -5,19 +5,19 @@ leaves a running event without its announcement holding one of the server's thre
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
-import asyncpg
 import pytest
 
 from cogs.pyramide import events
 from pyramide import Game
-from tests.backends import raw
-from tests.harness import ADMIN, GUILD_ID, Harness
-from tests.postgres import Frozen, server_processes
-from tests.test_events import DEALS, MODERATOR, fixed_deals  # noqa: F401 (the fixture)
+from tests.support.backends import raw
+from tests.support.database_locks import write_lock_held
+from tests.support.event_steps import DEALS, MODERATOR
+from tests.support.harness import ADMIN, GUILD_ID, Harness
+from tests.support.throwaway_postgres import Frozen, server_processes
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 NOT_STARTED = "The event was not started"
 
@@ -40,44 +40,11 @@ def stall_after_the_search(monkeypatch, stall: Callable[[], Awaitable[None]]) ->
     monkeypatch.setattr(events, "find_deals", found_then_stalled)
 
 
-@contextlib.asynccontextmanager
-async def write_lock_held(h: Harness) -> AsyncIterator[Callable[[], Awaitable[None]]]:
-    """What another process holding the database can do to a start's write, until the block ends: on SQLite
-    the write lock (the write is refused busy), on PostgreSQL an exclusive lock on the event's deals (the
-    write is sent and waits: its outcome is unknown to the bot)."""
-    held: list[object] = []
-
-    if h.db_path.startswith("postgresql://"):
-
-        async def stall() -> None:
-            connection = await asyncpg.connect(h.db_path)
-            await connection.execute("BEGIN; LOCK TABLE event_deals IN ACCESS EXCLUSIVE MODE")
-            held.append(connection)
-
-    else:
-
-        async def stall() -> None:
-            connection = sqlite3.connect(h.db_path, timeout=0, isolation_level=None)
-            connection.execute("BEGIN IMMEDIATE")
-            held.append(connection)
-
-    try:
-        yield stall
-    finally:
-        for connection in held:
-            if isinstance(connection, asyncpg.Connection):
-                await connection.close()
-            else:
-                assert isinstance(connection, sqlite3.Connection)
-                connection.rollback()
-                connection.close()
-
-
 async def running_events(h: Harness) -> list:
     return [e for e in await h.storage.events_of_guild(GUILD_ID) if e.running]
 
 
-async def test_a_start_whose_write_stalls_starts_nothing_and_holds_no_slot(harness, fixed_deals, monkeypatch):  # noqa: F811
+async def test_a_start_whose_write_stalls_starts_nothing_and_holds_no_slot(harness, fixed_deals, monkeypatch):
     h = harness
     async with write_lock_held(h) as stall:
         stall_after_the_search(monkeypatch, stall)

@@ -9,7 +9,7 @@ from PIL import Image, ImageChops
 
 from cogs.pyramide.podium import podium_picture, standings_picture
 from pyramide.render import WIDTH, render_podium
-from tests.reference.events import EVENT, LANGUAGES, PICTURES, STANDINGS
+from tests.reference.event_scenes import EVENT, LANGUAGES, PICTURES, STANDINGS
 from tests.reference.regenerate import event_png
 
 REFERENCE = Path(__file__).parent / "reference"

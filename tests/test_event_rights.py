@@ -4,13 +4,16 @@ event's starter, and takes its rows in the order an event's end does."""
 
 import asyncio
 
-from tests.harness import ADMIN, OWNER, STRANGER
-from tests.test_events import MODERATOR, end_it, fixed_deals, open_deal, start_event  # noqa: F401
+import pytest
 
-from .backends import raw
+from tests.support.backends import raw
+from tests.support.event_steps import MODERATOR, end_it, open_deal, start_event
+from tests.support.harness import ADMIN, OWNER, STRANGER
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
-async def test_a_reset_keeps_an_events_deals_and_their_one_attempt(harness, fixed_deals):  # noqa: F811
+async def test_a_reset_keeps_an_events_deals_and_their_one_attempt(harness, fixed_deals):
     event_id = await start_event(harness)
     await end_it(harness, await open_deal(harness, OWNER), OWNER)  # the first deal played
     await harness.command("new")  # and an ordinary game, finished, that the reset deletes
@@ -29,7 +32,7 @@ async def test_a_reset_keeps_an_events_deals_and_their_one_attempt(harness, fixe
     assert [e.position for e in entries] == [0, 1]
 
 
-async def test_forget_me_keeps_no_id_of_an_events_starter_or_player(harness, fixed_deals):  # noqa: F811
+async def test_forget_me_keeps_no_id_of_an_events_starter_or_player(harness, fixed_deals):
     event_id = await start_event(harness)  # started by ADMIN
     await end_it(harness, await open_deal(harness, ADMIN), ADMIN)
     sent = await harness.command("forget-me", user=ADMIN)
@@ -40,7 +43,7 @@ async def test_forget_me_keeps_no_id_of_an_events_starter_or_player(harness, fix
     assert (await harness.storage.event(event_id)).ended_at is None  # the event itself goes on
 
 
-async def test_forget_me_and_an_events_end_at_once_both_finish(harness, fixed_deals):  # noqa: F811
+async def test_forget_me_and_an_events_end_at_once_both_finish(harness, fixed_deals):
     """Forget-me of a player whose deal is in play, at the moment the event ends: both transactions take
     the deal's rows in one order (game, event, entry), so neither waits for the other for ever."""
     event_id = await start_event(harness)

@@ -8,7 +8,9 @@ from dataclasses import replace
 import pytest
 
 from pyramide_service.storage import EventOver, EventStart, EventTaken, GameRecord
-from tests.backends import raw, twin
+from tests.support.backends import raw, twin
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 GUILD, CHANNEL = 1, 2
 DEAL = (("PY1-N-AAAAAAS", "AAAAAAS"), ("PY1-N-AAAAABA", "AAAAABA"))

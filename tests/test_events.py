@@ -7,61 +7,32 @@ from dataclasses import replace
 
 import pytest
 
-from cogs.pyramide import announcements, events
+from cogs.pyramide import events
 from pyramide import Game
 from pyramide.solver import Verdict
 from pyramide_service.changes import GameChanged
 from pyramide_service.events import parse_duration
 from pyramide_service.storage import ENDED, EventTaken, GameRecord
-from tests.deals import clear_kings_and_pairs, kings_and_pairs, stuck_game, two_pass
-from tests.harness import (
+from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.event_steps import DEALS, MODERATOR, end_it, open_deal, start_event
+from tests.support.harness import (
     ADMIN,
     CHANNEL_ID,
     DM_CHANNEL_ID,
     GUILD_ID,
-    MANAGE_GUILD,
     OTHER_CHANNEL_ID,
     OWNER,
-    PLAIN,
     STRANGER,
     Harness,
 )
 
-MODERATOR = PLAIN | MANAGE_GUILD
-DEALS = (kings_and_pairs(), stuck_game(), two_pass())
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 HOUR = 3600.0
-
-
-@pytest.fixture
-def fixed_deals(monkeypatch):
-    """The event's deals are the hand-built ones (the real search runs in test_a_moderator_starts_an_event)."""
-
-    async def find(solver, rules, count, finder, lang):
-        return [Game.from_code(game.code) for game in DEALS[:count]]
-
-    monkeypatch.setattr(events, "find_deals", find)
-    monkeypatch.setattr(announcements, "EDIT_SECONDS", 0.0)
 
 
 def events_cog(h: Harness):
     return h.bot.get_cog("Events")
-
-
-async def start_event(h: Harness, name: str = "December Cup", deals: int = 3, duration: str = "2d") -> int:
-    sent = await h.command(
-        "/pyramide-admin event start", user=ADMIN, permissions=MODERATOR, name=name, deals=deals, duration=duration
-    )
-    assert "has started" in sent[-1].content, [s.content for s in sent]
-    event = (await h.storage.events_of_guild(GUILD_ID))[0]
-    return event.id
-
-
-async def open_deal(h: Harness, user: int) -> int:
-    """/pyramide event play: the thread of the player's next deal."""
-    threads = len(h.hub.threads)
-    sent = await h.command("event play", user=user)
-    assert len(h.hub.threads) == threads + 1, [s.content for s in sent]
-    return int(h.hub.threads[-1]["id"])
 
 
 async def clear_it(h: Harness, thread: int, user: int) -> None:
@@ -69,10 +40,6 @@ async def clear_it(h: Harness, thread: int, user: int) -> None:
     clear_kings_and_pairs(plan)
     for action in plan.actions:
         await h.command("tap", card=str(DEALS[0].pyramid[action]), channel_id=thread, user=user)
-
-
-async def end_it(h: Harness, thread: int, user: int) -> None:
-    await h.command("end", channel_id=thread, user=user)
 
 
 def announcement(h: Harness, event) -> dict:

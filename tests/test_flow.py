@@ -1,7 +1,7 @@
 """The interaction flow when Discord's edge fails, answers late, or players press at the same time.
 
 Real discord.py objects, a real SQLite file; Discord's HTTP edge refuses (404 Unknown interaction),
-drops the connection or answers late as the real one does (tests/harness.py: Hub.fail)."""
+drops the connection or answers late as the real one does (tests/support/harness.py: Hub.fail)."""
 
 import asyncio
 import logging
@@ -9,8 +9,8 @@ import logging
 import pytest
 
 from pyramide import STOCK, WASTE, Game
-from tests.deals import kings_and_pairs
-from tests.harness import (
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import (
     ADMIN,
     CHANNEL_ID,
     GUILD_ID,
@@ -22,7 +22,7 @@ from tests.harness import (
     labels,
     start,
 )
-from tests.play import play
+from tests.support.manager_turns import play
 
 
 @pytest.mark.parametrize(("kind", "seconds"), [("unknown", 0.0), ("network", 0.0), ("slow", 3.2)])
@@ -264,7 +264,7 @@ async def test_too_many_hints_at_once_are_refused_as_busy(harness):
 
 
 async def test_a_stuck_ending_move_is_deferred_before_the_verdict_is_worked_out(harness, monkeypatch):
-    from tests.deals import STUCK_ORDER, stuck_layout
+    from tests.support.deals import STUCK_ORDER, stuck_layout
 
     pyramid, waste, stock = stuck_layout()
     await start(harness, Game.from_layout(pyramid, waste, stock).code)
@@ -329,7 +329,7 @@ async def test_every_board_has_alt_text_and_a_hint_colours_its_buttons(harness):
 
 
 async def test_an_idle_game_may_be_replaced_by_anyone_and_counts_as_abandoned(harness):
-    from tests.harness import MANAGE_GUILD
+    from tests.support.harness import MANAGE_GUILD
 
     await start(harness, "PY1-N-AAAAAAS")
     await harness.command("draw")
@@ -352,7 +352,7 @@ async def test_an_idle_game_may_be_replaced_by_anyone_and_counts_as_abandoned(ha
 
 
 async def test_a_new_game_in_a_thread_of_its_own_leaves_the_channel_free(harness):
-    from tests.harness import MANAGE_GUILD
+    from tests.support.harness import MANAGE_GUILD
 
     await start(harness, "PY1-N-AAAAAAS")  # the channel is busy
     sent = await harness.command("new", user=STRANGER, code="PY1-N-AAAAAAA", thread=True)

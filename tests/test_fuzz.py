@@ -23,10 +23,10 @@ from pyramide.i18n import t
 from pyramide.limits import LIMITS, Length, OneOf, Span
 from pyramide_service.inputs import within
 from pyramide_service.workers import Workers
-from tests import discord_internals as internals
-from tests.harness import CHANNEL_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, RecordingAdapter
-from tests.tables import changed, dump
-from tests.test_inputs import errors, forged_message, leaves, words
+from tests.support import discord_internals as internals
+from tests.support.command_tree import errors, forged_message, leaves, words
+from tests.support.database_dump import changed, dump
+from tests.support.harness import CHANNEL_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, RecordingAdapter
 
 EXAMPLES = 100
 

@@ -5,8 +5,16 @@ import pytest
 from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidSpot, Outcome, Rules
 from pyramide import effects as ev
 from pyramide.cards import full_deck
-from tests.conftest import EXAMPLE_PYRAMID, EXAMPLE_STOCK, example_game, spot_of
-from tests.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
+from tests.support.deals import (
+    EXAMPLE_PYRAMID,
+    EXAMPLE_STOCK,
+    clear_kings_and_pairs,
+    example_game,
+    kings_and_pairs,
+    play_stuck_line,
+    spot_of,
+    stuck_game,
+)
 
 C = Card.parse
 

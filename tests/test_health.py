@@ -15,7 +15,7 @@ from pyramide_bot.app import make_bot
 from pyramide_bot.process import connect
 from pyramide_bot.settings import Deployment
 from pyramide_service.storage import from_url
-from tests.fake_discord import FakeDiscord, Guild
+from tests.support.fake_discord import FakeDiscord, Guild
 
 GUILD_A = 1 << 40  # shard 0 of 2
 GUILD_B = (1 << 40) + (1 << 22)  # shard 1 of 2

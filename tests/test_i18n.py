@@ -7,8 +7,8 @@ import pytest
 
 from pyramide import Card, Rules
 from pyramide.i18n import LANGUAGES, card_name, catalogue, keys, language_for, parse_card, plural_keys, t
-from tests.deals import stuck_game
-from tests.harness import Harness
+from tests.support.deals import stuck_game
+from tests.support.harness import Harness
 
 SEED_MESSAGES = {
     "en": ("This card is blocked by another card", "The sum must be 13", "No more possible moves"),
@@ -148,7 +148,7 @@ async def test_a_croatian_client_sees_croatian_on_the_whole_flow(tmp_path):
             "Pokaži pobjednički niz",
             "Ponovi moju partiju",
         ]
-        from tests.deals import kings_and_pairs
+        from tests.support.deals import kings_and_pairs
 
         await h.command("new", code=kings_and_pairs().code)
         for name in [
@@ -189,7 +189,7 @@ async def test_a_croatian_client_sees_croatian_on_the_whole_flow(tmp_path):
 
 async def test_a_croatian_client_sees_the_stuck_message(tmp_path):
     from pyramide import Game
-    from tests.deals import STUCK_ORDER, stuck_layout
+    from tests.support.deals import STUCK_ORDER, stuck_layout
 
     h = await Harness(str(tmp_path / "hr2.db")).start()
     h.locale = "hr"

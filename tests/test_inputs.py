@@ -10,35 +10,17 @@ from typing import Any
 
 import discord
 import pytest
-from discord import app_commands
 
 from pyramide.i18n import t
 from pyramide.limits import LIMITS, Length, OneOf, Span
-from tests.harness import BOT_USER, CHANNEL_ID, MANAGE_GUILD, PLAIN, message_payload, snowflake
-from tests.tables import changed, dump
+from tests.support.command_tree import errors, forged_message, leaves, words
+from tests.support.database_dump import changed, dump
+from tests.support.harness import MANAGE_GUILD, PLAIN
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ADMIN = PLAIN | MANAGE_GUILD
 LOCALES = {"en-US": "en", "hr": "hr", "da": "da", "ru": "ru"}
-
-
-def leaves(tree: app_commands.CommandTree) -> list[app_commands.Command[Any, ..., Any]]:
-    """Every command a player can run, subcommands of groups included."""
-    found: list[app_commands.Command[Any, ..., Any]] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, app_commands.Group):
-            for child in node.commands:
-                walk(child)
-        elif isinstance(node, app_commands.Command):
-            found.append(node)
-
-    for command in tree.get_commands():
-        walk(command)
-    return found
-
-
-def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 async def test_declared_options_are_the_limits_table(harness) -> None:
@@ -97,18 +79,6 @@ async def test_an_unknown_command_or_subcommand_is_answered_as_gone(harness, cap
     assert errors(caplog) == []
 
 
-def words(option: str) -> str:
-    """What the player reads about ``option``'s limit, in English."""
-    limit = LIMITS[option]
-    if option == "duration":
-        return t("en", "event.error.duration")
-    if isinstance(limit, Span):
-        return t("en", "limits.range", option=option, low=limit.low, high=limit.high)
-    if isinstance(limit, Length):
-        return t("en", "limits.length", option=option, low=limit.low, high=limit.high)
-    return t("en", "limits.choice", option=option, choices=", ".join(t("en", key) for _, key in limit.choices))
-
-
 START = "/pyramide-admin event start"
 REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("/pyramide-admin settings", {"idle_minutes": 0}, "idle_minutes"),
@@ -165,12 +135,6 @@ async def test_the_settings_bounds_are_accepted_and_stored(harness) -> None:
     assert (await harness.storage.settings(harness.guild_id)).idle_minutes == 1440
     await harness.command("/pyramide-admin settings", permissions=ADMIN, idle_minutes=1)
     assert (await harness.storage.settings(harness.guild_id)).idle_minutes == 1
-
-
-def forged_message(custom_id: str) -> dict[str, Any]:
-    """A message carrying a button of ``custom_id``, as a modified client could claim it pressed."""
-    body = {"components": [{"type": 1, "components": [{"type": 2, "style": 1, "label": "x", "custom_id": custom_id}]}]}
-    return message_payload(snowflake(), CHANNEL_ID, body, {}, BOT_USER, 0)
 
 
 async def test_a_button_id_nothing_reads_is_answered_as_out_of_date(harness, caplog) -> None:

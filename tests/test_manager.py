@@ -9,9 +9,11 @@ from pyramide import STOCK, Game
 from pyramide_service.manager import BrokenGame, GameManager, NoGame
 from pyramide_service.solving import SolverService
 from pyramide_service.storage import ENDED, WON, GameRecord
-from tests.backends import raw, twin
-from tests.deals import clear_kings_and_pairs, kings_and_pairs
-from tests.play import deal, play
+from tests.support.backends import raw, twin
+from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.manager_turns import deal, play
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 async def test_actions_are_stored_and_an_idle_engine_is_rebuilt_identically(storage):

@@ -30,7 +30,7 @@ from pyramide_service.opening import (
 )
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.storage import ENDED, PLAYING
-from tests.deals import kings_and_pairs
+from tests.support.deals import kings_and_pairs
 
 DAY = "2026-12-02"
 PLAYER, OTHER = 11, 12

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from discord.http import Route
 
-from tests import discord_api
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, Harness, Hub, start
+from tests.support import discord_api
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import CHANNEL_ID, Harness, Hub, start
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,8 +8,8 @@ import re
 import pytest
 from discord.app_commands import AppInstallationType
 
-from tests.deals import kings_and_pairs
-from tests.harness import (
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import (
     CHANNEL_ID,
     DM_CHANNEL_ID,
     FOREIGN_CHANNEL_ID,
@@ -74,6 +74,7 @@ async def test_the_synced_commands_declare_where_they_can_be_installed_and_used(
     assert await harness.bot.sync_commands()
 
 
+@pytest.mark.backends("sqlite", "postgresql")  # where each place's game is stored: the database's to keep
 @pytest.mark.parametrize("channel_id", PLACES.values(), ids=PLACES.keys())
 async def test_a_game_is_won_through_buttons_in_each_place(harness, channel_id):
     sent = await deal(harness, channel_id)
@@ -155,6 +156,7 @@ async def test_the_fake_refuses_a_bot_token_request_where_the_bot_is_not(harness
     assert len(harness.hub.unreachable) == 1  # counted, so that the other tests can assert none
 
 
+@pytest.mark.backends("sqlite", "postgresql")  # counted once: the database decides
 async def test_the_daily_is_played_in_place_and_counted_once_across_places(harness):
     harness.now[0] = T0 + 3600
     sent = await harness.command("daily play", channel_id=DM_CHANNEL_ID)

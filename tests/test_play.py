@@ -18,11 +18,12 @@ from pyramide_service.outcomes import Played
 from pyramide_service.play import Plays, Press
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.solving import SolverService
-from tests.backends import raw, twin
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, OWNER, start
-from tests.play import deal
-from tests.test_achievements_bot import one_king_deal, said
+from tests.support.backends import raw, twin
+from tests.support.deals import kings_and_pairs, one_king_deal
+from tests.support.harness import CHANNEL_ID, OWNER, said, start
+from tests.support.manager_turns import deal
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 SOLVER_CALLS = ("known_verdict", "verdict", "settled_verdict", "known_rating", "hint")
 STORAGE_CALLS = (

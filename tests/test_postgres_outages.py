@@ -1,5 +1,5 @@
 """PostgreSQL that stalls or goes away for a moment, against the real storage and the real discord.py
-objects (tests/harness.py): a stalled server (its processes frozen with SIGSTOP, as a network stall
+objects (tests/support/harness.py): a stalled server (its processes frozen with SIGSTOP, as a network stall
 would) is answered within Discord's window and never with "nothing was played" for a move it may store;
 a short outage (connections refused and cut, through a TCP relay the test turns off and on) is ridden
 out by retries, and logged once, with its length, asyncpg's own pool warnings folded in."""
@@ -17,11 +17,11 @@ import pytest
 from pyramide import STOCK
 from pyramide_service.storage import GameRecord, StorageOutcomeUnknown, StorageUnavailable
 from pyramide_service.storage.postgres import PostgresStorage
-from tests.backends import raw
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, Harness, start
-from tests.play import deal, play
-from tests.postgres import Frozen, free_port, server_processes
+from tests.support.backends import raw
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import CHANNEL_ID, Harness, start
+from tests.support.manager_turns import deal, play
+from tests.support.throwaway_postgres import Frozen, free_port, server_processes
 
 
 @contextlib.contextmanager

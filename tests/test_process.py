@@ -1,4 +1,4 @@
-"""The real ``bot.py`` process against a Discord-like server on 127.0.0.1 (tests/fake_discord.py): what
+"""The real ``bot.py`` process against a Discord-like server on 127.0.0.1 (tests/support/fake_discord.py): what
 only a whole process shows. A game played to its end; ``kill -9`` mid-game and a restart that loses no
 answered move; two processes with a shard each on one database; two processes holding the same shard
 (a rolling restart) and a press delivered to both, applied once; the card emojis uploaded once and on
@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -19,146 +18,33 @@ from typing import IO
 
 import pytest
 
-from tests.deals import clear_kings_and_pairs, kings_and_pairs
-from tests.fake_discord import Answer, FakeDiscord, Guild
-from tests.postgres import Frozen, fetch, server_processes
+from tests.support.bot_process import (
+    CHANNEL_A,
+    CHANNEL_B,
+    GUILD_A,
+    GUILD_B,
+    PLAYER,
+    alive_in_session,
+    answered_words,
+    connected,
+    deal,
+    launch,
+    moves_after,
+    plan,
+    rows,
+    shown,
+    stop,
+    stored,
+    tap,
+    until,
+)
+from tests.support.deals import kings_and_pairs
+from tests.support.fake_discord import Answer, FakeDiscord, Guild
+from tests.support.throwaway_postgres import Frozen, fetch, server_processes
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ROOT = Path(__file__).resolve().parent.parent
-PLAYER = 600_000_000_000_000_001
-# Two servers on different shards of two: (id >> 22) % 2 is 0 for the first, 1 for the second.
-GUILD_A = 1 << 40  # shard 0 of 2
-GUILD_B = (1 << 40) + (1 << 22)  # shard 1 of 2
-CHANNEL_A, CHANNEL_B = 710_000_000_000_000_001, 710_000_000_000_000_002
-LAUNCHED: list[subprocess.Popen[bytes]] = []  # the test's bot processes: the ``fake`` fixture checks they ended
-
-
-def launch(
-    fake: FakeDiscord, db: Path | str, *shard: str, folder: Path | None = None, piped: bool = False
-) -> subprocess.Popen[bytes]:
-    """``python bot.py`` with the fake Discord's REST base, on a SQLite file or a PostgreSQL URL (its logs
-    in ``folder``, by default the file's, or with ``piped`` its stdout and stderr as pipes for the test to
-    read); ``shard``: SHARD_COUNT and SHARD_IDS."""
-    if isinstance(db, str) and db.startswith("postgresql://"):
-        url = db
-        assert folder is not None
-    else:
-        db = Path(db)
-        url = f"sqlite:///{db}"  # the tests read this file: the URL wins over PYRAMIDE_DB
-        folder = folder or db.parent
-    env = {
-        **os.environ,
-        "DISCORD_TOKEN": "fake-token-for-the-local-test-server",
-        "DISCORD_API_BASE": fake.api_base,
-        "DATABASE_URL": url,
-        "PYRAMIDE_DB": str(folder / "not-this-one.db"),
-        "LOG_LEVEL": "INFO",
-        "LOG_FILE": "",
-        "METRICS_PORT": "",
-        "DEV_GUILD_ID": "",
-        "SHARD_COUNT": shard[0] if shard else "",
-        "SHARD_IDS": shard[1] if len(shard) > 1 else "",
-    }
-    log = open(folder / f"bot-{len(list(folder.glob('bot-*.log')))}.log", "wb")  # noqa: SIM115
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "bot.py")],
-        cwd=folder,
-        env=env,
-        stdout=subprocess.PIPE if piped else log,
-        stderr=subprocess.PIPE if piped else subprocess.STDOUT,
-        start_new_session=True,  # its own session and process group: the solver workers are in it
-    )
-    process.log_path = Path(log.name)  # type: ignore[attr-defined]
-    log.close()
-    LAUNCHED.append(process)
-    return process
-
-
-async def stop(process: subprocess.Popen[bytes], *, kill: bool = False) -> str:
-    """SIGTERM (a clean stop) or SIGKILL (a crash: the process group, with no goodbye); its log. Awaited:
-    the fake Discord runs in this event loop, and a clean stop finishes the presses in flight (their answers
-    go to the fake) before it closes the gateway, so a blocking wait here would hold the process up."""
-    if process.poll() is None:
-        if kill:
-            os.killpg(process.pid, signal.SIGKILL)
-        else:
-            process.send_signal(signal.SIGTERM)
-    try:
-        await asyncio.to_thread(process.wait, 20)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)  # whatever is left of the group
-    return process.log_path.read_text(errors="replace")  # type: ignore[attr-defined]
-
-
-@pytest.fixture
-async def fake(request: pytest.FixtureRequest):
-    """The Discord-like server; its application has the card emojis already unless ``new_application``."""
-    fresh = request.node.get_closest_marker("new_application") is not None
-    guilds = [Guild(GUILD_A, (CHANNEL_A,)), Guild(GUILD_B, (CHANNEL_B,))]
-    server = await FakeDiscord(guilds, new_application=fresh).start()
-    LAUNCHED.clear()
-    yield server
-    left = [process.pid for process in LAUNCHED if process.poll() is None]
-    for pid in left:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
-    await server.stop()
-    assert not left, f"bot processes {left} outlived their test (a stop() not awaited?)"
-
-
-async def connected(fake: FakeDiscord, shards: int) -> None:
-    """Until the processes' shards have read READY and their servers (no fixed wait)."""
-    await fake.wait_for_shards(shards)
-
-
-async def deal(fake: FakeDiscord, guild: int, channel: int, code: str) -> dict:
-    """``/pyramide new code:<code>``; the board message it posted."""
-    payload = fake.command(guild, channel, PLAYER, "new", code=code)
-    answer = await fake.answered_after(payload)
-    callback = answer.requests[0]
-    assert callback["body"]["type"] == 4 and callback["files"], callback
-    return fake.messages[fake.original[payload["token"]]]
-
-
-async def tap(fake: FakeDiscord, guild: int, board: dict, label: str) -> dict:
-    """Press the board's button ``label``; the board as the answer left it."""
-    custom_id = next(b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == label)
-    payload = fake.press(guild, PLAYER, board, custom_id)
-    answer = await fake.answered_after(payload)
-    assert answer.requests[0]["body"]["type"] == 7, answer.requests[0]  # the board was edited in place
-    return fake.messages[int(board["id"])]
-
-
-def plan() -> list[str]:
-    """The labels to press to win the kings-and-pairs deal."""
-    game = kings_and_pairs()
-    cleared = game.copy()
-    clear_kings_and_pairs(cleared)
-    return [str(game.pyramid[action]) for action in cleared.actions]
-
-
-def moves_after(taps: int) -> int:
-    """The moves a player has made after that many taps of the plan (a pair takes two taps)."""
-    game = kings_and_pairs()
-    cleared = game.copy()
-    clear_kings_and_pairs(cleared)
-    for action in cleared.actions[:taps]:
-        game.apply(action)
-    return game.moves
-
-
-def stored(db: Path | str) -> list[tuple[str, int, int]]:
-    """Each stored game's status, moves and stored action rows, read straight from the database."""
-    query = (
-        "SELECT g.status, g.moves, COUNT(a.seq) FROM games g"
-        " LEFT JOIN actions a ON a.game_id = g.id GROUP BY g.id ORDER BY g.id"
-    )
-    if isinstance(db, str) and db.startswith("postgresql://"):
-        rows = fetch(db, query)
-    else:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
-            rows = connection.execute(query).fetchall()
-    return [(str(s), int(m), int(n)) for s, m, n in rows]
 
 
 async def test_a_game_is_played_to_its_end_against_the_process(fake, tmp_path):
@@ -203,23 +89,6 @@ async def test_kill_9_mid_game_and_a_restart_lose_no_answered_move(fake, tmp_pat
     finally:
         await stop(bot)
     assert [row[:2] for row in stored(db)] == [("won", moves_after(len(labels)))]  # (its actions now packed)
-
-
-def alive_in_session(session: int) -> list[str]:
-    """The processes (not zombies) of a session, as "pid command" lines, read from /proc."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:  # gone meanwhile
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (name) ": state, ppid, pgrp, session
-        if fields[0] != "Z" and int(fields[3]) == session:
-            found.append(f"{entry.name} {command[:120]}")
-    return found
 
 
 def read_to_end(stream: IO[bytes], done: threading.Event) -> None:
@@ -366,35 +235,14 @@ async def test_the_cluster_script_starts_a_process_per_shard_range_and_stops_the
     assert "stopped" in (tmp_path / "logs" / "shard-2.log").read_text()  # a clean stop, not a kill
 
 
-@pytest.mark.parametrize(
-    ("variables", "says"),
-    [
-        ({"SHARD_COUNT": "2", "SHARD_IDS": "0,2"}, "SHARD_IDS must be distinct numbers from 0 to 1"),
-        ({"SHARD_IDS": "0"}, "SHARD_IDS needs SHARD_COUNT"),
-        ({"SHARD_COUNT": "zero"}, "SHARD_COUNT must be a whole number"),
-        ({"DISCORD_API_BASE": "127.0.0.1:9"}, "DISCORD_API_BASE must be an http(s) URL"),
-        ({"DATABASE_URL": "mysql://x/y"}, "DATABASE_URL must look like sqlite:///ABSOLUTE/PATH or postgresql://"),
-        ({"DATABASE_URL": "postgresql://bot:hunter2@127.0.0.1:port/db"}, "not a valid PostgreSQL URL"),
-        ({"METRICS_PORT": "abc"}, "METRICS_PORT must be a port number from 1 to 65535"),
-        ({"METRICS_PORT": "70000"}, "METRICS_PORT must be a port number from 1 to 65535"),
-        ({"METRICS_HOST": "not a host"}, "METRICS_HOST must be a host name or an IP address"),
-        ({"DEV_GUILD_ID": "my-server"}, "DEV_GUILD_ID must be a Discord server id"),
-        ({"GUILD_DATA_GRACE_DAYS": "-3"}, "GUILD_DATA_GRACE_DAYS must be a whole number of days from 0 to 3650"),
-        ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL must be one of DEBUG, INFO, WARNING, WARN, ERROR, CRITICAL"),
-        ({"LOG_FILE": "/no/such/folder/pyramide.log"}, "LOG_FILE must be a file in a folder that exists"),
-        ({"PYRAMIDE_PURE_SOLVER": "yes"}, "PYRAMIDE_PURE_SOLVER must be 1"),
-        ({"ACTIVITY_PORT": "web"}, "ACTIVITY_PORT must be a port number from 1 to 65535"),
-        ({"ACTIVITY_PORT": "8090"}, "ACTIVITY_PORT needs DISCORD_CLIENT_SECRET"),
-        ({"DISCORD_CLIENT_SECRET": "hunter2"}, "DISCORD_CLIENT_SECRET must be the application's OAuth2 client secret"),
-        ({"ACTIVITY_PORT": "8090", "DISCORD_CLIENT_SECRET": "hunter2" * 3, "ACTIVITY_HOST": "?"}, "ACTIVITY_HOST must"),
-    ],
-)
-def test_a_wrong_setting_stops_the_bot_with_one_line_naming_it(tmp_path, variables, says):
+def test_a_wrong_setting_stops_the_bot_with_one_line_naming_it(tmp_path):
+    """bot.py prints a wrong setting's refusal as one line and exits 2, before anything is opened, without the
+    password of the URL it names (the refusal of each variable's wrong values: test_settings.py)."""
     env = {
         **os.environ,
         "DISCORD_TOKEN": "fake",
         "PYRAMIDE_DB": str(tmp_path / "p.db"),
-        "DATABASE_URL": "",
+        "DATABASE_URL": "postgresql://bot:hunter2@127.0.0.1:port/db",
         "SHARD_COUNT": "",
         "SHARD_IDS": "",
         "DISCORD_API_BASE": "",
@@ -409,12 +257,12 @@ def test_a_wrong_setting_stops_the_bot_with_one_line_naming_it(tmp_path, variabl
         "ACTIVITY_PORT": "",
         "ACTIVITY_HOST": "",
         "DISCORD_CLIENT_SECRET": "",
-        **variables,
     }
     result = subprocess.run(
         [sys.executable, str(ROOT / "bot.py")], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
-    assert result.returncode == 2 and says in result.stderr
+    assert result.returncode == 2 and result.stderr.startswith("Cannot start: DATABASE_URL")
+    assert "not a valid PostgreSQL URL" in result.stderr and not (tmp_path / "p.db").exists()
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr  # one line
     assert "hunter2" not in result.stderr  # a password is never repeated
 
@@ -473,14 +321,6 @@ BOT_DM, GROUP_DM, FOREIGN = 710_000_000_000_000_101, 710_000_000_000_000_102, 71
 GUILD_WITHOUT_BOT = (1 << 40) + (2 << 22)
 
 
-def rows(db: Path | str, query: str) -> list[tuple]:
-    """A query's rows, read straight from the test's database (a SQLite file or a PostgreSQL URL)."""
-    if isinstance(db, str) and db.startswith("postgresql://"):
-        return fetch(db, query)
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
-        return connection.execute(query).fetchall()
-
-
 def outside(fake: FakeDiscord) -> None:
     """The places reached through the player's own install: the bot's DM, a group DM, a server without it."""
     fake.dms.add(BOT_DM)
@@ -488,20 +328,16 @@ def outside(fake: FakeDiscord) -> None:
     fake.foreign[FOREIGN] = GUILD_WITHOUT_BOT
 
 
-@pytest.fixture
-def place_db(database_url: str, tmp_path: Path) -> Path | str:
-    return database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
-
-
 PLACES = {BOT_DM: 0, GROUP_DM: 0, FOREIGN: GUILD_WITHOUT_BOT}  # each place's channel: the server its games count for
 
 
-async def test_a_game_is_won_in_each_place_outside_the_bots_servers_against_the_process(fake, tmp_path, place_db):
+async def test_a_game_is_won_in_each_place_outside_the_bots_servers_against_the_process(fake, tmp_path):
     """Through a player's own install, in the bot's DM, a group DM and a server without the bot, one after the
     other in one process: every answer is the interaction's own, and the bot token never reaches a channel the
-    bot is not in (the fake refuses and counts such requests). On both databases: each place's game is stored
-    with the server it counts for (none outside servers), which the in-process tests of the places
-    (test_places) check on SQLite only."""
+    bot is not in (the fake refuses and counts such requests); each place's game is stored with the server it
+    counts for (none outside servers), which the in-process tests of the places (test_places) check on both
+    databases."""
+    place_db = tmp_path / "pyramide.db"
     outside(fake)
     bot = launch(fake, place_db, folder=tmp_path)
     try:
@@ -525,31 +361,11 @@ def daily_play(fake: FakeDiscord, channel: int) -> dict:
     return payload
 
 
-async def until(check, timeout: float = 20.0) -> None:
-    """Until ``check()`` holds (the fake's records fill as the process answers)."""
-    for _ in range(int(timeout / 0.05)):
-        if check():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("not reached in time")
-
-
-def shown(fake: FakeDiscord, payload: dict) -> dict:
-    """The interaction's first answer as Discord shows it (after a deferral: what replaced "thinking")."""
-    return fake.messages[fake.original[payload["token"]]]
-
-
-def answered_words(fake: FakeDiscord, payload: dict) -> str:
-    return "\n".join(
-        (r["body"].get("data", r["body"]) or {}).get("content") or "" for r in fake.answers[payload["token"]].requests
-    )
-
-
-async def test_the_daily_is_played_in_place_and_counted_once_across_places_against_the_process(
-    fake, tmp_path, place_db
-):
+async def test_the_daily_is_played_in_place_and_counted_once_across_places_against_the_process(fake, tmp_path):
     """The daily dealt as the answer in the bot's DM (its code hidden), refused in the other places while it
-    waits, counted once when given up, and the player's own figures outside servers read in a group DM."""
+    waits, counted once when given up (on both databases in test_places), and the player's own figures outside
+    servers read in a group DM."""
+    place_db = tmp_path / "pyramide.db"
     outside(fake)
     bot = launch(fake, place_db, folder=tmp_path)
     try:

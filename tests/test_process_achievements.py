@@ -1,4 +1,4 @@
-"""Achievements against the real ``bot.py`` process (tests/fake_discord.py, helpers of test_process): an
+"""Achievements against the real ``bot.py`` process (tests/support/fake_discord.py, helpers of test_process): an
 achievement is announced once across a ``kill -9`` and a restart, and once when the winning press is
 delivered to two processes holding the same shard (on the game's own board: if the winner's answer lost
 to the other process's, the board's next drawing shows it). On SQLite and on PostgreSQL. A perfect loss
@@ -10,17 +10,15 @@ from __future__ import annotations
 import os
 import signal
 
-from tests.deals import kings_and_pairs
-from tests.fake_discord import FakeDiscord
-from tests.test_achievements_bot import one_king_deal
-from tests.test_process import (
+import pytest
+
+from tests.support.bot_process import (
     CHANNEL_A,
     GUILD_A,
     PLAYER,
     alive_in_session,
     connected,
     deal,
-    fake,  # noqa: F401 (the fixture)
     launch,
     plan,
     rows,
@@ -28,6 +26,10 @@ from tests.test_process import (
     tap,
     until,
 )
+from tests.support.deals import kings_and_pairs, one_king_deal
+from tests.support.fake_discord import FakeDiscord
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 FIRST_WIN = "Achievement unlocked: First win"
 PERFECT_LOSS = "Achievement unlocked: Perfect loss"
@@ -48,7 +50,7 @@ def unlocked(db, key: str) -> list[tuple]:
     return rows(db, f"SELECT player_id, game_id FROM achievements WHERE key = '{key}'")
 
 
-async def test_an_achievement_is_announced_once_across_a_kill_9_and_a_restart(fake, tmp_path, database_url):  # noqa: F811
+async def test_an_achievement_is_announced_once_across_a_kill_9_and_a_restart(fake, tmp_path, database_url):
     db = database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
     bot = launch(fake, db, folder=tmp_path)
     try:
@@ -73,7 +75,7 @@ async def test_an_achievement_is_announced_once_across_a_kill_9_and_a_restart(fa
     assert len(unlocked(db, "first_win")) == 1 and unlocked(db, "first_win")[0][0] == PLAYER
 
 
-async def test_a_winning_press_delivered_to_two_processes_announces_once(fake, tmp_path, database_url):  # noqa: F811
+async def test_a_winning_press_delivered_to_two_processes_announces_once(fake, tmp_path, database_url):
     db = database_url if database_url.startswith("postgresql://") else tmp_path / "pyramide.db"
     labels = plan()
     first = launch(fake, db, folder=tmp_path)
@@ -110,7 +112,7 @@ def button(board: dict, label: str) -> str:
     return next(b["custom_id"] for row in board["components"] for b in row["components"] if b["label"] == label)
 
 
-async def test_a_perfect_loss_owed_by_a_press_killed_during_its_verdict_is_shown_once_after_a_restart(fake, tmp_path):  # noqa: F811
+async def test_a_perfect_loss_owed_by_a_press_killed_during_its_verdict_is_shown_once_after_a_restart(fake, tmp_path):
     db = tmp_path / "pyramide.db"
     bot = launch(fake, db, folder=tmp_path)
     try:

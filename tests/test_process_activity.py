@@ -1,5 +1,5 @@
 """The Activity's launch side against the real ``bot.py`` process and the Discord-like server of
-tests/fake_discord.py: the entry point command Discord made survives the process's command sync, and a
+tests/support/fake_discord.py: the entry point command Discord made survives the process's command sync, and a
 board's launch button is answered with LAUNCH_ACTIVITY. The fake refuses, as Discord does, an overwrite
 that would remove the entry point (400, 50240)."""
 
@@ -10,11 +10,11 @@ import socket
 import aiohttp
 import pytest
 
-from tests.app_commands import ENTRY_POINT_MESSAGE
-from tests.deals import kings_and_pairs
-from tests.fake_discord import FakeDiscord, Guild
-from tests.harness import APP_ID
-from tests.test_process import CHANNEL_A, GUILD_A, LAUNCHED, PLAYER, connected, deal, launch, stop, tap
+from tests.support.app_commands import ENTRY_POINT_MESSAGE
+from tests.support.bot_process import CHANNEL_A, GUILD_A, LAUNCHED, PLAYER, connected, deal, launch, stop, tap
+from tests.support.deals import kings_and_pairs
+from tests.support.fake_discord import FakeDiscord, Guild
+from tests.support.harness import APP_ID
 
 SECRET = "Ab3_-" * 6 + "xy"
 

@@ -15,11 +15,7 @@ from pathlib import Path
 import pytest
 
 from pyramide_service.events import deal_key
-from tests.deals import kings_and_pairs, stuck_game, two_pass
-from tests.fake_discord import FakeDiscord, Guild
-from tests.harness import MANAGE_GUILD, PLAIN
-from tests.postgres import fetch
-from tests.test_process import (
+from tests.support.bot_process import (
     CHANNEL_A,
     GUILD_A,
     LAUNCHED,
@@ -31,6 +27,12 @@ from tests.test_process import (
     stop,
     until,
 )
+from tests.support.deals import kings_and_pairs, stuck_game, two_pass
+from tests.support.fake_discord import FakeDiscord, Guild
+from tests.support.harness import MANAGE_GUILD, PLAIN
+from tests.support.throwaway_postgres import fetch
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 PLAYERS = (600_000_000_000_000_011, 600_000_000_000_000_012, 600_000_000_000_000_013)
 DEALS = (kings_and_pairs(), stuck_game(), two_pass())

@@ -5,7 +5,7 @@ import random
 from pyramide import STOCK, UNDER, WASTE, Game
 from pyramide.cards import full_deck
 from pyramide.game import PYRAMID_SIZE
-from tests.deals import ALL_RULES
+from tests.support.deals import ALL_RULES
 
 SPOTS = [*range(PYRAMID_SIZE), WASTE, STOCK, UNDER]
 

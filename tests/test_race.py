@@ -10,8 +10,10 @@ import pytest
 
 from cogs.pyramide import race as race_module
 from pyramide_service.changes import Change, GameChanged
-from tests.deals import clear_kings_and_pairs, kings_and_pairs
-from tests.harness import ADMIN, CHANNEL_ID, GUILD_ID, OWNER, STRANGER
+from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.harness import ADMIN, CHANNEL_ID, GUILD_ID, OWNER, STRANGER
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 @pytest.fixture

@@ -39,9 +39,15 @@ from pyramide.render import (
     render_board,
     render_image,
 )
-from tests.conftest import EXAMPLE_STOCK, example_game
-from tests.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
 from tests.reference.positions import OPTIONS, POSITIONS
+from tests.support.deals import (
+    EXAMPLE_STOCK,
+    clear_kings_and_pairs,
+    example_game,
+    kings_and_pairs,
+    play_stuck_line,
+    stuck_game,
+)
 
 REFERENCE = Path(__file__).parent / "reference"
 

@@ -1,5 +1,5 @@
-"""The bot's settings: every variable read once, with its default, and a good value of each taken as is.
-(A bad value of each stopping the real process is tested in test_process.py.)"""
+"""The bot's settings: every variable read once, with its default, a good value of each taken as is, and a
+wrong one refused in one sentence naming it (which the real process prints as its one line: test_process.py)."""
 
 from pathlib import Path
 
@@ -68,3 +68,34 @@ def test_a_malformed_client_secret_is_named_and_never_repeated(tmp_path, secret)
 def test_a_missing_token_names_the_variable_and_the_file_to_put_it_in():
     with pytest.raises(SettingsError, match=r"DISCORD_TOKEN is not set: copy \.env\.example to \.env"):
         Settings.from_environment({"METRICS_PORT": "abc"}, default_database=Path("p.db"))
+
+
+@pytest.mark.parametrize(
+    ("variables", "says"),
+    [
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "0,2"}, "SHARD_IDS must be distinct numbers from 0 to 1"),
+        ({"SHARD_IDS": "0"}, "SHARD_IDS needs SHARD_COUNT"),
+        ({"SHARD_COUNT": "zero"}, "SHARD_COUNT must be a whole number"),
+        ({"DISCORD_API_BASE": "127.0.0.1:9"}, "DISCORD_API_BASE must be an http(s) URL"),
+        ({"DATABASE_URL": "mysql://x/y"}, "DATABASE_URL must look like sqlite:///ABSOLUTE/PATH or postgresql://"),
+        ({"DATABASE_URL": "postgresql://bot:hunter2@127.0.0.1:port/db"}, "not a valid PostgreSQL URL"),
+        ({"METRICS_PORT": "abc"}, "METRICS_PORT must be a port number from 1 to 65535"),
+        ({"METRICS_PORT": "70000"}, "METRICS_PORT must be a port number from 1 to 65535"),
+        ({"METRICS_HOST": "not a host"}, "METRICS_HOST must be a host name or an IP address"),
+        ({"DEV_GUILD_ID": "my-server"}, "DEV_GUILD_ID must be a Discord server id"),
+        ({"GUILD_DATA_GRACE_DAYS": "-3"}, "GUILD_DATA_GRACE_DAYS must be a whole number of days from 0 to 3650"),
+        ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL must be one of DEBUG, INFO, WARNING, WARN, ERROR, CRITICAL"),
+        ({"LOG_FILE": "/no/such/folder/pyramide.log"}, "LOG_FILE must be a file in a folder that exists"),
+        ({"PYRAMIDE_PURE_SOLVER": "yes"}, "PYRAMIDE_PURE_SOLVER must be 1"),
+        ({"ACTIVITY_PORT": "web"}, "ACTIVITY_PORT must be a port number from 1 to 65535"),
+        ({"ACTIVITY_PORT": "8090"}, "ACTIVITY_PORT needs DISCORD_CLIENT_SECRET"),
+        ({"DISCORD_CLIENT_SECRET": "hunter2"}, "DISCORD_CLIENT_SECRET must be the application's OAuth2 client secret"),
+        ({"ACTIVITY_PORT": "8090", "DISCORD_CLIENT_SECRET": "hunter2" * 3, "ACTIVITY_HOST": "?"}, "ACTIVITY_HOST must"),
+    ],
+)
+def test_a_wrong_setting_is_refused_in_one_line_naming_it(tmp_path, variables, says):
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_environment({"DISCORD_TOKEN": "fake", **variables}, default_database=tmp_path / "p.db")
+    message = str(refused.value)
+    assert says in message and "\n" not in message
+    assert "hunter2" not in message  # a password is never repeated

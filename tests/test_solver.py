@@ -6,7 +6,7 @@ import pytest
 from pyramide import Game, Outcome, Rules, solver
 from pyramide.solver import Verdict, first_winnable, hint, max_removable, solve
 from pyramide_service import solving
-from tests.deals import ALL_RULES, kings_and_pairs, queen_over_all_aces, two_pass
+from tests.support.deals import ALL_RULES, kings_and_pairs, queen_over_all_aces, two_pass
 
 
 def play_line(game: Game, line) -> Game:

@@ -16,9 +16,9 @@ from pyramide import Rules
 from pyramide.solver import has_compiled_core
 from pyramide.solver.native import switch_off
 from pyramide_service.workers import Workers, die_with_parent
-from tests.deals import stuck_game
-from tests.harness import OTHER_CHANNEL_ID, start
-from tests.holding import hold_until
+from tests.support.deals import stuck_game
+from tests.support.harness import OTHER_CHANNEL_ID, start
+from tests.support.holding import hold_until
 
 UNKNOWN = "Whether this deal could be won is not known."
 NOT_WINNABLE = "This deal could not be won: at most"

@@ -16,43 +16,15 @@ from pyramide.solver import solve
 from pyramide_service.stats import day_streaks, player_stats
 from pyramide_service.storage import ENDED, STUCK, WON, DailyTaken, GameRecord, Storage, from_url, schema
 from pyramide_service.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
-from tests import discord_internals as internals
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
-from tests.play import play
+from tests.support import discord_internals as internals
+from tests.support.deals import kings_and_pairs
+from tests.support.finished_games import T0, add_game
+from tests.support.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER
+from tests.support.manager_turns import play
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 DAY = 86_400.0
-T0 = datetime(2026, 11, 30, tzinfo=UTC).timestamp()
-
-
-async def add_game(
-    store,
-    *,
-    guild=GUILD_ID,
-    player=OWNER,
-    status=WON,
-    score=280,
-    moves=100,
-    seconds=200.0,
-    finished=T0,
-    daily=None,
-    channel=None,
-    rules="N",
-):
-    record = GameRecord(
-        id=0,
-        guild_id=guild,
-        channel_id=channel or int(finished * 1000) + player % 997,
-        owner_id=player,
-        code=f"PY1-{rules}-AAAAAAS",
-        rules=rules,
-        daily=daily,
-        created_at=finished - 300,
-    )
-    record = await store.create_game(record)
-    started_at = finished - seconds
-    record = replace(record, status=status, score=score, moves=moves, started_at=started_at, finished_at=finished)
-    return await store.finish_game(replace(record, seconds=seconds))
 
 
 async def test_stats_match_a_hand_computed_fixture(storage):
@@ -321,7 +293,7 @@ async def test_stats_command_shows_the_figures(harness):
     await harness.command("new", code=kings_and_pairs().code)
     harness.now[0] += 10
     live = await harness.bot.manager.live(700_000_000_000_000_001)
-    from tests.deals import clear_kings_and_pairs
+    from tests.support.deals import clear_kings_and_pairs
 
     harness.now[0] += 65
     await play(harness.bot.manager, live.record.channel_id, lambda g: (clear_kings_and_pairs(g), g.undo())[1])

@@ -30,10 +30,12 @@ from pyramide_service.storage import (
 )
 from pyramide_service.storage.schema import MOVES_VERSION
 from pyramide_service.storage.sqlite import SCHEMA_VERSION, SQLiteStorage
-from tests.backends import raw, twin
-from tests.deals import kings_and_pairs
-from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, labels, start
-from tests.play import deal, end, play
+from tests.support.backends import raw, twin
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, labels, start
+from tests.support.manager_turns import deal, end, play
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -144,7 +146,7 @@ async def manager_waits_for_the_writer(storage) -> None:
     raise AssertionError("the write never reached the writer")
 
 
-@pytest.mark.sqlite_only
+@pytest.mark.backends("sqlite")
 async def test_reads_do_not_wait_behind_a_write_waiting_for_a_lock(storage):
     manager = GameManager(storage)
     live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
@@ -161,7 +163,7 @@ async def test_reads_do_not_wait_behind_a_write_waiting_for_a_lock(storage):
     assert (await storage.game(live.record.id)).actions == ()  # nothing half-written
 
 
-@pytest.mark.sqlite_only
+@pytest.mark.backends("sqlite")
 async def test_a_press_while_another_process_locks_the_database_is_told_busy_and_loses_nothing(harness):
     await start(harness, kings_and_pairs().code)
     with Holder(harness.storage.path, 3.0):
@@ -441,7 +443,7 @@ def test_interaction_tokens_and_voice_warnings_never_reach_the_log():
 
 
 async def test_unknown_mention_commands_and_a_strangers_sync_are_ignored_quietly(harness, caplog):
-    from tests.harness import STRANGER
+    from tests.support.harness import STRANGER
 
     harness.bot.owner_id = OWNER
     caplog.set_level(logging.INFO)
@@ -451,7 +453,7 @@ async def test_unknown_mention_commands_and_a_strangers_sync_are_ignored_quietly
 
 
 # --------------------------------------------------------------------- backups
-@pytest.mark.sqlite_only  # PostgreSQL is backed up with its own tools (pg_dump)
+@pytest.mark.backends("sqlite")  # PostgreSQL is backed up with its own tools (pg_dump)
 async def test_a_backup_taken_while_the_bot_writes_restores_every_finished_game(storage, tmp_path):
     import shutil
 
@@ -593,7 +595,7 @@ async def test_moves_of_many_channels_pressed_together_are_all_stored(database_u
         await reopened.close()
 
 
-@pytest.mark.sqlite_only
+@pytest.mark.backends("sqlite")
 async def test_writes_arriving_together_share_commits_and_each_runs_whole(storage):
     """Group commit on SQLite's writer thread: presses of many channels together cost fewer commits than
     presses, and each press is stored whole by one statement of its own game (its action and its

@@ -32,9 +32,11 @@ from pyramide_service.storage import (
 )
 from pyramide_service.storage.postgres import PostgresStorage
 from pyramide_service.storage.schema import columns
-from tests.backends import raw, twin
-from tests.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
-from tests.play import deal, end, play
+from tests.support.backends import raw, twin
+from tests.support.deals import clear_kings_and_pairs, kings_and_pairs, play_stuck_line, stuck_game
+from tests.support.manager_turns import deal, end, play
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 TASKS = 40
 ROUNDS = 6  # each round of a task: a game dealt, drawn on, hinted, finished (a few dozen writes)
@@ -193,7 +195,7 @@ async def test_concurrent_writes_are_never_lost_nor_half_applied(database_url):
         await reopened.close()
 
 
-@pytest.mark.sqlite_only
+@pytest.mark.backends("sqlite")
 async def test_a_read_sees_every_write_acknowledged_before_it(tmp_path):
     """A read started after a write was acknowledged sees it, even while other reads are under way on the
     same connection (no read is served from an older snapshot)."""

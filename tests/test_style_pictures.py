@@ -41,9 +41,9 @@ from pyramide.style import (
     Felt,
     Style,
 )
-from tests.conftest import example_game
 from tests.reference.positions import mid_game
-from tests.reference.styles import OPTIONS, STYLES
+from tests.reference.style_scenes import OPTIONS, STYLES
+from tests.support.deals import example_game
 
 REFERENCE = Path(__file__).parent / "reference"
 ALL_STYLES = [Style(d, c, t) for d, c, t in itertools.product(Deck, Corners, Felt)]

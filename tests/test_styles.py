@@ -19,10 +19,12 @@ from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.storage import from_url, schema
 from pyramide_service.storage.postgres import PostgresStorage
 from pyramide_service.storage.schema import STYLES_VERSION
-from tests.backends import raw, schema_before
-from tests.deals import clear_kings_and_pairs, kings_and_pairs
-from tests.harness import MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, start
-from tests.postgres import Frozen, server_processes
+from tests.support.backends import raw, schema_before
+from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.harness import MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, start
+from tests.support.throwaway_postgres import Frozen, server_processes
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 FOUR_LARGE_DARK = {"deck": "four-colour", "corners": "large", "table": "dark"}
 

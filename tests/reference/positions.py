@@ -9,7 +9,7 @@ from typing import Any
 from pyramide import STOCK, Game, Rules
 from pyramide.labels import Labels
 from pyramide.solver import solve
-from tests.conftest import example_game
+from tests.support.deals import example_game
 
 
 def start() -> Game:

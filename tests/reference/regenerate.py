@@ -25,12 +25,12 @@ from pyramide.render.badges import render_badges  # noqa: E402
 from pyramide.render.card import render_card  # noqa: E402
 from pyramide.style import Style  # noqa: E402
 from pyramide_discord.emojis import emoji_images  # noqa: E402
-from tests.reference import profiles  # noqa: E402
-from tests.reference.events import EVENT, PICTURES, STANDINGS  # noqa: E402
+from tests.reference import profile_scenes  # noqa: E402
+from tests.reference.event_scenes import EVENT, PICTURES, STANDINGS  # noqa: E402
 from tests.reference.months import MONTHS  # noqa: E402
 from tests.reference.positions import OPTIONS, POSITIONS, mid_game  # noqa: E402
-from tests.reference.styles import OPTIONS as STYLE_OPTIONS  # noqa: E402
-from tests.reference.styles import STYLES  # noqa: E402
+from tests.reference.style_scenes import OPTIONS as STYLE_OPTIONS  # noqa: E402
+from tests.reference.style_scenes import STYLES  # noqa: E402
 
 
 def main() -> None:
@@ -50,10 +50,10 @@ def main() -> None:
         path = Path(__file__).with_name(f"{name}.png")
         path.write_bytes(render.render_month(month_picture(month(), lang)[0]))
         print(f"wrote {path.relative_to(ROOT)}")
-    for lang in profiles.LANGUAGES:  # the player card and the achievements grid
+    for lang in profile_scenes.LANGUAGES:  # the player card and the achievements grid
         for name, png in (
-            (f"card_{lang}", render_card(profiles.card(lang))),
-            (f"achievements_{lang}", render_badges(profiles.grid(lang)[0])),
+            (f"card_{lang}", render_card(profile_scenes.card(lang))),
+            (f"achievements_{lang}", render_badges(profile_scenes.grid(lang)[0])),
         ):
             path = Path(__file__).with_name(f"{name}.png")
             path.write_bytes(png)
@@ -68,7 +68,7 @@ def main() -> None:
 
 
 def event_png(kind: str, lang: str) -> bytes:
-    """An ended event's podium or standings picture in ``lang`` (tests/reference/events.py)."""
+    """An ended event's podium or standings picture in ``lang`` (tests/reference/event_scenes.py)."""
     if kind == "podium":
         return render.render_podium(podium_picture(EVENT, STANDINGS, lang)[0])
     return render.render_standings(standings_picture(EVENT, STANDINGS, lang)[0])

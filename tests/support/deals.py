@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pyramide import STOCK, WASTE, Game, Rules
+from pyramide import STOCK, WASTE, Card, Game, Rules
+from pyramide.cards import full_deck
 
 # Every rule set of RULES.md: the defaults and each variant alone (three passes = P2).
 ALL_RULES = [
@@ -143,3 +144,37 @@ def queen_over_all_aces(rules: Rules = Rules()) -> Game:
     pyramid[6], pyramid[7] = "A♣", "A♦"
     stock = [("3♥" if c == "A♣" else "10♥" if c == "A♦" else c) for c in TWO_PASS_STOCK]
     return Game.from_layout(pyramid, TWO_PASS_WASTE, stock, rules)
+
+
+# The example deal of RULES.md, row by row; the texts do not give the stock order,
+# so the other 23 cards are in canonical deck order.
+EXAMPLE_ROWS = [
+    "J♦",
+    "6♣ 7♥",
+    "A♠ 4♦ Q♠",
+    "5♥ 3♦ 6♥ 8♠",
+    "K♥ K♣ A♦ K♠ 9♣",
+    "Q♣ 2♣ 8♦ 10♦ 10♠ J♠",
+    "7♣ 10♣ 3♥ 4♥ 3♠ K♦ 7♠",
+]
+EXAMPLE_PYRAMID = [card for row in EXAMPLE_ROWS for card in row.split()]
+EXAMPLE_WASTE = ["7♦"]
+_used = {Card.parse(c) for c in EXAMPLE_PYRAMID + EXAMPLE_WASTE}
+EXAMPLE_STOCK = [str(c) for c in full_deck() if c not in _used]
+
+
+def example_game(rules: Rules = Rules(), stock: list[str] | None = None) -> Game:
+    return Game.from_layout(EXAMPLE_PYRAMID, EXAMPLE_WASTE, stock or EXAMPLE_STOCK, rules)
+
+
+def spot_of(game: Game, name: str) -> int:
+    return game.pyramid.index(Card.parse(name))
+def one_king_deal() -> Game:
+    """A deal whose pyramid gives up one card at most: K♠ on the bottom row; its queens' aces and its
+    jacks' twos all lie above them, so nothing else in the pyramid ever becomes removable."""
+    upper = [f"{rank}{suit}" for rank in ("A", "2") for suit in "♠♥♦♣"]
+    upper += [f"{v}♠" for v in range(3, 11)] + [f"{v}♥" for v in range(3, 8)]
+    bottom = ["K♠", "Q♠", "Q♥", "Q♦", "Q♣", "J♠", "J♥"]
+    rest = ["8♥", "9♥", "10♥"] + [f"{v}{suit}" for suit in "♦♣" for v in range(3, 11)]
+    rest += ["J♦", "J♣", "K♥", "K♦", "K♣"]
+    return Game.from_layout(upper + bottom, rest[:1], rest[1:])

@@ -39,7 +39,7 @@ class UntestedDiscordVersion(RuntimeError):
     """The installed discord.py is outside the range the harness's internals were checked against."""
 
 
-PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 
 def tested_range(pyproject: Path = PYPROJECT) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -66,7 +66,7 @@ def check_version(version: str = discord.__version__, tested: tuple[tuple[int, i
         span = f"discord.py>={low[0]}.{low[1]},<{high[0]}.{high[1]}"
         raise UntestedDiscordVersion(
             f"discord.py {version} is installed, but the test harness drives discord.py internals known to hold "
-            f"for {span} only, the range CI tests (tests/discord_internals.py). To try another version, change "
+            f"for {span} only, the range CI tests (tests/support/discord_internals.py). To try another version, change "
             f"the pin in pyproject.toml and requirements/bot.in, run scripts/lock.sh, and let CI run the suite."
         )
 

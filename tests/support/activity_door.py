@@ -15,11 +15,11 @@ import aiohttp
 from pyramide import Game
 from pyramide_bot.activity import Activity
 from pyramide_bot.activity.sessions import Session, SessionKeys
-from tests.activity_edge import ActivityEdge
-from tests.deals import kings_and_pairs
-from tests.fake_activity import CLIENT_SECRET, ActivityDiscord
-from tests.harness import CHANNEL_ID, GUILD_ID, OWNER, STRANGER, Harness
-from tests.play import deal
+from tests.support.activity_edge import ActivityEdge
+from tests.support.deals import kings_and_pairs
+from tests.support.fake_activity import CLIENT_SECRET, ActivityDiscord
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, STRANGER, Harness
+from tests.support.manager_turns import deal
 
 WAIT = 5.0  # seconds anything the server does at once may take on a busy machine
 

@@ -14,9 +14,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.activity import serve_for_bench
-from tests.activity_browser import DESKTOP, PHONE, Player, launch, open_channel_game
-from tests.deals import kings_and_pairs
-from tests.harness import start
+from tests.support.activity_browser import DESKTOP, PHONE, Player, launch, open_channel_game
+from tests.support.deals import kings_and_pairs
+from tests.support.harness import start
 
 HERE = Path(__file__).resolve().parent
 # Every card picture loaded (a language's or a style's first faces are drawn on demand, half a second or more).

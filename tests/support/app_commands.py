@@ -16,7 +16,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tests.app_emojis import Refused
+from tests.support.app_emojis import Refused
 
 PRIMARY_ENTRY_POINT = 4
 DISCORD_LAUNCH_ACTIVITY = 2

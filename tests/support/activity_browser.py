@@ -1,5 +1,5 @@
 """The browser side of the Activity's tests: Debian's Chromium driven by Playwright (one browser per test
-module), and a player's page opened through the test's Discord client (``tests/activity_parent``), with
+module), and a player's page opened through the test's Discord client (``tests/support/activity_parent``), with
 every console message, page error and CSP violation kept for the test to check."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ except ImportError:  # the bot's own install has no test tools
     async_playwright = None  # type: ignore[assignment]
 
 from pyramide_bot.activity import WEB_ROOT, page_built
-from tests.activity_edge import ActivityEdge
-from tests.harness import APP_ID, CHANNEL_ID, GUILD_ID, OWNER
+from tests.support.activity_edge import ActivityEdge
+from tests.support.harness import APP_ID, CHANNEL_ID, GUILD_ID, OWNER
 
 CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 PHONE = {"width": 360, "height": 640}
@@ -28,13 +28,13 @@ AXE = WEB_ROOT / "node_modules" / "axe-core" / "axe.min.js"  # (npm ci at set-up
 
 
 def chromium_found() -> str | None:
-    """Debian's Chromium, when it and Playwright are here (``tests.outside`` lists them as needed)."""
+    """Debian's Chromium, when it and Playwright are here (``tests.support.outside`` lists them as needed)."""
     found = next((path for path in CHROMIUM if os.path.exists(path)), None) or shutil.which("chromium")
     return found if async_playwright is not None else None
 
 
 def chromium_path() -> str:
-    """Debian's Chromium, or the test is skipped (the run's summary says why once: ``tests.outside``;
+    """Debian's Chromium, or the test is skipped (the run's summary says why once: ``tests.support.outside``;
     under CI the run stops at its start instead)."""
     found = chromium_found()
     if found is None:

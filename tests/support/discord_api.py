@@ -11,7 +11,7 @@ does not know is refused too: the bot must not call what Discord does not publis
 
 The description is not in the repository: ``PYRAMIDE_DISCORD_SPEC`` names the file, else it is looked for
 at ``../shared/discord-api-spec/openapi.json`` beside the clone. Without it the check is left out
-(``tests/outside.py`` says so, and requires it under ``CI``).
+(``tests/support/outside.py`` says so, and requires it under ``CI``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import fastjsonschema
 
 VARIABLE = "PYRAMIDE_DISCORD_SPEC"
-BESIDE = Path(__file__).resolve().parent.parent.parent / "shared" / "discord-api-spec" / "openapi.json"
+BESIDE = Path(__file__).resolve().parents[3] / "shared" / "discord-api-spec" / "openapi.json"
 PUBLISHED = "https://github.com/discord/discord-api-spec (specs/openapi.json)"
 API_PREFIX = re.compile(r"^/api(/v[0-9]+)?")
 

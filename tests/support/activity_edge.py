@@ -2,9 +2,9 @@
 
 - ``frame``: the Activity's origin as Discord's proxy serves it (``<app>.discordsays.com``): every path is
   passed on to the bot's Activity server (HTTP and the WebSocket), except ``/parent/``, the test's Discord
-  client page (``tests/activity_parent/``) that frames the Activity and speaks the SDK's protocol. Both
+  client page (``tests/support/activity_parent/``) that frames the Activity and speaks the SDK's protocol. Both
   are served with Discord's Content-Security-Policy. The bot may restart behind it (``target``).
-- ``api``: Discord's REST for the sign-in (``tests/fake_activity.py``), the ``DISCORD_API_BASE`` of the
+- ``api``: Discord's REST for the sign-in (``tests/support/fake_activity.py``), the ``DISCORD_API_BASE`` of the
   Activity under test.
 """
 
@@ -20,8 +20,8 @@ from aiohttp import WSMsgType, web
 
 from pyramide_bot.activity import Activity, Limits
 from pyramide_bot.settings import ActivitySettings
-from tests.fake_activity import BOT_TOKEN, CLIENT_SECRET, ActivityDiscord, retry_after_header
-from tests.harness import APP_ID, Harness
+from tests.support.fake_activity import BOT_TOKEN, CLIENT_SECRET, ActivityDiscord, retry_after_header
+from tests.support.harness import APP_ID, Harness
 
 PARENT = Path(__file__).resolve().parent / "activity_parent"
 # Discord's proxy allows only the page's own origin; nothing inline.

@@ -28,11 +28,11 @@ from pyramide_discord.emojis import emoji_images
 from pyramide_service.storage.postgres import PostgresStorage
 from pyramide_service.storage.sqlite import SQLiteStorage
 from pyramide_service.workers import Workers
-from tests import discord_api
-from tests import discord_internals as internals
-from tests.app_commands import ENTRY_POINT_KEPT, ENTRY_POINT_MESSAGE, AppCommands, EntryPointOmitted
-from tests.app_emojis import AppEmojis, Refused
-from tests.discord_internals import AsyncWebhookAdapter
+from tests.support import discord_api
+from tests.support import discord_internals as internals
+from tests.support.app_commands import ENTRY_POINT_KEPT, ENTRY_POINT_MESSAGE, AppCommands, EntryPointOmitted
+from tests.support.app_emojis import AppEmojis, Refused
+from tests.support.discord_internals import AsyncWebhookAdapter
 
 APP_ID = 900_000_000_000_000_001
 GUILD_ID = 800_000_000_000_000_001
@@ -177,6 +177,11 @@ class Sent:
     @property
     def png(self) -> bytes | None:
         return next((data for name, data in self.files if name.endswith(".png")), None)
+
+
+def said(sent: list[Sent]) -> str:
+    """Everything the requests of ``sent`` say, one line each."""
+    return "\n".join(s.content for s in sent)
 
 
 @dataclass
@@ -369,7 +374,7 @@ class Hub:
 
     def conform(self, route: Any, data: Any, multipart: Any) -> None:
         """Refuse, as Discord does (400 50035 Invalid Form Body), a request its published API description
-        does not allow (``tests/discord_api.py``)."""
+        does not allow (``tests/support/discord_api.py``)."""
         if not self.conforming:
             return
         reasons = discord_api.check(route.method, route.url, discord_api.body_of(data, multipart))

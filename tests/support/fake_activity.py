@@ -12,7 +12,7 @@ Rate limits as Discord has them: ``limit(n, seconds)`` lets ``n`` requests throu
 a 429. A request sent while a Retry-After holds is what Discord counts towards banning the address: it is
 answered 429 again and kept in ``invalid``, which every test of the Activity expects to stay empty.
 
-``FakeDiscord`` (whole-process tests) and ``tests/activity_edge.py`` (the browser tests against the
+``FakeDiscord`` (whole-process tests) and ``tests/support/activity_edge.py`` (the browser tests against the
 harness) both answer these routes through ``ActivityDiscord.answer``.
 """
 
@@ -26,8 +26,8 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from tests import discord_api
-from tests.harness import APP_ID, DM_CHANNEL_ID, OWNER, snowflake, user_payload
+from tests.support import discord_api
+from tests.support.harness import APP_ID, DM_CHANNEL_ID, OWNER, snowflake, user_payload
 
 CLIENT_SECRET = "test-client-secret-" + "x" * 13
 BOT_TOKEN = "test-bot-token"
@@ -38,7 +38,7 @@ LIMITED = "You are being rate limited."
 
 @dataclass
 class Instance:
-    """One of the ``instances`` Discord keeps by channel (a launch press makes them: ``tests.harness.launched``)."""
+    """One of the ``instances`` Discord keeps by channel (a launch press makes them: ``harness.launched``)."""
 
     kept: dict[str, Any]
 

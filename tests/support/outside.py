@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from pyramide.solver import native
 from pyramide_bot.activity import page_built
-from tests import discord_api
-from tests.activity_browser import AXE, chromium_found
-from tests.postgres import PostgresMissing, binaries
+from tests.support import discord_api
+from tests.support.activity_browser import AXE, chromium_found
+from tests.support.throwaway_postgres import PostgresMissing, binaries
 
 
 @dataclass(frozen=True)

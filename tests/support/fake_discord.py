@@ -5,10 +5,10 @@ It does what the bot needs and what the tests look at: login, ``GET /gateway/bot
 shards, READY and one GUILD_CREATE per server of the shard, heartbeats, INTERACTION_CREATE sent on the
 shard that owns the server (``(guild_id >> 22) % shard_count``), interaction callbacks (JSON and
 multipart), webhooks (followups, the original response), channel messages, threads, command sync,
-the application's emojis (``tests/app_emojis.py``: Discord's limits, and a message whose buttons name
+the application's emojis (``tests/support/app_emojis.py``: Discord's limits, and a message whose buttons name
 an emoji the application lacks is refused; unless ``new_application``, the application is one the bot
-has run for before, with the card emojis already, as in ``tests/harness.py``), the application's
-commands (``tests/app_commands.py``: read, and overwritten with Discord's entry point command kept, or
+has run for before, with the card emojis already, as in ``tests/support/harness.py``), the application's
+commands (``tests/support/app_commands.py``: read, and overwritten with Discord's entry point command kept, or
 refused with 50240 when left out) and the LAUNCH_ACTIVITY answer (type 12: only a first answer, with
 no message, to a command, a button or a modal; the Activity's instance in ``activity_instances``).
 Anything else is answered 404 in Discord's error shape.
@@ -34,10 +34,10 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from pyramide_discord.emojis import emoji_images
-from tests.app_commands import AppCommands, EntryPointOmitted
-from tests.app_emojis import AppEmojis, Refused
-from tests.fake_activity import ActivityDiscord, retry_after_header
-from tests.harness import (
+from tests.support.app_commands import AppCommands, EntryPointOmitted
+from tests.support.app_emojis import AppEmojis, Refused
+from tests.support.fake_activity import ActivityDiscord, retry_after_header
+from tests.support.harness import (
     APP_ID,
     BOT_PERMISSIONS,
     LAUNCH_ACTIVITY,
