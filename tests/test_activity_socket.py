@@ -101,7 +101,7 @@ async def test_a_press_that_plays_nothing_is_answered_and_the_socket_stays_open(
     answer = await page.ask(t="tap", spot="22", version=answer["game"]["version"])
     assert answer["game"]["pyramid"][21] is None and answer["game"]["selected"] == "22"
     stored = await h.storage.live_game(CHANNEL_ID)
-    assert stored is not None and stored.actions == [21, 22]
+    assert stored is not None and stored.actions == (21, 22)
 
 
 async def test_a_rule_changed_in_the_application_changes_the_board_and_the_activity_alike(
