@@ -5,10 +5,7 @@ was stopped, is announced once by two processes holding the server's shard after
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import signal
 import sqlite3
 from pathlib import Path
 
@@ -18,12 +15,12 @@ from pyramide_service.events import deal_key
 from tests.support.bot_process import (
     CHANNEL_A,
     GUILD_A,
-    LAUNCHED,
     answered_words,
     connected,
     launch,
     plan,
     rows,
+    serving,
     stop,
     until,
 )
@@ -40,15 +37,8 @@ DEALS = (kings_and_pairs(), stuck_game(), two_pass())
 
 @pytest.fixture
 async def fake():
-    server = await FakeDiscord([Guild(GUILD_A, (CHANNEL_A,))]).start()
-    LAUNCHED.clear()
-    yield server
-    left = [process.pid for process in LAUNCHED if process.poll() is None]
-    for pid in left:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
-    await server.stop()
-    assert not left, f"bot processes {left} outlived their test"
+    async with serving(FakeDiscord([Guild(GUILD_A, (CHANNEL_A,))])) as server:
+        yield server
 
 
 def write(db: Path | str, *statements: str) -> None:

@@ -11,6 +11,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -86,20 +87,30 @@ async def stop(process: subprocess.Popen[bytes], *, kill: bool = False) -> str:
     return process.log_path.read_text(errors="replace")  # type: ignore[attr-defined]
 
 
+@contextlib.asynccontextmanager
+async def serving(server: FakeDiscord) -> AsyncIterator[FakeDiscord]:
+    """The Discord-like server for one test; at its end no bot process of the test may be left running (one
+    left is killed, and fails the test)."""
+    await server.start()
+    LAUNCHED.clear()
+    try:
+        yield server
+    finally:
+        left = [process.pid for process in LAUNCHED if process.poll() is None]
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+        await server.stop()
+    assert not left, f"bot processes {left} outlived their test (a stop() not awaited?)"
+
+
 @pytest.fixture
 async def fake(request: pytest.FixtureRequest):
     """The Discord-like server; its application has the card emojis already unless ``new_application``."""
     fresh = request.node.get_closest_marker("new_application") is not None
     guilds = [Guild(GUILD_A, (CHANNEL_A,)), Guild(GUILD_B, (CHANNEL_B,))]
-    server = await FakeDiscord(guilds, new_application=fresh).start()
-    LAUNCHED.clear()
-    yield server
-    left = [process.pid for process in LAUNCHED if process.poll() is None]
-    for pid in left:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
-    await server.stop()
-    assert not left, f"bot processes {left} outlived their test (a stop() not awaited?)"
+    async with serving(FakeDiscord(guilds, new_application=fresh)) as server:
+        yield server
 
 
 async def connected(fake: FakeDiscord, shards: int) -> None:
