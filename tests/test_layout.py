@@ -31,7 +31,7 @@ def test_no_helper_of_the_tests_is_named_after_a_product_module():
 
 def test_the_name_check_finds_a_helper_named_after_a_product_module():
     product = product_names(ROOT)
-    assert {"play", "tables", "postgres", "events", "storage", "pyramide_service"} <= product
+    assert {"play", "posting", "postgres", "events", "storage", "pyramide_service"} <= product
     assert shadowing([Path("tests/support/play.py"), Path("tests/support/deals.py")], product) == ["play.py"]
 
 
