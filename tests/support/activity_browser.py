@@ -112,7 +112,8 @@ async def open_activity(
 
     def console(message: ConsoleMessage) -> None:
         if message.type in ("error", "warning"):
-            player.problems.append(f"console {message.type}: {message.text}")
+            where = message.location.get("url") or "?"  # (which request failed, when one did)
+            player.problems.append(f"console {message.type}: {message.text} ({where})")
 
     page.on("console", console)
     page.on("pageerror", lambda error: player.problems.append(f"page error: {error}"))
