@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 
 from pyramide.daily import clearing_picture
-from pyramide.effects import Effect, Outcome
+from pyramide.effects import Effect, GameResult
 from pyramide.errors import GameError as GameError
 from pyramide.game import Game, InvalidAction
 from pyramide.solver import Hint
@@ -292,7 +292,7 @@ class GameManager:
         if game.outcome is not None:
             # The last move was stored but the process stopped before the game was closed (or answered): the
             # perfect loss it may be is paid in the background.
-            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=True)
+            await self._finish(live, WON if game.outcome is GameResult.WON else STUCK, owe=True)
             if live.owes_verdict:
                 self.owed.follow(owed_by(live.record))
             self._closed_on_load[channel_id] = live
@@ -346,7 +346,7 @@ class GameManager:
         game.started_at = live.record.started_at
         finished = False
         if game.outcome is not None:
-            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=owe)
+            await self._finish(live, WON if game.outcome is GameResult.WON else STUCK, owe=owe)
             finished = True
         return ActResult(event, live, finished, game.copy())
 

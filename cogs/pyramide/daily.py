@@ -106,7 +106,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
         async def title(dealt: Dealt) -> list[str]:
             return [t(lang, "daily.title", number=number)]
 
-        table = AnswerBoards(
+        boards = AnswerBoards(
             answer,
             title,
             thread_name=lambda player: t(lang, "daily.thread", number=number, player=player.display_name),
@@ -114,7 +114,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
             send_here=not here,
         )
         where = Here(place.channel_id) if in_place else InThread()
-        opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
+        opened = await open_deal(bot.manager, boards, deal, where, changes=bot.changes)
         if isinstance(opened, AttemptTaken):  # the same player opened it at the same moment elsewhere
             await answer.say(await _already(answer, opened.attempt, lang, now))
             return

@@ -61,15 +61,15 @@ async def start_game(
             status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
         return status
 
-    table = AnswerBoards(answer, lines)
+    boards = AnswerBoards(answer, lines)
     where: Where = Here(place.channel_id)
     if thread is not None:
-        table.add_thread(thread)
+        boards.add_thread(thread)
         where = InThread(thread.id)
     user, bot = interaction.user, answer.bot
     deal = Deal(game, place.stats_id, user.id, user.display_name, lang)
     replacing = Replacing(user.id, interaction.permissions.manage_messages, replace_id)
-    opened = await open_free_deal(bot.admission, table, deal, where, replacing, changes=bot.changes)
+    opened = await open_free_deal(bot.admission, boards, deal, where, replacing, changes=bot.changes)
     if not isinstance(opened, Opened | NotPosted | NoThread):
         await refuse_deal(answer, opened, game, replace_id)
     elif isinstance(opened, NotPosted):

@@ -216,7 +216,7 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     async def title(dealt: Dealt) -> list[str]:
         return [t(lang, "event.deal_title", name=event.name, number=number, deals=deals)]
 
-    table = AnswerBoards(
+    boards = AnswerBoards(
         answer,
         title,
         thread_name=lambda player: t(
@@ -225,7 +225,7 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
         note=t(lang, "event.ready_here", number=number, deals=deals),
     )
     where = Here(place.channel_id) if in_place else InThread()
-    opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
+    opened = await open_deal(bot.manager, boards, deal, where, changes=bot.changes)
     if isinstance(opened, EntryTaken):  # the same player opened it at the same moment elsewhere
         await answer.say(t(lang, "event.taken", number=number))
         return

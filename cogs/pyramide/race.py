@@ -229,22 +229,22 @@ async def start_race(
         answer.private = False
         await answer.defer()
         players = (interaction.user, opponent)
-        table = RaceBoards(answer, scoreboards, players)
+        boards = RaceBoards(answer, scoreboards, players)
         deals = [
             Deal(game.copy(), interaction.guild_id, player.id, player.display_name, lang) for player in players
         ]
         try:
-            opened = await open_race(bot.manager, table, deals, channel.id, changes=bot.changes)
+            opened = await open_race(bot.manager, boards, deals, channel.id, changes=bot.changes)
         except Exception:
             # Whatever failed, nothing of the race stayed half-made: its games, threads and scoreboard went.
             # The failure itself is logged by ``answering`` (a refusal at error level).
-            table.forget()
+            boards.forget()
             raise
         if isinstance(opened, NotPosted) and not isinstance(opened.error, DISCORD_ERRORS):
-            table.forget()
+            boards.forget()
             raise opened.error
         if not isinstance(opened, RaceOpened):
-            table.forget()
+            boards.forget()
             log.warning("race not started: a thread could not be made or its board posted")
             await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
             return
