@@ -143,7 +143,7 @@ FreeOpening = Opened | NoThread | NotPosted | Refused  # a free deal, by the rul
 
 
 async def open_deal(
-    manager: GameManager, boards: BoardPort, deal: Deal, where: Where, *, changes: Changes | None = None
+    manager: GameManager, boards: BoardPort, deal: Deal, where: Where, *, changes: Changes
 ) -> Opening:
     """Open ``deal`` ``where`` asked and show it through ``boards``; a place with a game in play is
     ``Occupied``. Any failure before the board is up takes back what was made (the game, its attempt, the
@@ -169,7 +169,7 @@ async def open_free_deal(
     where: Where,
     replacing: Replacing,
     *,
-    changes: Changes | None = None,
+    changes: Changes,
 ) -> FreeOpening:
     """Open a free deal as ``open_deal`` does, admitted by ``admission``'s rules under the channel's lock:
     a running game replaced by them (its end told to ``changes`` too), or the refusal returned."""
@@ -184,7 +184,7 @@ async def _open(
     deal: Deal,
     where: Where,
     free: tuple[Admission, Replacing] | None,
-    changes: Changes | None,
+    changes: Changes,
 ) -> Placed | Refused:
     made: int | None = None
     if isinstance(where, Here):
@@ -240,19 +240,14 @@ async def _open(
                 await take_back(manager, live)
             await _remove(boards, made)
         raise
-    if changes is not None:
-        playing = isinstance(opening, Opened) or opening.kept
-        await _tell(changes, deal.locale, replaced, live if playing else None)
+    playing = isinstance(opening, Opened) or opening.kept
+    await _tell(changes, deal.locale, replaced, live if playing else None)
     return opening
 
 
 async def _tell(changes: Changes, lang: str, replaced: Live | None, dealt: Live | None) -> None:
-    if replaced is not None:
-        record = replaced.record
-        change = GameChanged(
-            record.id, record.channel_id, replaced.game.version, True, record.status, record.event_id, lang
-        )
-        await changes.publish(change)
+    if replaced is not None:  # (its record closed by the turn that replaced it)
+        await changes.publish(GameChanged.of(replaced.record, replaced.game.version, lang))
     if dealt is not None:
         record = dealt.record
         change = GameChanged(
@@ -281,7 +276,7 @@ class RaceOpened:
 
 
 async def open_race(
-    manager: GameManager, boards: RacePort, deals: list[Deal], channel_id: int, *, changes: Changes | None = None
+    manager: GameManager, boards: RacePort, deals: list[Deal], channel_id: int, *, changes: Changes
 ) -> RaceOpened | Opening:
     """A race: each deal (one a player, the same cards) opened in a thread of its own, then the race
     stored and its scoreboard shown. If any part cannot be made, nothing of the race stays: the games,
