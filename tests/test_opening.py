@@ -11,6 +11,7 @@ from pyramide import Game
 from pyramide_service.admission import Admission, AskFirst, PromptUsed, Replacing
 from pyramide_service.changes import Change, Changes, GameChanged
 from pyramide_service.dailies import DailyAttempts, DailyDeals
+from pyramide_service.daily_open import DailyPlayer, TodaysDaily
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.opening import (
@@ -228,3 +229,18 @@ async def test_a_race_opens_a_thread_and_a_board_each_then_its_scoreboard(storag
     race = await storage.race(opened.race_id)
     assert race.message_id == opened.message_id and surface.scoreboards[opened.message_id] == race.id
     assert [player for player, _ in race.players] == [PLAYER, OTHER]
+
+
+async def test_todays_daily_is_one_call_that_deals_a_player_one_attempt_a_day(storage):
+    manager, surface = GameManager(storage), Surface()
+    deals = DailyDeals(None, manager.clock)  # type: ignore[arg-type]
+    todays = TodaysDaily(manager, deals, DailyAttempts(storage), unheard(manager), manager.clock)
+    day = todays.today()
+    deals.codes[day.day] = kings_and_pairs().code  # (the day's deal, as the solver would have worked it out)
+    player = DailyPlayer(PLAYER, "Player", 1, "en")
+    opened = await todays.open(day, surface, InThread(), player)
+    assert isinstance(opened, Opened) and opened.dealt.live.record.daily == day.key
+    assert opened.dealt.live.game.code == kings_and_pairs().code
+    again = await todays.open(day, surface, Here(CHANNEL), player)  # elsewhere: nothing dealt, where it waits
+    assert isinstance(again, AttemptTaken) and again.attempt.status is None
+    assert again.attempt.channel_id == opened.dealt.channel_id and len(surface.boards) == 1
