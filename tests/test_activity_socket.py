@@ -15,6 +15,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from pyramide import STOCK
 from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
 from pyramide_service.admission import Admission, PeeksAtDaily
@@ -122,3 +123,26 @@ async def test_a_rule_changed_in_the_application_changes_the_board_and_the_activ
     monkeypatch.undo()  # the rule as it is: both deal
     await start(harness, kings_and_pairs().code)
     assert (await page.ask(t="look"))["game"] is not None
+
+
+async def test_a_hint_the_board_moved_on_from_is_said_alike_on_the_board_and_the_page(
+    harness: Harness, page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The board moved on while a hint was worked out (``MovedOn``): worded once, by the presenter, the
+    board's /pyramide hint and the page's hint say the same."""
+    h = harness
+    assert h.bot is not None
+    await start(h, kings_and_pairs().code)
+    manager = h.bot.manager
+    hint = manager.hint
+
+    async def moved_meanwhile(live: Any, snapshot: Any, **options: Any) -> Any:
+        async with manager.turn(CHANNEL_ID) as turn:  # another press lands while the hint is worked out
+            await turn.apply(lambda game: game.tap(STOCK))
+        return await hint(live, snapshot, **options)
+
+    monkeypatch.setattr(manager, "hint", moved_meanwhile)
+    sent = await h.command("hint")
+    assert any(t("en", "hint.moved_on") in s.content for s in sent)  # (the board drawn as it is now)
+    answer = await page.ask(t="hint", version=await page.version())
+    assert answer["words"] == [t("en", "hint.moved_on")]
