@@ -12,7 +12,7 @@ from typing import Any, Literal, assert_never
 from pyramide import STOCK, Card, Game
 from pyramide import effects as ev
 from pyramide.i18n import card_name, describe, t
-from pyramide_service import admission, outcomes
+from pyramide_service import admission, finished, outcomes
 
 from . import controls
 from .words import ending_lines
@@ -137,6 +137,21 @@ def deal_refusal(refused: admission.Refused, lang: str, name: Name) -> list[str]
             return [t(lang, "event.peek")]
         case outcomes.Busy():
             return [refusal(refused, lang)]
+        case _:
+            assert_never(refused)
+
+
+def playback_refusal(refused: finished.PlaybackRefusal, lang: str) -> str:
+    """Why a finished game's winning line or replay is not shown (``Admission.may_play_back``)."""
+    match refused:
+        case finished.NotOfHere():
+            return t(lang, "error.stale_board")
+        case finished.NotFinished():
+            return t(lang, "anim.not_finished")
+        case finished.EventHidden():
+            return t(lang, "event.code_hidden")
+        case finished.DailyWaits():
+            return t(lang, "anim.daily_wait")
         case _:
             assert_never(refused)
 

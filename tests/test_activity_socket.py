@@ -19,9 +19,10 @@ from pyramide import STOCK
 from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
 from pyramide_service.admission import Admission, PeeksAtDaily
+from pyramide_service.finished import EventHidden
 from pyramide_service.manager import GameManager
 from tests.support.activity_edge import serve_activity
-from tests.support.deals import kings_and_pairs
+from tests.support.deals import kings_and_pairs, stuck_game
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, start
 
 INSTANCE = "i-socket-test"
@@ -146,3 +147,29 @@ async def test_a_hint_the_board_moved_on_from_is_said_alike_on_the_board_and_the
     assert any(t("en", "hint.moved_on") in s.content for s in sent)  # (the board drawn as it is now)
     answer = await page.ask(t="hint", version=await page.version())
     assert answer["words"] == [t("en", "hint.moved_on")]
+
+
+async def test_a_playback_rule_changed_in_the_application_changes_the_board_and_the_page_alike(
+    harness: Harness, page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Who may watch a finished game played back, decided once (``Admission.may_play_back``): told every
+    deal is an event's, hidden, the board's Replay button and the page's replay refuse with the same words."""
+    h = harness
+    assert h.bot is not None
+    await start(h, stuck_game().code)
+    await h.command("draw")
+    live = await h.bot.manager.live(CHANNEL_ID)
+    assert live is not None
+    board = next(s for s in await h.command("end") if s.png)
+
+    async def every_deal_is_hidden(self: Admission, record: Any, channel_id: int) -> EventHidden:
+        return EventHidden()
+
+    monkeypatch.setattr(Admission, "may_play_back", every_deal_is_hidden)
+    sent = await h.press(board.button("Replay my game"))
+    assert sent[-1].ephemeral and sent[-1].content == t("en", "event.code_hidden")
+    answer = await page.ask(t="mine", game=live.record.id)
+    assert answer["words"] == [t("en", "event.code_hidden")] and "playback" not in answer
+    monkeypatch.undo()  # the rule as it is: both play it back
+    answer = await page.ask(t="mine", game=live.record.id)
+    assert answer.get("playback") is not None

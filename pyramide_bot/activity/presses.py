@@ -29,6 +29,7 @@ from pyramide_discord.words import ending_lines
 from pyramide_service import PLAYING, WON
 from pyramide_service import outcomes as out
 from pyramide_service.ending import Ending
+from pyramide_service.finished import offers as finished_offers
 from pyramide_service.manager import Live
 from pyramide_service.play import Press
 from pyramide_service.server_settings import settings_key
@@ -98,10 +99,8 @@ class PagePresses:
         (the deal known winnable), a replay (some move made), the counted daily's share line (an event's
         deal offers none of them: its code is revealed with the event's results)."""
         ending = await self.ended(live, lang)
-        record = live.record
-        event = record.event_id is not None
-        offers = {"line": ending.winnable and not event, "replay": bool(record.actions) and not event}
-        return ending_lines(ending, lang), {**offers, "share": ending.share}
+        offered = finished_offers(live.record, ending.winnable)
+        return ending_lines(ending, lang), {"line": offered.line, "replay": offered.replay, "share": ending.share}
 
     async def ended(self, live: Live, lang: str) -> Ending:
         """How the finished game ended: as its press worked it out, else read back (``Plays.read_back``)."""
