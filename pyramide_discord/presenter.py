@@ -12,10 +12,10 @@ from typing import Any, Literal, assert_never
 from pyramide import STOCK, Card, Game
 from pyramide import effects as ev
 from pyramide.i18n import card_name, describe, t
-from pyramide_service import admission, finished, outcomes
+from pyramide_service import admission, finished, inputs, outcomes
 
 from . import controls
-from .words import ending_lines
+from .words import code_problem, ending_lines
 
 # Why a press played nothing, when nothing is drawn again: said privately (the page: beside the position).
 REFUSALS: dict[type, str] = {
@@ -152,6 +152,19 @@ def playback_refusal(refused: finished.PlaybackRefusal, lang: str) -> str:
             return t(lang, "event.code_hidden")
         case finished.DailyWaits():
             return t(lang, "anim.daily_wait")
+        case _:
+            assert_never(refused)
+
+
+def free_deal_refusal(refused: inputs.BadCode | inputs.DifficultyExcludes, lang: str) -> str:
+    """Why a free deal's options ask for nothing that can be dealt (``inputs.free_deal``)."""
+    match refused:
+        case inputs.BadCode(code, error):
+            return t(lang, "error.invalid_code", code=code, problem=code_problem(error, lang))
+        case inputs.DifficultyExcludes(code=True):
+            return t(lang, "error.difficulty_code")
+        case inputs.DifficultyExcludes():
+            return t(lang, "error.difficulty_rules")
         case _:
             assert_never(refused)
 

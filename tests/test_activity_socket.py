@@ -18,8 +18,10 @@ import pytest
 from pyramide import STOCK
 from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
+from pyramide_service import inputs
 from pyramide_service.admission import Admission, PeeksAtDaily
 from pyramide_service.finished import EventHidden
+from pyramide_service.inputs import DifficultyExcludes
 from pyramide_service.manager import GameManager
 from tests.support.activity_edge import serve_activity
 from tests.support.deals import kings_and_pairs, stuck_game
@@ -173,3 +175,24 @@ async def test_a_playback_rule_changed_in_the_application_changes_the_board_and_
     monkeypatch.undo()  # the rule as it is: both play it back
     answer = await page.ask(t="mine", game=live.record.id)
     assert answer.get("playback") is not None
+
+
+async def test_a_free_deals_options_read_in_the_application_change_the_board_and_the_page_alike(
+    harness: Harness, page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/pyramide new``'s options read once (``inputs.free_deal``): a code that names no deal is refused with
+    the same words on both faces; told every choice wants a difficulty with a code, both refuse and deal
+    nothing."""
+    sent = await harness.command("new", code="PY1-nonsense")
+    answer = await page.ask(t="deal", options={"code": "PY1-nonsense"})
+    assert len(sent) == 1 and answer["words"] == [sent[0].content] and "PY1-nonsense" in sent[0].content
+
+    def difficulty_with_a_code(*given: Any) -> DifficultyExcludes:
+        return DifficultyExcludes(code=True)
+
+    monkeypatch.setattr(inputs, "free_deal", difficulty_with_a_code)
+    sent = await harness.command("new")
+    assert [s.content for s in sent] == [t("en", "error.difficulty_code")]
+    answer = await page.ask(t="deal", options={})
+    assert answer["words"] == [t("en", "error.difficulty_code")]
+    assert await harness.storage.live_game(CHANNEL_ID) is None

@@ -20,11 +20,11 @@ from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
-from pyramide_discord import controls, finders, presenter
+from pyramide_discord import controls, presenter
 from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
 from pyramide_discord.host import Host
 from pyramide_discord.words import mention
-from pyramide_service import PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_service import PLAYING, STUCK, WON, GameRecord, RaceRecord, inputs
 from pyramide_service import outcomes as out
 from pyramide_service.changes import Change, GameChanged
 from pyramide_service.opening import Deal, Dealt, NotPosted, RaceOpened, open_race
@@ -221,7 +221,7 @@ async def start_race(
                 return
             game = found
         else:
-            game = Game.new(Rules().with_options(**finders.options(rules)))
+            game = Game.new(Rules().with_options(**inputs.rules_of(rules)))
         peek = await answer.bot.admission.peeks(game, interaction.user.id)
         if peek is not None:
             await dealing.refuse_deal(answer, peek, game, None)
