@@ -14,6 +14,7 @@ from pyramide_service.admission import Admission
 from pyramide_service.changes import Changes
 from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.daily_open import TodaysDaily
+from pyramide_service.event_open import EventDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
@@ -58,6 +59,8 @@ class Host(Protocol):
     def admission(self) -> Admission: ...
     @property
     def todays_daily(self) -> TodaysDaily: ...
+    @property
+    def event_deals(self) -> EventDeals: ...
     @property
     def changes(self) -> Changes: ...
     @property

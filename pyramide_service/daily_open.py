@@ -24,7 +24,7 @@ from pyramide.game import Game
 from .changes import Changes
 from .dailies import DailyAttempts, DailyDeals
 from .manager import GameManager
-from .opening import AttemptTaken, BoardPort, Deal, EntryTaken, EventClosed, Placed, Where, open_deal
+from .opening import AttemptTaken, BoardPort, EntryTaken, EventClosed, Placed, Player, Where, open_deal
 
 # Where its board went (or ``Occupied``: a game plays in the place it was to be played in), or played already.
 DailyOpening = Placed | AttemptTaken
@@ -42,17 +42,6 @@ class DailyDay:
     @classmethod
     def of(cls, day: date) -> DailyDay:
         return cls(day, day_key(day), daily_number(day))
-
-
-@dataclass(frozen=True, slots=True)
-class DailyPlayer:
-    """Who opens the daily: ``guild_id`` is where the statistics go (a server, or the one key of every place
-    outside servers); ``lang`` their language."""
-
-    player_id: int
-    name: str
-    guild_id: int
-    lang: str
 
 
 class TodaysDaily:
@@ -75,15 +64,14 @@ class TodaysDaily:
     def today(self) -> DailyDay:
         return DailyDay.of(today(datetime.fromtimestamp(self.clock(), UTC)))
 
-    async def open(self, day: DailyDay, boards: BoardPort, where: Where, player: DailyPlayer) -> DailyOpening:
+    async def open(self, day: DailyDay, boards: BoardPort, where: Where, player: Player) -> DailyOpening:
         """Deal ``day``'s deal to ``player`` as their counted attempt and show it through ``boards``
         ``where`` asked; ``AttemptTaken`` (nothing dealt) when they have an attempt at that day already,
         finished or in play, found first or by the database's rule at the same moment elsewhere."""
         attempt = await self.attempts.attempt(day.key, player.player_id)
         if attempt is not None:
             return AttemptTaken(attempt)
-        game = Game.from_code(await self.deals.code(day.day))
-        deal = Deal(game, player.guild_id, player.player_id, player.name, player.lang, daily=day.key)
+        deal = player.deal(Game.from_code(await self.deals.code(day.day)), daily=day.key)
         opened = await open_deal(self.manager, boards, deal, where, changes=self.changes)
         assert not isinstance(opened, EntryTaken | EventClosed)  # (an event's refusals: no event here)
         return opened

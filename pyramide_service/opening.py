@@ -64,6 +64,20 @@ class Deal:
         return self.daily is not None or self.event is not None
 
 
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Who opens a deal: ``guild_id`` is where its statistics go (a server, or the one key of every place
+    outside servers); ``lang`` their language."""
+
+    player_id: int
+    name: str
+    guild_id: int
+    lang: str
+
+    def deal(self, game: Game, *, daily: str | None = None, event: tuple[int, int] | None = None) -> Deal:
+        return Deal(game, self.guild_id, self.player_id, self.name, self.lang, daily=daily, event=event)
+
+
 @dataclass(frozen=True)
 class Here:
     """Play in this channel."""

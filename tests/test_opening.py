@@ -11,7 +11,7 @@ from pyramide import Game
 from pyramide_service.admission import Admission, AskFirst, PromptUsed, Replacing
 from pyramide_service.changes import Change, Changes, GameChanged
 from pyramide_service.dailies import DailyAttempts, DailyDeals
-from pyramide_service.daily_open import DailyPlayer, TodaysDaily
+from pyramide_service.daily_open import TodaysDaily
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.opening import (
@@ -24,6 +24,7 @@ from pyramide_service.opening import (
     NotPosted,
     Occupied,
     Opened,
+    Player,
     RaceOpened,
     open_deal,
     open_free_deal,
@@ -237,7 +238,7 @@ async def test_todays_daily_is_one_call_that_deals_a_player_one_attempt_a_day(st
     todays = TodaysDaily(manager, deals, DailyAttempts(storage), unheard(manager), manager.clock)
     day = todays.today()
     deals.codes[day.day] = kings_and_pairs().code  # (the day's deal, as the solver would have worked it out)
-    player = DailyPlayer(PLAYER, "Player", 1, "en")
+    player = Player(PLAYER, "Player", 1, "en")
     opened = await todays.open(day, surface, InThread(), player)
     assert isinstance(opened, Opened) and opened.dealt.live.record.daily == day.key
     assert opened.dealt.live.game.code == kings_and_pairs().code

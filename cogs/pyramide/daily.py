@@ -24,8 +24,7 @@ from pyramide.i18n import month_name, t, weekday_names
 from pyramide.render import MonthPicture, render_month
 from pyramide_discord.words import mention, share_text
 from pyramide_service import PLAYING, DailyAttempt
-from pyramide_service.daily_open import DailyPlayer
-from pyramide_service.opening import AttemptTaken, Dealt, Here, InThread
+from pyramide_service.opening import AttemptTaken, Dealt, Here, InThread, Player
 
 from ..answer import Answer, answering
 from ..common import missing_permission
@@ -97,7 +96,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
             send_here=not here,
         )
         where = Here(place.channel_id) if in_place else InThread()
-        player = DailyPlayer(interaction.user.id, interaction.user.display_name, place.stats_id, lang)
+        player = Player(interaction.user.id, interaction.user.display_name, place.stats_id, lang)
         opened = await bot.todays_daily.open(day, boards, where, player)
         if isinstance(opened, AttemptTaken):  # played already, or in play elsewhere
             await answer.say(await _already(answer, opened.attempt, lang, now))
