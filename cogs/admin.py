@@ -39,7 +39,7 @@ class Admin(commands.Cog):
         try:
             now = self.bot.clock()
             day = datetime.fromtimestamp(now, UTC).date().isoformat()
-            expired = await self.bot.manager.expire_dailies(day)
+            expired = await self.bot.plays.expire_dailies(day)
             if expired:
                 log.info("ended %d dailies of past days", expired)
             await self.bot.manager.owed.resume()  # perfect losses a busy solver could not decide yet

@@ -2,7 +2,7 @@
 
 from .cards import Card, InvalidCard
 from .codes import InvalidCode, InvalidLayout
-from .effects import Effect, Outcome, Spot
+from .effects import Effect, GameResult, Spot
 from .game import STOCK, UNDER, UNDO, WASTE, Game, InvalidAction, InvalidSpot, Move
 from .rules import InvalidRules, Rules
 
@@ -14,6 +14,7 @@ __all__ = [
     "Card",
     "Effect",
     "Game",
+    "GameResult",
     "InvalidAction",
     "InvalidCard",
     "InvalidCode",
@@ -21,7 +22,6 @@ __all__ = [
     "InvalidRules",
     "InvalidSpot",
     "Move",
-    "Outcome",
     "Rules",
     "Spot",
 ]

@@ -12,7 +12,7 @@ Spot = int | str
 """A pyramid index 0-27 (position 1 is index 0), ``"waste"``, ``"stock"``, or ``"under"``."""
 
 
-class Outcome(StrEnum):
+class GameResult(StrEnum):
     WON = "won"
     STUCK = "stuck"  # "No more possible moves"
 
@@ -105,7 +105,7 @@ class NothingToDo(Effect):
 
 @dataclass(frozen=True, slots=True)
 class GameOver(Effect):
-    outcome: Outcome
+    outcome: GameResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,12 +21,12 @@ from .effects import (
     Drew,
     Effect,
     GameOver,
+    GameResult,
     KingRemoved,
     NoPassesLeft,
     NothingToDo,
     NothingToUndo,
     NotInPlay,
-    Outcome,
     PairRemoved,
     Selected,
     Spot,
@@ -116,7 +116,7 @@ class Game:
         # Wall-clock times (epoch seconds) kept by the caller; the engine has no clock.
         self.started_at: float | None = None
         self.finished_at: float | None = None
-        self._outcome: Outcome | None = None
+        self._outcome: GameResult | None = None
         self._update_outcome()
 
     # ----------------------------------------------------------------- creation
@@ -191,7 +191,7 @@ class Game:
         return tuple(self._waste)
 
     @property
-    def outcome(self) -> Outcome | None:
+    def outcome(self) -> GameResult | None:
         return self._outcome
 
     @property
@@ -475,11 +475,11 @@ class Game:
     def _update_outcome(self) -> None:
         cleared = all(card is None for card in self._pyramid)
         if cleared and (not self.rules.strict_win or not (self._stock or self._waste)):
-            self._outcome = Outcome.WON
+            self._outcome = GameResult.WON
         elif self._stock or self.can_turn:
             self._outcome = None  # a card to draw or a waste to turn back: the game goes on
         elif not self.legal_moves():
-            self._outcome = Outcome.STUCK
+            self._outcome = GameResult.STUCK
         else:
             self._outcome = None
 

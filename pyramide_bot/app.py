@@ -30,6 +30,8 @@ from pyramide_discord.internals import point_rest_at
 from pyramide_service.admission import Admission
 from pyramide_service.changes import Changes
 from pyramide_service.dailies import DailyAttempts, DailyDeals
+from pyramide_service.daily_open import TodaysDaily
+from pyramide_service.event_open import EventDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
@@ -141,6 +143,9 @@ class PyramideBot(commands.Bot):
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
         # Who may deal what, where (a running game replaced, no peeking): every face's deal asks it.
         self.admission = Admission(self.manager, self.settings, self.dailies, self.daily_attempts, self.events)
+        # Today's daily opened for a player, as one call of whichever face asks.
+        self.todays_daily = TodaysDaily(self.manager, self.dailies, self.daily_attempts, self.changes, clock)
+        self.event_deals = EventDeals(self.manager, self.events, self.changes, clock)  # a player's next deal
         self.card_emojis = CardEmojiSync(self, self.notes)  # the buttons' card faces; text labels until synced
         # Whether the deployment has the Activity (ACTIVITY_PORT set, its page built): the boards then offer its
         # launch button where Discord lets an Activity start (cogs.places.Place.activities), in whichever

@@ -17,10 +17,11 @@ from pyramide.daily import daily_number
 from pyramide.i18n import card_name, card_spoken, rank_letters, t
 from pyramide.labels import Labels
 from pyramide.render import faces_for, faces_ready, render_board
-from pyramide.solver import Verdict
 from pyramide.style import Deck
-from pyramide_service import ENDED, PLAYING, WON, GameRecord
+from pyramide_service import ENDED, PLAYING, GameRecord
 from pyramide_service.ending import Ending
+from pyramide_service.finished import offers as finished_offers
+from pyramide_service.finished import winnable as known_winnable
 from pyramide_service.manager import Live
 
 from . import controls
@@ -74,38 +75,30 @@ def _launch_button(record: GameRecord, lang: str) -> discord.ui.Button[Any]:
 
 
 def _finished_view(live: Live, lang: str, winnable: bool, launch: bool) -> discord.ui.View:
-    """Under a finished board: share (a counted daily), a new game, the same deal again, and the
-    animations: how the deal could have been won (when the solver proved it winnable) and the game as
-    it was played; with ``launch``, the Activity's button last (a sixth button starts a second row)."""
+    """Under a finished board: what the application offers (``finished.offers``: share, the same deal
+    again, how the deal could have been won, the game as it was played; an event's next deal) besides a new
+    game; with ``launch``, the Activity's button last (a sixth button starts a second row)."""
     view = discord.ui.View(timeout=None)
     record = live.record
-    if record.event_id is not None:
-        # An event's deal: its code stays hidden (no same deal, no line, no replay naming it); the next deal.
-        view.add_item(controls.event_play_button(record.event_id, label=t(lang, "event.button.next")))
-        view.add_item(
-            controls.board_button(
-                record.id, 0, controls.NEW, label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
-            )
-        )
-        if launch:
-            view.add_item(_launch_button(record, lang))
-        view.stop()
-        return view
-    if record.counted and record.daily is not None:
+    offered = finished_offers(record, winnable)
+    if offered.next_event_deal:
+        view.add_item(controls.event_play_button(record.event_id or 0, label=t(lang, "event.button.next")))
+    if offered.share:
         view.add_item(controls.share_button(record.id, label=t(lang, "button.share")))
     view.add_item(
         controls.board_button(
             record.id, 0, controls.NEW, label=t(lang, "button.new_game"), style=discord.ButtonStyle.success
         )
     )
-    view.add_item(
-        controls.board_button(
-            record.id, 0, controls.AGAIN, label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
+    if offered.same_deal:
+        view.add_item(
+            controls.board_button(
+                record.id, 0, controls.AGAIN, label=t(lang, "button.same_deal"), style=discord.ButtonStyle.primary
+            )
         )
-    )
-    if winnable:
+    if offered.line:
         view.add_item(controls.animation_button("line", record.id, label=t(lang, "button.winning_line")))
-    if record.actions:
+    if offered.replay:
         view.add_item(controls.animation_button("mine", record.id, label=t(lang, "button.replay")))
     if launch:
         view.add_item(_launch_button(record, lang))
@@ -218,11 +211,8 @@ def alt_text(game: Game, lang: str, code: str) -> str:
 
 
 def deal_winnable(bot: Host, record: GameRecord) -> bool:
-    """Whether the deal is known to be winnable from its start: won, or proved by the solver."""
-    if record.status == WON:
-        return True
-    known = bot.solver.known_verdict(record.code)
-    return known is not None and known[0] is Verdict.WON
+    """Whether the deal is known to be winnable from its start, by the verdicts known now (no waiting)."""
+    return known_winnable(record, bot.solver.known_verdict(record.code))
 
 
 async def drawn_board(

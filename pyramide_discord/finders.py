@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from pyramide import Game, Rules
 from pyramide.codes import MAX_DEAL_NUMBER
@@ -16,14 +15,6 @@ from pyramide_service.solving import SolverService
 LINE_SECONDS = 4.0  # wall-clock limit of the search for a winning line
 # How /pyramide new finds a deal of its own kind (a winnable one, or one of a difficulty), with notes.
 Finder = Callable[[SolverService, Rules, str], Awaitable[tuple[Game, tuple[str, ...]]]]
-
-
-def options(given: dict[str, Any]) -> dict[str, Any]:
-    """The rule options a command was given (``None``: not given; a pass limit below 0: unlimited)."""
-    chosen = {name: value for name, value in given.items() if value is not None}
-    if chosen.get("pass_limit", 0) < 0:
-        chosen["pass_limit"] = None
-    return chosen
 
 
 async def winnable_game(solver: SolverService, rules: Rules, lang: str) -> tuple[Game, tuple[str, ...]]:

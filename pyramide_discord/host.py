@@ -13,6 +13,8 @@ from discord.ext import commands
 from pyramide_service.admission import Admission
 from pyramide_service.changes import Changes
 from pyramide_service.dailies import DailyAttempts, DailyDeals
+from pyramide_service.daily_open import TodaysDaily
+from pyramide_service.event_open import EventDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
@@ -55,6 +57,10 @@ class Host(Protocol):
     def plays(self) -> Plays: ...
     @property
     def admission(self) -> Admission: ...
+    @property
+    def todays_daily(self) -> TodaysDaily: ...
+    @property
+    def event_deals(self) -> EventDeals: ...
     @property
     def changes(self) -> Changes: ...
     @property

@@ -21,6 +21,7 @@ from pyramide.rules import Rules
 
 from .dailies import DailyAttempts, DailyDeals
 from .events import Events
+from .finished import DailyWaits, EventHidden, NotFinished, NotOfHere, PlaybackRefusal
 from .live import Live
 from .manager import GameManager
 from .outcomes import Busy
@@ -158,6 +159,20 @@ class Admission:
             return Busy()
         if await self.events.is_running_deal(game):
             return PeeksAtEvent()
+        return None
+
+    async def may_play_back(self, record: GameRecord | None, channel_id: int) -> PlaybackRefusal | None:
+        """Whether ``record``'s game may be played back in ``channel_id`` (its winning line, its replay): a
+        finished game of that channel, not an event's deal, not today's daily deal; ``None`` when it may.
+        Raises ``SolverBusy`` when today's deal is still to be worked out and cannot be now."""
+        if record is None or record.channel_id != channel_id:
+            return NotOfHere()
+        if record.status == PLAYING:
+            return NotFinished()
+        if record.event_id is not None:
+            return EventHidden()
+        if await self.is_todays(Game.from_code(record.code)):
+            return DailyWaits()
         return None
 
     async def is_todays(self, game: Game) -> bool:

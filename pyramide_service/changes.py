@@ -20,6 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from pyramide.i18n import DEFAULT
+
 from .storage import PLAYING, GameRecord, GameStatus, Storage
 from .tasks import Supervised
 
@@ -67,7 +69,10 @@ Listener = Callable[[Change], Awaitable[None]]
 
 
 class Engines(Protocol):
-    """What keeps engines of games in memory (``GameManager``): told when another process moved them."""
+    """What keeps engines of games in memory (``GameManager``): told when another process moved them; it
+    tells in turn of the games it closed on no one's request (``closed_alone``, set here)."""
+
+    closed_alone: Callable[[GameRecord, int], None]
 
     def outdated(self, channel_id: int | None = None) -> None: ...
 
@@ -81,7 +86,8 @@ class Changes:
         self.notices = storage.notices()
         self._everywhere: list[Listener] = []
         self._by_channel: dict[int, list[Listener]] = {}
-        self._telling = Supervised("changes heard from other processes")
+        self._telling = Supervised("changes heard from other processes, games closed alone")
+        engines.closed_alone = self._closed_alone
 
     @property
     def hearing(self) -> asyncio.Event:
@@ -119,6 +125,11 @@ class Changes:
     def listen(self) -> None:
         """Hear the other processes' changes, from the bot's start until ``close``."""
         self.notices.listen(self._heard, self.engines.outdated)
+
+    def _closed_alone(self, record: GameRecord, version: int) -> None:
+        # (told once the lock the engines closed it under is let go, as every change)
+        change = GameChanged.of(record, version, record.locale or DEFAULT)
+        self._telling.spawn(self.publish(change), f"game {record.id} closed")
 
     def _heard(self, channel_id: int) -> None:
         self.engines.outdated(channel_id)  # before any listener reads the game again

@@ -10,10 +10,10 @@ from pyramide.daily import daily_number, daily_tier
 from pyramide.difficulty import Tier
 from pyramide.i18n import t
 from pyramide.labels import format_duration
-from pyramide.solver import Verdict
 
+from . import finished
 from .solving import DealVerdict, SolverService
-from .storage import WON, GameRecord
+from .storage import GameRecord
 
 
 def deal_tier(code: str, daily: str | None, solver: SolverService | None) -> Tier | None:
@@ -70,4 +70,4 @@ class Ending:
     @property
     def winnable(self) -> bool:
         """Whether the deal is known to be winnable from its start: won, or proved by the solver."""
-        return self.record.status == WON or (self.verdict is not None and self.verdict[0] is Verdict.WON)
+        return finished.winnable(self.record, self.verdict)

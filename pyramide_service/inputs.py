@@ -5,8 +5,10 @@ turns it into words in the player's language and changes nothing."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from pyramide import Game, InvalidCode, Rules
 from pyramide.difficulty import Tier
 from pyramide.limits import HOURS, LIMITS, Length, Limit, Span
 
@@ -57,6 +59,65 @@ def rule_options(
         "pair_with_cover": card_with_cover,
     }
     return given
+
+
+def rules_of(given: dict[str, Any]) -> dict[str, Any]:
+    """The rule options given (``None``: not given; a pass limit below 0: unlimited), as ``with_options``
+    takes them. Raises ``TooManyPasses`` for a pass limit above the rules' (a page's unchecked value)."""
+    chosen = {name: value for name, value in given.items() if value is not None}
+    if chosen.get("pass_limit", 0) < 0:
+        chosen["pass_limit"] = None
+    Rules().with_options(**chosen)  # (checked before any use)
+    return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class FreeDeal:
+    """A free deal as asked, under ``rules``: the deal of a code (``game``), or one to find, of a difficulty
+    (``tier``) or proved winnable (``winnable``), or else a random one."""
+
+    rules: Rules
+    game: Game | None = None
+    tier: Tier | None = None
+    winnable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BadCode:
+    """A code that names no deal: ``code`` as given (its first 60 characters), and why."""
+
+    code: str
+    error: InvalidCode
+
+
+@dataclass(frozen=True, slots=True)
+class DifficultyExcludes:
+    """A difficulty is a deal the solver finds under the default rules: not with a code (``code``), nor
+    with other rules."""
+
+    code: bool
+
+
+FreeDealChoice = FreeDeal | BadCode | DifficultyExcludes
+
+
+def free_deal(given: dict[str, Any], code: str | None, tier: Tier | None, winnable: bool) -> FreeDealChoice:
+    """What ``/pyramide new``'s options (and the page's, the same) ask for, or why they cannot: ``given``
+    the rule options (``rule_options``), applied to a code's own rules too. Raises ``TooManyPasses`` as
+    ``rules_of`` does."""
+    options = rules_of(given)
+    rules = Rules().with_options(**options)
+    code = (code or "").strip()
+    if tier is not None and (code or not rules.is_default):
+        return DifficultyExcludes(bool(code))
+    if code:
+        try:
+            base = Game.from_code(code[:200])
+        except InvalidCode as error:
+            return BadCode(code[:60], error)
+        played = base.rules.with_options(**options)
+        return FreeDeal(played, Game(base.deal, played))
+    return FreeDeal(rules, tier=tier, winnable=winnable or tier is not None)
 
 
 def tier(difficulty: str | None) -> Tier | None:

@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 
 from pyramide.daily import clearing_picture
-from pyramide.effects import Effect, Outcome
+from pyramide.effects import Effect, GameResult
 from pyramide.errors import GameError as GameError
 from pyramide.game import Game, InvalidAction
 from pyramide.solver import Hint
@@ -168,6 +168,9 @@ class GameManager:
         # Games closed when loaded (finished by their last stored move before a stop), until a turn of their
         # channel shows their ending: a load outside a turn (``live``) leaves it to the next turn.
         self._closed_on_load: dict[int, Live] = {}
+        # Told of each game closed here on no one's request (one that cannot be replayed, one its last stored
+        # move finished before a stop), with its version: the one subscription (``Changes``) sets it.
+        self.closed_alone: Callable[[GameRecord, int], None] = _nobody
         # Channels another process changed while a turn held or awaited them: their engines are reloaded from
         # storage by the next load (``outdated``).
         self._outdated: set[int] = set()
@@ -292,10 +295,11 @@ class GameManager:
         if game.outcome is not None:
             # The last move was stored but the process stopped before the game was closed (or answered): the
             # perfect loss it may be is paid in the background.
-            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=True)
+            await self._finish(live, WON if game.outcome is GameResult.WON else STUCK, owe=True)
             if live.owes_verdict:
                 self.owed.follow(owed_by(live.record))
             self._closed_on_load[channel_id] = live
+            self.closed_alone(live.record, game.version)
             return None
         return self._keep(live)
 
@@ -306,6 +310,7 @@ class GameManager:
         now = self.clock()
         closed = replace(record, status=BROKEN, finished_at=now, seconds=0.0, actions=())
         await self.storage.finish_game(closed)
+        self.closed_alone(closed, len(record.actions))
 
     async def record(self, game_id: int) -> GameRecord | None:
         return await self.storage.game(game_id)
@@ -313,18 +318,6 @@ class GameManager:
     async def last_action_at(self, game_id: int) -> float | None:
         """When the game's last action was stored (``None``: no action yet)."""
         return await self.storage.last_action_at(game_id)
-
-    # ---------------------------------------------------------------- upkeep
-    async def expire_dailies(self, day: str) -> int:
-        """End the counted dailies of days before ``day`` still in play: at midnight UTC they count as
-        finished attempts ("gave up")."""
-        ended = 0
-        for channel_id in await self.storage.stale_dailies(day):
-            async with self.turn(channel_id) as turn:
-                if turn.live is not None and turn.live.record.daily is not None and turn.live.record.daily < day:
-                    await turn.end()
-                    ended += 1
-        return ended
 
     # ---------------------------------------------------------------- applying
     async def _apply(
@@ -346,7 +339,7 @@ class GameManager:
         game.started_at = live.record.started_at
         finished = False
         if game.outcome is not None:
-            await self._finish(live, WON if game.outcome is Outcome.WON else STUCK, owe=owe)
+            await self._finish(live, WON if game.outcome is GameResult.WON else STUCK, owe=owe)
             finished = True
         return ActResult(event, live, finished, game.copy())
 
@@ -424,3 +417,7 @@ class GameManager:
         """Drop a channel's engine from memory (as after a restart)."""
         self._live.pop(channel_id, None)
         self._used.pop(channel_id, None)
+
+
+def _nobody(record: GameRecord, version: int) -> None:
+    return None

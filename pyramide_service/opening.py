@@ -42,7 +42,7 @@ class BoardPort(Protocol):
         ...
 
     async def remove_thread(self, channel_id: int) -> None:
-        """Remove a thread ``make_thread`` made (best effort: a failure is the table's to log)."""
+        """Remove a thread ``make_thread`` made (best effort: a failure is the port's to log)."""
         ...
 
 
@@ -64,6 +64,20 @@ class Deal:
         return self.daily is not None or self.event is not None
 
 
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Who opens a deal: ``guild_id`` is where its statistics go (a server, or the one key of every place
+    outside servers); ``lang`` their language."""
+
+    player_id: int
+    name: str
+    guild_id: int
+    lang: str
+
+    def deal(self, game: Game, *, daily: str | None = None, event: tuple[int, int] | None = None) -> Deal:
+        return Deal(game, self.guild_id, self.player_id, self.name, self.lang, daily=daily, event=event)
+
+
 @dataclass(frozen=True)
 class Here:
     """Play in this channel."""
@@ -74,7 +88,7 @@ class Here:
 @dataclass(frozen=True)
 class InThread:
     """Play in a thread made for the game: ``channel_id`` one made already (removed again if the game is
-    not played in it after all), or ``None`` for one the table makes now."""
+    not played in it after all), or ``None`` for one the port makes now."""
 
     channel_id: int | None = None
 
@@ -84,7 +98,7 @@ Where = Here | InThread
 
 @dataclass(frozen=True)
 class Dealt:
-    """A game just started, for the table to show."""
+    """A game just started, for the face to show."""
 
     live: Live
     channel_id: int
@@ -143,15 +157,15 @@ FreeOpening = Opened | NoThread | NotPosted | Refused  # a free deal, by the rul
 
 
 async def open_deal(
-    manager: GameManager, table: BoardPort, deal: Deal, where: Where, *, changes: Changes | None = None
+    manager: GameManager, boards: BoardPort, deal: Deal, where: Where, *, changes: Changes
 ) -> Opening:
-    """Open ``deal`` ``where`` asked and show it through ``table``; a place with a game in play is
+    """Open ``deal`` ``where`` asked and show it through ``boards``; a place with a game in play is
     ``Occupied``. Any failure before the board is up takes back what was made (the game, its attempt, the
     thread), a take-back that fails itself being logged, and is raised on; a failed post is returned
     (``NotPosted``) for the caller to answer. Once the channel's lock is let go, ``changes`` are told of
     the new game, when it stays in play."""
     try:
-        opening = await _open(manager, table, deal, where, None, changes)
+        opening = await _open(manager, boards, deal, where, None, changes)
     except DailyTaken as taken:  # (the database's rule: what was made is taken back already)
         return AttemptTaken(taken.attempt)
     except EventTaken:
@@ -164,27 +178,27 @@ async def open_deal(
 
 async def open_free_deal(
     admission: Admission,
-    table: BoardPort,
+    boards: BoardPort,
     deal: Deal,
     where: Where,
     replacing: Replacing,
     *,
-    changes: Changes | None = None,
+    changes: Changes,
 ) -> FreeOpening:
     """Open a free deal as ``open_deal`` does, admitted by ``admission``'s rules under the channel's lock:
     a running game replaced by them (its end told to ``changes`` too), or the refusal returned."""
-    opening = await _open(admission.manager, table, deal, where, (admission, replacing), changes)
+    opening = await _open(admission.manager, boards, deal, where, (admission, replacing), changes)
     assert not isinstance(opening, Occupied)  # (a running game is the rules' to answer)
     return opening
 
 
 async def _open(
     manager: GameManager,
-    table: BoardPort,
+    boards: BoardPort,
     deal: Deal,
     where: Where,
     free: tuple[Admission, Replacing] | None,
-    changes: Changes | None,
+    changes: Changes,
 ) -> Placed | Refused:
     made: int | None = None
     if isinstance(where, Here):
@@ -192,7 +206,7 @@ async def _open(
     elif where.channel_id is not None:
         channel_id = made = where.channel_id
     else:
-        made = await table.make_thread(deal.owner_id)
+        made = await boards.make_thread(deal.owner_id)
         if made is None:
             return NoThread()
         channel_id = made
@@ -206,7 +220,7 @@ async def _open(
             elif turn.live is not None:
                 ending = Occupied()
             if not isinstance(ending, str):
-                await _remove(table, made)
+                await _remove(boards, made)
                 return ending
             replaced = turn.live
             live = await turn.start(
@@ -222,13 +236,13 @@ async def _open(
             dealt = Dealt(live, channel_id, in_thread=made is not None, broken=turn.broken is not None)
             opening: Opened | NotPosted
             try:
-                message_id = await table.post(dealt)
+                message_id = await boards.post(dealt)
             except Exception as error:
-                kept = deal.attempt and table.may_have_shown(error)
+                kept = deal.attempt and boards.may_have_shown(error)
                 if not kept:
                     turn.live = None
                     await take_back(manager, live)
-                    await _remove(table, made)
+                    await _remove(boards, made)
                 opening = NotPosted(dealt, error, kept)
             else:
                 await show_at(manager, live, message_id)
@@ -238,21 +252,16 @@ async def _open(
         if live is None or live.record.message_id is None:
             if live is not None:
                 await take_back(manager, live)
-            await _remove(table, made)
+            await _remove(boards, made)
         raise
-    if changes is not None:
-        playing = isinstance(opening, Opened) or opening.kept
-        await _tell(changes, deal.locale, replaced, live if playing else None)
+    playing = isinstance(opening, Opened) or opening.kept
+    await _tell(changes, deal.locale, replaced, live if playing else None)
     return opening
 
 
 async def _tell(changes: Changes, lang: str, replaced: Live | None, dealt: Live | None) -> None:
-    if replaced is not None:
-        record = replaced.record
-        change = GameChanged(
-            record.id, record.channel_id, replaced.game.version, True, record.status, record.event_id, lang
-        )
-        await changes.publish(change)
+    if replaced is not None:  # (its record closed by the turn that replaced it)
+        await changes.publish(GameChanged.of(replaced.record, replaced.game.version, lang))
     if dealt is not None:
         record = dealt.record
         change = GameChanged(
@@ -281,7 +290,7 @@ class RaceOpened:
 
 
 async def open_race(
-    manager: GameManager, table: RacePort, deals: list[Deal], channel_id: int, *, changes: Changes | None = None
+    manager: GameManager, boards: RacePort, deals: list[Deal], channel_id: int, *, changes: Changes
 ) -> RaceOpened | Opening:
     """A race: each deal (one a player, the same cards) opened in a thread of its own, then the race
     stored and its scoreboard shown. If any part cannot be made, nothing of the race stays: the games,
@@ -293,24 +302,24 @@ async def open_race(
     storage = manager.storage
     try:
         for deal in deals:
-            outcome = await open_deal(manager, table, deal, InThread(), changes=changes)
+            outcome = await open_deal(manager, boards, deal, InThread(), changes=changes)
             if not isinstance(outcome, Opened):
-                await _take_back_race(manager, table, opened, race_id, message_id)
+                await _take_back_race(manager, boards, opened, race_id, message_id)
                 return outcome
             opened.append(outcome)
         players = [(o.dealt.live.record.owner_id, o.dealt.live.record.id) for o in opened]
         first = deals[0]
         race_id = await storage.create_race(first.guild_id, channel_id, first.game.code, manager.clock(), players)
-        message_id = await table.post_scoreboard(race_id)
+        message_id = await boards.post_scoreboard(race_id)
         await storage.set_race_message(race_id, message_id)
     except Exception:
-        await _take_back_race(manager, table, opened, race_id, message_id)
+        await _take_back_race(manager, boards, opened, race_id, message_id)
         raise
     return RaceOpened(race_id, [o.dealt.channel_id for o in opened], message_id)
 
 
 async def _take_back_race(
-    manager: GameManager, table: RacePort, opened: list[Opened], race_id: int | None, message_id: int | None
+    manager: GameManager, boards: RacePort, opened: list[Opened], race_id: int | None, message_id: int | None
 ) -> None:
     for outcome in opened:
         await take_back(manager, outcome.dealt.live)
@@ -320,9 +329,9 @@ async def _take_back_race(
         except Exception:  # the other parts are still removed, and this one is seen in the log
             log.exception("race %s not closed", race_id)
     for outcome in opened:
-        await table.remove_thread(outcome.dealt.channel_id)
+        await boards.remove_thread(outcome.dealt.channel_id)
     if message_id is not None:
-        await table.remove_message(message_id)
+        await boards.remove_message(message_id)
 
 
 async def show_at(manager: GameManager, live: Live, message_id: int) -> None:
@@ -347,6 +356,6 @@ async def take_back(manager: GameManager, live: Live) -> bool:
     return True
 
 
-async def _remove(table: BoardPort, thread_id: int | None) -> None:
+async def _remove(boards: BoardPort, thread_id: int | None) -> None:
     if thread_id is not None:
-        await table.remove_thread(thread_id)
+        await boards.remove_thread(thread_id)

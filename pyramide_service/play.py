@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pyramide.achievements import PERFECT_LOSS
 from pyramide.effects import Effect
 from pyramide.game import Game, InvalidAction
+from pyramide.i18n import DEFAULT
 
 from .admission import may_end
 from .changes import Changes, GameChanged
@@ -75,9 +76,7 @@ class Plays:
     """Where the presses of every channel are played: over the manager (locks, engines, storage), the
     servers' settings (who may play) and the solver (verdicts, hints)."""
 
-    def __init__(
-        self, manager: GameManager, settings: ServerSettings, solver: SolverService, changes: Changes
-    ) -> None:
+    def __init__(self, manager: GameManager, settings: ServerSettings, solver: SolverService, changes: Changes) -> None:
         self.manager = manager
         self.storage = manager.storage
         self.settings = settings
@@ -189,6 +188,21 @@ class Plays:
                 yield GaveUp(live)
             finally:
                 await self._publish(live, live.game.version, lang)
+
+    # ------------------------------------------------------------------ upkeep
+    async def expire_dailies(self, day: str) -> int:
+        """End the counted dailies of days before ``day`` still in play: at midnight UTC they count as
+        finished attempts ("gave up"); each is told to the listeners once its channel's lock is let go."""
+        ended = 0
+        for channel_id in await self.storage.stale_dailies(day):
+            async with self.manager.turn(channel_id) as turn:
+                live = turn.live
+                if live is None or live.record.daily is None or live.record.daily >= day:
+                    continue
+                live = await turn.end()
+            ended += 1
+            await self._publish(live, live.game.version, live.record.locale or DEFAULT)
+        return ended
 
     # ------------------------------------------------------------------ checks
     async def _none_here(self, turn: Turn, press: Press, slow: Slow) -> ClosedAtLoad | Broken | NoGameHere:

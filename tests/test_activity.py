@@ -55,7 +55,7 @@ async def browser() -> AsyncIterator[Any]:
 
 
 @dataclass
-class Table:
+class ServedActivity:
     h: Harness
     edge: ActivityEdge
     activity: Activity
@@ -77,14 +77,14 @@ class Table:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def shared(tmp_path_factory: pytest.TempPathFactory, workers: Any, browser: Any) -> AsyncIterator[Table]:
+async def shared(tmp_path_factory: pytest.TempPathFactory, workers: Any, browser: Any) -> AsyncIterator[ServedActivity]:
     """One bot serving the Activity for the module (a SQLite file of its own); each test deals its own game."""
     h = Harness(str(tmp_path_factory.mktemp("activity") / "pyramide.db"), workers=workers)
     h.activity = True  # the boards offer the launch button
     await h.start()
     assert h.bot is not None
     edge = await ActivityEdge(ActivityDiscord(instances=h.hub.activity_instances)).start()
-    setup = Table(h, edge, await serve_activity(h, edge), browser, [])
+    setup = ServedActivity(h, edge, await serve_activity(h, edge), browser, [])
     try:
         yield setup
     finally:
@@ -96,7 +96,7 @@ async def shared(tmp_path_factory: pytest.TempPathFactory, workers: Any, browser
 
 
 @pytest_asyncio.fixture(loop_scope="module")
-async def table(shared: Table) -> AsyncIterator[Table]:
+async def served(shared: ServedActivity) -> AsyncIterator[ServedActivity]:
     """The module's bot with no page open, no game in the channel and the server's settings as they were."""
     h = shared.h
     assert h.bot is not None
@@ -149,10 +149,10 @@ async def gone(player: Player, spot: str | int, timeout: float = WAIT) -> None:
     await player.card(spot).wait_for(state="hidden", timeout=timeout)
 
 
-async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(table: Table) -> None:
-    h = table.h
+async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(served: ServedActivity) -> None:
+    h = served.h
     await start(h, kings_and_pairs().code)
-    player = await table.open(OWNER)
+    player = await served.open(OWNER)
     await player.card(21).wait_for(timeout=WAIT)
     for move in winning_taps():
         if len(move) == 2:
@@ -172,7 +172,7 @@ async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(tab
     record = await h.storage.game(int(await player.state("game") or 0))
     assert record is not None and record.status == "won" and record.score == 280
     # The channel's board message follows (edited with the bot token): it shows the finished game.
-    await table.activity.presses.edits.settle()
+    await served.activity.presses.edits.settle()
     edits = board_edits(h)
     assert edits, "the board was never edited"
     assert len(edits) < len(winning_taps()) + 7, "every move edited the board: the edits are not coalesced"
@@ -199,11 +199,11 @@ async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(tab
 
 
 @pytest.mark.parametrize("who", ["starter", "stranger"])
-async def test_end_and_a_new_deal_follow_the_boards_rules(table: Table, who: str) -> None:
+async def test_end_and_a_new_deal_follow_the_boards_rules(served: ServedActivity, who: str) -> None:
     """End, confirmed first, and a deal over a running game, asked first: the starter ends their game (a
     counted daily here: its share line is offered) and deals one of a difficulty; a stranger, whom the
     server lets play, may neither end it nor replace it until it sat idle past the server's limit."""
-    h = table.h
+    h = served.h
     assert h.bot is not None
     if who == "starter":
         day = day_key(datetime.fromtimestamp(h.now[0], UTC).date())
@@ -214,7 +214,7 @@ async def test_end_and_a_new_deal_follow_the_boards_rules(table: Table, who: str
         await start(h, kings_and_pairs().code)
         settings = await h.bot.settings.get(GUILD_ID)
         await h.bot.settings.save(GUILD_ID, dataclasses.replace(settings, anyone_can_play=True))
-    player = await table.open(OWNER if who == "starter" else STRANGER)
+    player = await served.open(OWNER if who == "starter" else STRANGER)
     await player.card(21).wait_for(timeout=WAIT)
     await player.frame.locator('[data-action="end"]').click()
     confirm = player.frame.locator("#confirm")
@@ -259,24 +259,24 @@ async def test_end_and_a_new_deal_follow_the_boards_rules(table: Table, who: str
     assert h.board()["id"] == str(live.message_id)  # its board posted in the channel
 
 
-async def test_the_launch_button_makes_the_instance_the_sign_in_finds(table: Table) -> None:
-    h = table.h
+async def test_the_launch_button_makes_the_instance_the_sign_in_finds(served: ServedActivity) -> None:
+    h = served.h
     await start(h, kings_and_pairs().code)
     newcomer = 600_000_000_000_000_077  # in no instance yet
-    instance = table.instance
-    refused = await table.open(newcomer, instance=instance)
+    instance = served.instance
+    refused = await served.open(newcomer, instance=instance)
     await refused.frame.locator("#notice").filter(has_text="You are not in this Activity").wait_for(timeout=WAIT)
     # The board's launch button, pressed by the newcomer: Discord joins them to the channel's running instance.
     await h.press(h.board_button("Play in the Activity"), user=newcomer)
     assert h.hub.activity_instances[CHANNEL_ID]["instance_id"] == instance.instance_id
-    player = await table.open(newcomer, instance=instance)
+    player = await served.open(newcomer, instance=instance)
     await player.card(21).wait_for(timeout=WAIT)
 
 
-async def test_each_kind_of_move_and_the_seed_messages(table: Table) -> None:
-    h = table.h
+async def test_each_kind_of_move_and_the_seed_messages(served: ServedActivity) -> None:
+    h = served.h
     await start(h, kings_and_pairs().code)
-    player = await table.open(OWNER)
+    player = await served.open(OWNER)
     await player.card(21).wait_for(timeout=WAIT)
     words = player.frame.locator("#words")
     await tap(player, 0)  # covered at the start
@@ -314,10 +314,10 @@ async def test_each_kind_of_move_and_the_seed_messages(table: Table) -> None:
     assert live is not None and live.game.passes == 1 and live.game.score == 30
 
 
-async def test_a_board_press_and_a_new_deal_reach_the_page(table: Table) -> None:
-    h = table.h
+async def test_a_board_press_and_a_new_deal_reach_the_page(served: ServedActivity) -> None:
+    h = served.h
     await start(h, kings_and_pairs().code)
-    player = await table.open(OWNER)
+    player = await served.open(OWNER)
     await player.card(21).wait_for(timeout=WAIT)
     await h.press(h.board_button("K♠"))
     await gone(player, 21, timeout=1000)  # within a second
@@ -338,11 +338,11 @@ async def test_a_board_press_and_a_new_deal_reach_the_page(table: Table) -> None
     await player.card(21).wait_for(timeout=1000)
 
 
-async def test_two_pages_one_plays_and_one_watches_by_the_servers_setting(table: Table) -> None:
-    h = table.h
+async def test_two_pages_one_plays_and_one_watches_by_the_servers_setting(served: ServedActivity) -> None:
+    h = served.h
     await start(h, kings_and_pairs().code)
-    owner = await table.open(OWNER, name="Ana")
-    stranger = await table.open(STRANGER, name="Bo")
+    owner = await served.open(OWNER, name="Ana")
+    stranger = await served.open(STRANGER, name="Bo")
     await stranger.card(21).wait_for(timeout=WAIT)
     players = stranger.frame.locator("#players")
     await players.filter(has_text="Ana (plays)").wait_for(timeout=WAIT)
@@ -379,19 +379,19 @@ SOCKET = """([session, instance, extra]) => new Promise((resolve) => {
 })"""
 
 
-async def test_refusals_store_nothing(table: Table) -> None:
-    h = table.h
+async def test_refusals_store_nothing(served: ServedActivity) -> None:
+    h = served.h
     await start(h, kings_and_pairs().code)
     stranger = 600_000_000_000_000_099  # not in the instance
-    outsider = await table.open(stranger)
+    outsider = await served.open(stranger)
     await outsider.frame.locator("#notice").filter(has_text="You are not in this Activity").wait_for(timeout=WAIT)
-    player = await table.open(OWNER)
+    player = await served.open(OWNER)
     await player.card(21).wait_for(timeout=WAIT)
     frame = player.page.frames[1]
-    instance = table.instance
+    instance = served.instance
     keys = SessionKeys(CLIENT_SECRET)
     genuine = Session(OWNER, "Ana", GUILD_ID, CHANNEL_ID, instance.instance_id, h.now[0] + 3600)
-    other = table.edge.discord.instance(GUILD_ID, OTHER_CHANNEL_ID, OWNER).instance_id
+    other = served.edge.discord.instance(GUILD_ID, OTHER_CHANNEL_ID, OWNER).instance_id
     refusals = {
         "missing": ("", instance.instance_id, ""),
         "forged": (SessionKeys("another secret").mint(genuine), instance.instance_id, ""),
@@ -428,37 +428,37 @@ FLOOD = """([session, instance, messages]) => new Promise((resolve) => {
 })"""
 
 
-async def test_a_flood_closes_the_socket_and_stores_nothing(table: Table) -> None:
-    h = table.h
+async def test_a_flood_closes_the_socket_and_stores_nothing(served: ServedActivity) -> None:
+    h = served.h
     await start(h, kings_and_pairs().code)
-    player = await table.open(OWNER)
+    player = await served.open(OWNER)
     await player.card(21).wait_for(timeout=WAIT)
-    genuine = Session(OWNER, "Ana", GUILD_ID, CHANNEL_ID, table.instance.instance_id, h.now[0] + 3600)
+    genuine = Session(OWNER, "Ana", GUILD_ID, CHANNEL_ID, served.instance.instance_id, h.now[0] + 3600)
     stored = await stored_moves(h)
     # Over the limit (a burst of BURST, then RATE a second): taps against a position the page never had,
     # each refused as out of date until the flood closes the socket; none is stored.
     taps = ['{"t": "tap", "spot": "21", "version": 99}'] * (BURST + 30)
     code, _reason = await player.page.frames[1].evaluate(
-        FLOOD, [SessionKeys(CLIENT_SECRET).mint(genuine), table.instance.instance_id, taps]
+        FLOOD, [SessionKeys(CLIENT_SECRET).mint(genuine), served.instance.instance_id, taps]
     )
     assert code == CLOSE_FLOOD
-    assert table.activity.server.refused[-1] == "socket:flood"
+    assert served.activity.server.refused[-1] == "socket:flood"
     assert await stored_moves(h) == stored
     await tap(player, 21)  # the page of the same player plays on
     await gone(player, 21)
     assert await stored_moves(h) == stored + 1
 
 
-async def test_a_restart_while_the_page_is_open_loses_nothing(table: Table) -> None:
-    h = table.h
+async def test_a_restart_while_the_page_is_open_loses_nothing(served: ServedActivity) -> None:
+    h = served.h
     await start(h, kings_and_pairs().code)
-    player = await table.open(OWNER)
+    player = await served.open(OWNER)
     await player.card(21).wait_for(timeout=WAIT)
     await tap(player, 21)
     await gone(player, 21)
-    await table.activity.close()  # the bot stops: the page's socket closes
+    await served.activity.close()  # the bot stops: the page's socket closes
     await h.restart()
-    table.activity = await serve_activity(h, table.edge)
+    served.activity = await serve_activity(h, served.edge)
     # The page reconnects by itself with its session (signed with the same secret) and plays on.
     await tap(player, 22)
     await player.frame.locator('[data-spot="22"][aria-pressed="true"]').wait_for(timeout=WAIT)
@@ -468,29 +468,29 @@ async def test_a_restart_while_the_page_is_open_loses_nothing(table: Table) -> N
     assert live is not None and live.score == 30 and live.removed == 3
 
 
-async def test_a_forged_instance_id_never_reaches_discord(table: Table) -> None:
+async def test_a_forged_instance_id_never_reaches_discord(served: ServedActivity) -> None:
     """The instance id goes into a bot-token URL: one that is not an id as Discord makes them (a path, a
     query) is refused before any request, so the page cannot make the bot call a route of its choosing."""
-    seen = len(table.edge.discord.seen)
+    seen = len(served.edge.discord.seen)
     async with aiohttp.ClientSession() as client:
         for forged in ("../../users/@me", "i-1?limit=1000", "i-1/../../guilds/1", "x" * 101):
             async with client.post(
-                f"{table.edge.origin}/api/token", json={"code": "a-code", "instance_id": forged}
+                f"{served.edge.origin}/api/token", json={"code": "a-code", "instance_id": forged}
             ) as answer:
                 assert answer.status == 400 and (await answer.json()) == {"refused": "malformed"}, forged
-    assert table.edge.discord.seen[seen:] == []
+    assert served.edge.discord.seen[seen:] == []
 
 
-async def test_each_viewer_sees_their_own_style(table: Table) -> None:
+async def test_each_viewer_sees_their_own_style(served: ServedActivity) -> None:
     """A player's /pyramide style (#41) is how the Activity draws the table for them: their deck and corners
     on the cards, their table's colours; another viewer of the same game keeps the default style."""
-    h = table.h
+    h = served.h
     await start(h, kings_and_pairs().code)
     assert h.bot is not None
     chosen = Style.parse("four-colour", "large", "dark")
     await h.bot.styles.save(OWNER, chosen)
     try:
-        player = await table.open(OWNER)
+        player = await served.open(OWNER)
         await player.card(21).wait_for(timeout=WAIT)
         assert await player.state("style") == "four-colour.large.dark"
         mine = await player.card(21).locator("img").get_attribute("src")
@@ -498,61 +498,61 @@ async def test_each_viewer_sees_their_own_style(table: Table) -> None:
         async with aiohttp.ClientSession() as client:
             pictures = []
             for style in ("four-colour.large.dark", "classic.normal.green"):
-                async with client.get(f"{table.edge.origin}/{mine.replace('four-colour.large.dark', style)}") as got:
+                async with client.get(f"{served.edge.origin}/{mine.replace('four-colour.large.dark', style)}") as got:
                     assert got.status == 200 and got.content_type == "image/png"
                     pictures.append(await got.read())
             assert pictures[0] != pictures[1]  # the card is drawn in the player's own style
-            async with client.get(f"{table.edge.origin}/cards/en/plaid.huge.pink/0.png") as got:
+            async with client.get(f"{served.edge.origin}/cards/en/plaid.huge.pink/0.png") as got:
                 assert got.status == 404  # a style that is no choice draws nothing
     finally:
         await h.bot.styles.save(OWNER, Style())  # the module's other tests draw the default
 
 
-async def test_the_activity_opens_on_the_bots_dm_game(table: Table) -> None:
+async def test_the_activity_opens_on_the_bots_dm_game(served: ServedActivity) -> None:
     """The bot's DM offers the Activity: its launch press makes the DM's instance, which names the channel only
     as a private one, and the sign-in finds it is the bot's DM with the player (the DM Discord gives the bot for
     them); the page plays the DM's game and its board follows."""
-    h = table.h
+    h = served.h
     await h.command("new", channel_id=DM_CHANNEL_ID, code=kings_and_pairs().code)
     assert h.bot is not None
     try:
         await h.press(h.board_button("Play in the Activity"))
         instance = Instance(h.hub.activity_instances[DM_CHANNEL_ID])
-        player = await table.open(OWNER, instance=instance, guild_id=None, channel_id=DM_CHANNEL_ID)
+        player = await served.open(OWNER, instance=instance, guild_id=None, channel_id=DM_CHANNEL_ID)
         await player.card(21).wait_for(timeout=WAIT)
         await tap(player, 21)
         await gone(player, 21)
         live = await h.storage.live_game(DM_CHANNEL_ID)
         assert live is not None and live.actions == (21,) and live.guild_id == 0  # counted outside servers
-        await table.activity.presses.edits.settle()
+        await served.activity.presses.edits.settle()
         assert board_edits(h) and h.board()["channel_id"] == str(DM_CHANNEL_ID)
         assert "K♠" not in [c.get("label") for row in h.board()["components"] for c in row["components"]]
-        assert "POST /users/@me/channels" in table.edge.discord.seen and h.hub.unreachable == []
+        assert "POST /users/@me/channels" in served.edge.discord.seen and h.hub.unreachable == []
     finally:
-        table.edge.discord.by_channel.pop(DM_CHANNEL_ID, None)
+        served.edge.discord.by_channel.pop(DM_CHANNEL_ID, None)
         async with h.bot.plays.end(Press(DM_CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
             pass
 
 
-async def test_another_private_channel_is_refused_and_stores_nothing(table: Table) -> None:
+async def test_another_private_channel_is_refused_and_stores_nothing(served: ServedActivity) -> None:
     """An instance in a private channel that is not the bot's DM with the player (a group DM, a DM between two
     people, where the bot cannot keep a board) is refused in words, and nothing is stored."""
-    h, discord = table.h, table.edge.discord
+    h, discord = served.h, served.edge.discord
     group_dm = discord.instance(None, GROUP_DM_ID, OWNER, STRANGER)
     their_dm = discord.instance(None, snowflake(), OWNER, STRANGER)  # the owner's DM with the stranger
     before = await dump(h.db_path)
     try:
-        player = await table.open(OWNER, instance=group_dm, guild_id=None, channel_id=GROUP_DM_ID)
+        player = await served.open(OWNER, instance=group_dm, guild_id=None, channel_id=GROUP_DM_ID)
         await player.frame.locator("#notice").filter(has_text="or your DM with the bot").wait_for(timeout=WAIT)
         assert discord.seen[-1] == "POST /users/@me/channels"  # asked, and the bot's DM is another channel
         async with aiohttp.ClientSession() as client:  # (the same sign-in, asked without a page)
             asked = {"code": discord.code_for(OWNER), "instance_id": their_dm.instance_id}
-            async with client.post(f"{table.edge.origin}/api/token", json=asked) as answer:
+            async with client.post(f"{served.edge.origin}/api/token", json=asked) as answer:
                 assert (await answer.json())["refused"] == "not_here"
         assert discord.seen[-1] == "POST /users/@me/channels"
     finally:
         discord.by_channel.pop(GROUP_DM_ID)
         discord.by_channel.pop(int(their_dm.kept["channel_id"]))
-    assert table.activity.server.refused[-2:] == ["token:not_here", "token:not_here"]
+    assert served.activity.server.refused[-2:] == ["token:not_here", "token:not_here"]
     assert changed(before, await dump(h.db_path)) == {}
     assert h.hub.unreachable == []

@@ -15,12 +15,16 @@ from typing import Any
 import aiohttp
 import pytest
 
+from pyramide import STOCK
 from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
+from pyramide_service import inputs
 from pyramide_service.admission import Admission, PeeksAtDaily
+from pyramide_service.finished import EventHidden
+from pyramide_service.inputs import DifficultyExcludes
 from pyramide_service.manager import GameManager
 from tests.support.activity_edge import serve_activity
-from tests.support.deals import kings_and_pairs
+from tests.support.deals import kings_and_pairs, stuck_game
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, start
 
 INSTANCE = "i-socket-test"
@@ -122,3 +126,73 @@ async def test_a_rule_changed_in_the_application_changes_the_board_and_the_activ
     monkeypatch.undo()  # the rule as it is: both deal
     await start(harness, kings_and_pairs().code)
     assert (await page.ask(t="look"))["game"] is not None
+
+
+async def test_a_hint_the_board_moved_on_from_is_said_alike_on_the_board_and_the_page(
+    harness: Harness, page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The board moved on while a hint was worked out (``MovedOn``): worded once, by the presenter, the
+    board's /pyramide hint and the page's hint say the same."""
+    h = harness
+    assert h.bot is not None
+    await start(h, kings_and_pairs().code)
+    manager = h.bot.manager
+    hint = manager.hint
+
+    async def moved_meanwhile(live: Any, snapshot: Any, **options: Any) -> Any:
+        async with manager.turn(CHANNEL_ID) as turn:  # another press lands while the hint is worked out
+            await turn.apply(lambda game: game.tap(STOCK))
+        return await hint(live, snapshot, **options)
+
+    monkeypatch.setattr(manager, "hint", moved_meanwhile)
+    sent = await h.command("hint")
+    assert any(t("en", "hint.moved_on") in s.content for s in sent)  # (the board drawn as it is now)
+    answer = await page.ask(t="hint", version=await page.version())
+    assert answer["words"] == [t("en", "hint.moved_on")]
+
+
+async def test_a_playback_rule_changed_in_the_application_changes_the_board_and_the_page_alike(
+    harness: Harness, page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Who may watch a finished game played back, decided once (``Admission.may_play_back``): told every
+    deal is an event's, hidden, the board's Replay button and the page's replay refuse with the same words."""
+    h = harness
+    assert h.bot is not None
+    await start(h, stuck_game().code)
+    await h.command("draw")
+    live = await h.bot.manager.live(CHANNEL_ID)
+    assert live is not None
+    board = next(s for s in await h.command("end") if s.png)
+
+    async def every_deal_is_hidden(self: Admission, record: Any, channel_id: int) -> EventHidden:
+        return EventHidden()
+
+    monkeypatch.setattr(Admission, "may_play_back", every_deal_is_hidden)
+    sent = await h.press(board.button("Replay my game"))
+    assert sent[-1].ephemeral and sent[-1].content == t("en", "event.code_hidden")
+    answer = await page.ask(t="mine", game=live.record.id)
+    assert answer["words"] == [t("en", "event.code_hidden")] and "playback" not in answer
+    monkeypatch.undo()  # the rule as it is: both play it back
+    answer = await page.ask(t="mine", game=live.record.id)
+    assert answer.get("playback") is not None
+
+
+async def test_a_free_deals_options_read_in_the_application_change_the_board_and_the_page_alike(
+    harness: Harness, page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/pyramide new``'s options read once (``inputs.free_deal``): a code that names no deal is refused with
+    the same words on both faces; told every choice wants a difficulty with a code, both refuse and deal
+    nothing."""
+    sent = await harness.command("new", code="PY1-nonsense")
+    answer = await page.ask(t="deal", options={"code": "PY1-nonsense"})
+    assert len(sent) == 1 and answer["words"] == [sent[0].content] and "PY1-nonsense" in sent[0].content
+
+    def difficulty_with_a_code(*given: Any) -> DifficultyExcludes:
+        return DifficultyExcludes(code=True)
+
+    monkeypatch.setattr(inputs, "free_deal", difficulty_with_a_code)
+    sent = await harness.command("new")
+    assert [s.content for s in sent] == [t("en", "error.difficulty_code")]
+    answer = await page.ask(t="deal", options={})
+    assert answer["words"] == [t("en", "error.difficulty_code")]
+    assert await harness.storage.live_game(CHANNEL_ID) is None

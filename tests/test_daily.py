@@ -12,6 +12,7 @@ from pyramide import Game, Rules
 from pyramide.daily import daily_game
 from pyramide.difficulty import rate
 from pyramide.solver import solve
+from pyramide_service.changes import Change, GameChanged
 from pyramide_service.storage import ENDED, WON
 from tests.support.harness import CHANNEL_ID, GUILD_ID, MANAGE_GUILD, OWNER, PLAIN, STRANGER, Harness, labels
 from tests.support.manager_turns import play
@@ -74,10 +75,19 @@ async def test_two_servers_one_day_one_counted_attempt_per_player(harness, tmp_p
 async def test_the_next_day_is_a_new_attempt_and_an_unfinished_one_ends_at_midnight(harness):
     _, thread_id = await open_daily(harness)
     first = (await harness.bot.manager.live(thread_id)).game.code
+    heard: list[Change] = []
+
+    async def hear(change: Change) -> None:
+        heard.append(change)
+
+    harness.bot.changes.subscribe(hear, thread_id)  # a page showing that daily
     harness.now[0] += DAY
-    assert await harness.bot.manager.expire_dailies(date(2026, 12, 1).isoformat()) == 1
+    assert await harness.bot.plays.expire_dailies(date(2026, 12, 1).isoformat()) == 1
     attempt = await harness.storage.daily_attempt("2026-11-30", OWNER)
     assert attempt.status == ENDED  # never finished: a finished attempt at midnight UTC
+    assert [(c.game_id, c.finished, c.status) for c in heard if isinstance(c, GameChanged)] == [
+        (attempt.game_id, True, ENDED)
+    ]  # the page stops showing it in play
     _, second = await open_daily(harness)
     assert second != thread_id and (await harness.bot.manager.live(second)).game.code != first
     assert await harness.storage.daily_days(OWNER) == ["2026-11-30"]

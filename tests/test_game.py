@@ -2,7 +2,7 @@
 
 import pytest
 
-from pyramide import STOCK, UNDER, WASTE, Card, Game, InvalidSpot, Outcome, Rules
+from pyramide import STOCK, UNDER, WASTE, Card, Game, GameResult, InvalidSpot, Rules
 from pyramide import effects as ev
 from pyramide.cards import full_deck
 from tests.support.deals import (
@@ -212,7 +212,7 @@ def test_strict_win_requires_stock_and_waste_cleared():
     assert game.outcome is None  # the stock and waste still hold 24 cards
     relaxed = kings_and_pairs()
     clear_kings_and_pairs(relaxed)
-    assert relaxed.outcome == Outcome.WON and len(relaxed.stock) == 23
+    assert relaxed.outcome == GameResult.WON and len(relaxed.stock) == 23
 
 
 def test_strict_one_pass_game_is_stuck_with_cards_left_outside():
@@ -220,7 +220,7 @@ def test_strict_one_pass_game_is_stuck_with_cards_left_outside():
     clear_kings_and_pairs(game)
     for _ in range(23):
         game.tap(STOCK)
-    assert game.outcome == Outcome.STUCK
+    assert game.outcome == GameResult.STUCK
 
 
 def test_strict_win_with_drawn_card_against_waste_clears_everything():
@@ -236,25 +236,25 @@ def test_strict_win_with_drawn_card_against_waste_clears_everything():
         game.tap(UNDER)
         game.tap(WASTE)
     assert game.stock == () and game.waste == ()
-    assert game.outcome == Outcome.WON and game.score == 280
+    assert game.outcome == GameResult.WON and game.score == 280
 
 
 def test_won_game_scores_280_and_ends_at_once():
     game = kings_and_pairs()
     clear_kings_and_pairs(game)
-    assert game.outcome == Outcome.WON
+    assert game.outcome == GameResult.WON
     assert game.score == 280 and game.moves == 16
-    assert game.tap(STOCK) == ev.GameOver(Outcome.WON)
-    assert game.undo() == ev.GameOver(Outcome.WON)
+    assert game.tap(STOCK) == ev.GameOver(GameResult.WON)
+    assert game.undo() == ev.GameOver(GameResult.WON)
 
 
 def test_stuck_exactly_when_stock_and_waste_are_empty_and_nothing_can_go():
     game = stuck_game()
     play_stuck_line(game, check=True)
     assert game.stock == () and game.waste == () and game.removed == 20
-    assert game.outcome == Outcome.STUCK and game.score == 200
+    assert game.outcome == GameResult.STUCK and game.score == 200
     assert game.legal_moves() == []
-    assert game.tap(5) == ev.GameOver(Outcome.STUCK)
+    assert game.tap(5) == ev.GameOver(GameResult.STUCK)
 
 
 def test_stuck_position_is_playable_with_the_cover_variant():

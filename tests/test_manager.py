@@ -6,9 +6,10 @@ import dataclasses
 import pytest
 
 from pyramide import STOCK, Game
+from pyramide_service.changes import Change, Changes, GameChanged
 from pyramide_service.manager import BrokenGame, GameManager, NoGame
 from pyramide_service.solving import SolverService
-from pyramide_service.storage import ENDED, WON, GameRecord
+from pyramide_service.storage import BROKEN, ENDED, WON, GameRecord
 from tests.support.backends import raw, twin
 from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
 from tests.support.manager_turns import deal, play
@@ -94,9 +95,22 @@ async def test_concurrent_acts_in_one_channel_never_interleave(storage):
     assert record.actions == (STOCK,) * 30 and record.moves == 30
 
 
+def hearing(manager: GameManager) -> asyncio.Queue[tuple[int, bool, str]]:
+    """What the one subscription over ``manager`` tells of its games: (game, finished, status) each."""
+    heard: asyncio.Queue[tuple[int, bool, str]] = asyncio.Queue()
+
+    async def hear(change: Change) -> None:
+        if isinstance(change, GameChanged):
+            heard.put_nowait((change.game_id, change.finished, change.status))
+
+    Changes(manager.storage, manager).subscribe(hear)
+    return heard
+
+
 @pytest.mark.parametrize("action", ['"nowhere"', "{not json"], ids=["not a move", "unreadable"])
 async def test_a_corrupt_action_log_is_reported_not_crashed(storage, action):
     manager = GameManager(storage)
+    heard = hearing(manager)
     live = await deal(manager, guild_id=1, channel_id=5, owner_id=9, game=Game.from_code("PY1-N-AAAAAAS"))
     await raw(storage, "INSERT INTO actions (game_id, seq, action, at) VALUES (?, 0, ?, 0)", live.record.id, action)
     manager.forget(5)
@@ -104,6 +118,7 @@ async def test_a_corrupt_action_log_is_reported_not_crashed(storage, action):
     with pytest.raises(BrokenGame):
         await manager.live(5)
     assert await storage.live_game(5) is None and (await storage.game(live.record.id)).status == "broken"
+    assert await heard.get() == (live.record.id, True, BROKEN)  # a page showing it stops showing it in play
 
 
 async def test_a_game_won_by_its_last_stored_move_hands_its_ending_to_the_next_turn_once(storage):
@@ -120,7 +135,9 @@ async def test_a_game_won_by_its_last_stored_move_hands_its_ending_to_the_next_t
     totals = dataclasses.replace(await storage.live_game(5), score=plan.score, moves=plan.moves, removed=plan.removed)
     await storage.append_action(record, len(plan.actions) - 1, plan.actions[-1], 2000.0, totals)  # then it stopped
     restarted = GameManager(storage)
+    heard = hearing(restarted)
     assert await restarted.live(5) is None  # closed on the way in (a load outside a turn)
+    assert await heard.get() == (record, True, WON)  # and told, as every close
     async with restarted.turn(5) as turn:
         assert turn.live is None and turn.closed is not None
         assert turn.closed.record.id == record and turn.closed.record.status == WON

@@ -11,6 +11,7 @@ from pyramide import Game
 from pyramide_service.admission import Admission, AskFirst, PromptUsed, Replacing
 from pyramide_service.changes import Change, Changes, GameChanged
 from pyramide_service.dailies import DailyAttempts, DailyDeals
+from pyramide_service.daily_open import TodaysDaily
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.opening import (
@@ -23,6 +24,7 @@ from pyramide_service.opening import (
     NotPosted,
     Occupied,
     Opened,
+    Player,
     RaceOpened,
     open_deal,
     open_free_deal,
@@ -88,13 +90,18 @@ def admission_of(manager: GameManager) -> Admission:
     return Admission(manager, ServerSettings(storage), dailies, DailyAttempts(storage), events)
 
 
+def unheard(manager: GameManager) -> Changes:
+    """The one subscription, with no one listening (what is told is not this test's concern)."""
+    return Changes(manager.storage, manager)
+
+
 def daily(player: int = PLAYER) -> Deal:
     return Deal(kings_and_pairs(), 1, player, f"Player {player}", "en", daily=DAY)
 
 
 async def test_a_deal_opened_in_a_thread_of_its_own_is_stored_with_its_board(storage):
     manager, surface = GameManager(storage), Surface()
-    opened = await open_deal(manager, surface, daily(), InThread())
+    opened = await open_deal(manager, surface, daily(), InThread(), changes=unheard(manager))
     assert isinstance(opened, Opened) and opened.dealt.in_thread
     record = await storage.game(opened.dealt.live.record.id)
     assert record.channel_id == surface.threads[0] and record.message_id == opened.message_id
@@ -104,21 +111,25 @@ async def test_a_deal_opened_in_a_thread_of_its_own_is_stored_with_its_board(sto
 
 async def test_a_refused_board_takes_the_attempt_and_its_thread_back(storage):
     manager, surface = GameManager(storage), Surface(failing=PermissionError("refused"))
-    opened = await open_deal(manager, surface, daily(), InThread())
+    opened = await open_deal(manager, surface, daily(), InThread(), changes=unheard(manager))
     assert isinstance(opened, NotPosted) and not opened.kept and isinstance(opened.error, PermissionError)
     assert surface.removed == surface.threads and manager.peek(surface.threads[0]) is None
     assert await storage.daily_attempt(DAY, PLAYER) is None  # nothing counted
     surface.failing = None
-    assert isinstance(await open_deal(manager, surface, daily(), InThread()), Opened)  # and it opens again
+    assert isinstance(
+        await open_deal(manager, surface, daily(), InThread(), changes=unheard(manager)), Opened
+    )  # and it opens again
 
 
 async def test_an_attempt_whose_board_may_have_been_shown_keeps_it_and_is_refused_a_second_time(storage):
     manager, surface = GameManager(storage), Surface(failing=TimeoutError(), lost=True)
-    opened = await open_deal(manager, surface, daily(), InThread())
+    opened = await open_deal(manager, surface, daily(), InThread(), changes=unheard(manager))
     assert isinstance(opened, NotPosted) and opened.kept and surface.removed == []
     assert (await storage.daily_attempt(DAY, PLAYER)).game_id == opened.dealt.live.record.id
     surface.failing = None
-    taken = await open_deal(manager, surface, daily(), InThread())  # the database's one attempt a day
+    taken = await open_deal(
+        manager, surface, daily(), InThread(), changes=unheard(manager)
+    )  # the database's one attempt a day
     assert isinstance(taken, AttemptTaken) and taken.attempt.game_id == opened.dealt.live.record.id
     assert surface.removed == [surface.threads[1]]  # the second thread made for it went
 
@@ -126,7 +137,7 @@ async def test_an_attempt_whose_board_may_have_been_shown_keeps_it_and_is_refuse
 async def test_a_free_game_whose_post_fails_is_taken_back_even_if_it_may_have_been_shown(storage):
     manager, surface = GameManager(storage), Surface(failing=TimeoutError(), lost=True)
     deal = Deal(kings_and_pairs(), 1, PLAYER, "Player", "en")
-    opened = await open_deal(manager, surface, deal, Here(CHANNEL))
+    opened = await open_deal(manager, surface, deal, Here(CHANNEL), changes=unheard(manager))
     assert isinstance(opened, NotPosted) and not opened.kept
     assert await storage.live_game(CHANNEL) is None  # the channel is free
 
@@ -141,7 +152,7 @@ async def test_a_take_back_that_fails_is_logged_and_the_failure_raised_on(storag
     storage.discard_game = fails
     try:
         with pytest.raises(OSError):
-            await open_deal(manager, surface, daily(), InThread())
+            await open_deal(manager, surface, daily(), InThread(), changes=unheard(manager))
     finally:
         del storage.remember_name, storage.discard_game
     assert surface.removed == surface.threads
@@ -186,17 +197,19 @@ async def test_the_listeners_hear_of_a_deal_and_of_the_game_it_replaced(storage)
 async def test_a_place_with_a_game_in_play_is_occupied_and_a_free_deal_asks_first(storage):
     manager, surface = GameManager(storage), Surface()
     free = Deal(Game.from_code("PY1-N-AAAAAAS"), 1, PLAYER, "P", "en")
-    first = await open_deal(manager, surface, free, Here(CHANNEL))
+    first = await open_deal(manager, surface, free, Here(CHANNEL), changes=unheard(manager))
     assert isinstance(first, Opened)
-    assert isinstance(await open_deal(manager, surface, daily(), Here(CHANNEL)), Occupied)
+    assert isinstance(await open_deal(manager, surface, daily(), Here(CHANNEL), changes=unheard(manager)), Occupied)
     assert await storage.daily_attempt(DAY, PLAYER) is None
     # A free deal over it: the player is asked first (its starter may end it), and nothing is dealt meanwhile.
-    asked = await open_free_deal(admission_of(manager), surface, free, Here(CHANNEL), Replacing(PLAYER))
+    asked = await open_free_deal(
+        admission_of(manager), surface, free, Here(CHANNEL), Replacing(PLAYER), changes=unheard(manager)
+    )
     assert isinstance(asked, AskFirst) and asked.allowed and not asked.abandons
     assert asked.running.record.id == first.dealt.live.record.id
     # A question about another game (one no longer running) is used up.
     another = Replacing(PLAYER, replace=first.dealt.live.record.id + 1)
-    used = await open_free_deal(admission_of(manager), surface, free, Here(CHANNEL), another)
+    used = await open_free_deal(admission_of(manager), surface, free, Here(CHANNEL), another, changes=unheard(manager))
     assert isinstance(used, PromptUsed)
     assert (await storage.live_game(CHANNEL)).id == first.dealt.live.record.id
 
@@ -204,7 +217,7 @@ async def test_a_place_with_a_game_in_play_is_occupied_and_a_free_deal_asks_firs
 async def test_a_race_whose_second_thread_cannot_be_made_leaves_nothing(storage):
     manager, surface = GameManager(storage), Surface(threads=1)
     deals = [Deal(kings_and_pairs(), 1, player, "P", "en") for player in (PLAYER, OTHER)]
-    assert isinstance(await open_race(manager, surface, deals, CHANNEL), NoThread)
+    assert isinstance(await open_race(manager, surface, deals, CHANNEL, changes=unheard(manager)), NoThread)
     assert surface.removed == surface.threads and await storage.live_game(surface.threads[0]) is None
     assert surface.scoreboards == {}
 
@@ -212,8 +225,23 @@ async def test_a_race_whose_second_thread_cannot_be_made_leaves_nothing(storage)
 async def test_a_race_opens_a_thread_and_a_board_each_then_its_scoreboard(storage):
     manager, surface = GameManager(storage), Surface()
     deals = [Deal(kings_and_pairs(), 1, player, "P", "en") for player in (PLAYER, OTHER)]
-    opened = await open_race(manager, surface, deals, CHANNEL)
+    opened = await open_race(manager, surface, deals, CHANNEL, changes=unheard(manager))
     assert isinstance(opened, RaceOpened) and opened.threads == surface.threads
     race = await storage.race(opened.race_id)
     assert race.message_id == opened.message_id and surface.scoreboards[opened.message_id] == race.id
     assert [player for player, _ in race.players] == [PLAYER, OTHER]
+
+
+async def test_todays_daily_is_one_call_that_deals_a_player_one_attempt_a_day(storage):
+    manager, surface = GameManager(storage), Surface()
+    deals = DailyDeals(None, manager.clock)  # type: ignore[arg-type]
+    todays = TodaysDaily(manager, deals, DailyAttempts(storage), unheard(manager), manager.clock)
+    day = todays.today()
+    deals.codes[day.day] = kings_and_pairs().code  # (the day's deal, as the solver would have worked it out)
+    player = Player(PLAYER, "Player", 1, "en")
+    opened = await todays.open(day, surface, InThread(), player)
+    assert isinstance(opened, Opened) and opened.dealt.live.record.daily == day.key
+    assert opened.dealt.live.game.code == kings_and_pairs().code
+    again = await todays.open(day, surface, Here(CHANNEL), player)  # elsewhere: nothing dealt, where it waits
+    assert isinstance(again, AttemptTaken) and again.attempt.status is None
+    assert again.attempt.channel_id == opened.dealt.channel_id and len(surface.boards) == 1

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from pyramide import Game, Outcome, Rules, solver
+from pyramide import Game, GameResult, Rules, solver
 from pyramide.solver import Verdict, first_winnable, hint, max_removable, solve
 from pyramide_service import solving
 from tests.support.deals import ALL_RULES, kings_and_pairs, queen_over_all_aces, two_pass
@@ -22,7 +22,7 @@ def test_kings_and_pairs_is_won_by_the_line_the_solver_gives(rules):
     result = solve(game)
     # Under strict win too: every ♠♥ pyramid card can take a ♦♣ partner from outside instead.
     assert result.verdict is Verdict.WON
-    assert play_line(game, result.line).outcome is Outcome.WON
+    assert play_line(game, result.line).outcome is GameResult.WON
     assert max_removable(kings_and_pairs(rules)) == 28
 
 
@@ -40,7 +40,7 @@ def test_deal_that_needs_two_passes():
     result = solve(two_pass(Rules(pass_limit=1)))
     assert result.verdict is Verdict.WON
     assert any(move.kind == "turn" for move in result.line)
-    assert play_line(two_pass(Rules(pass_limit=1)), result.line).outcome is Outcome.WON
+    assert play_line(two_pass(Rules(pass_limit=1)), result.line).outcome is GameResult.WON
     assert solve(two_pass()).won
     assert max_removable(two_pass(Rules(pass_limit=0))) == 27
 
@@ -53,7 +53,7 @@ def test_verdicts_agree_with_playing_the_line_through_the_engine(rules):
         result = solve(game, node_limit=300_000)
         seen.add(result.verdict)
         if result.won:
-            assert play_line(Game.from_number(number, rules), result.line).outcome is Outcome.WON
+            assert play_line(Game.from_number(number, rules), result.line).outcome is GameResult.WON
         elif result.verdict is Verdict.IMPOSSIBLE:
             suggestion = hint(game, node_limit=300_000)
             assert suggestion.lost and not suggestion.winning and suggestion.move in game.legal_moves()
@@ -72,7 +72,7 @@ def test_solving_from_the_middle_of_a_game():
         game.play(move)
     rest = solve(game)
     assert rest.won
-    assert play_line(game, rest.line).outcome is Outcome.WON
+    assert play_line(game, rest.line).outcome is GameResult.WON
 
 
 def test_following_hints_wins_a_winnable_deal():
@@ -85,7 +85,7 @@ def test_following_hints_wins_a_winnable_deal():
             suggestion = hint(game)
             assert suggestion.winning
             game.play(suggestion.move)
-        assert game.outcome is Outcome.WON
+        assert game.outcome is GameResult.WON
 
 
 def test_hint_without_a_winning_line_keeps_the_most_cards():
@@ -377,7 +377,7 @@ def test_deals_once_left_undecided_are_decided(token, number, verdict):
     result = solve(game)
     assert result.verdict is verdict
     if result.won:
-        assert play_line(game, result.line).outcome is Outcome.WON
+        assert play_line(game, result.line).outcome is GameResult.WON
 
 
 @needs_compiled
@@ -394,7 +394,7 @@ def test_a_hard_deal_gets_the_same_answer_from_the_python_search(monkeypatch):
 def can_be_won(game: Game, seen: set) -> bool:
     """Whether some sequence of legal moves wins: every move tried, by the engine alone, no solver."""
     if game.outcome is not None:
-        return game.outcome is Outcome.WON
+        return game.outcome is GameResult.WON
     key = (game.pyramid, game.waste, game.stock, game.passes if game.rules.pass_limit is not None else 0)
     if key in seen:  # searched already, or being searched further up: a depth-first search of a finite graph
         return False

@@ -11,7 +11,7 @@ import discord
 from pyramide import UNDER, WASTE, Card, Game, InvalidCard
 from pyramide import effects as ev
 from pyramide.i18n import card_name, parse_card, t
-from pyramide_discord import controls
+from pyramide_discord import controls, presenter
 from pyramide_discord.presenter import tap_action
 
 from ..answer import Answer, answering
@@ -19,7 +19,7 @@ from ..common import bot_of, language
 from .dealing import deal_again
 from .hints import show_hint
 from .home import Place, settings_key
-from .turns import QUIET_EVENTS, finish, play, press_of
+from .turns import finish, play, press_of
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ async def command_move(
             settings = answer.bot.settings.cached(settings_key(live.record))
             if settings is None or not settings.anyone_can_play:
                 return True
-        return isinstance(action_in(answer.lang)(live.game.copy()), QUIET_EVENTS)
+        return presenter.quiet(action_in(answer.lang)(live.game.copy()))
 
     async with answering(interaction, private=private) as answer:
         lang = answer.lang

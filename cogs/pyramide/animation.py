@@ -13,14 +13,14 @@ import discord
 from pyramide import Game
 from pyramide.i18n import t
 from pyramide.replay import MAX_BYTES, Animation, replay_animation, winning_animation
+from pyramide_discord import presenter
 from pyramide_discord.board import board_labels
 from pyramide_discord.finders import LINE_SECONDS
 from pyramide_discord.words import mention
-from pyramide_service import PLAYING, GameRecord
+from pyramide_service import GameRecord
 from pyramide_service.solving import SolverBusy, wait_nodes
 
 from ..answer import Answer
-from .home import of_this_place
 
 
 async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
@@ -28,18 +28,12 @@ async def show_animation(answer: Answer, game_id: int, kind: str) -> None:
     ("mine"), in the channel of the game's board."""
     lang, bot = answer.lang, answer.bot
     record = await bot.manager.record(game_id)
-    if record is None or not of_this_place(record, answer.place):
-        await answer.say(t(lang, "error.stale_board"))
+    here = answer.place.channel_id if answer.place is not None else 0  # (a channel's id names it everywhere)
+    refused = await bot.admission.may_play_back(record, here)
+    if refused is not None:
+        await answer.say(presenter.playback_refusal(refused, lang))
         return
-    if record.status == PLAYING:
-        await answer.say(t(lang, "anim.not_finished"))
-        return
-    if await bot.admission.is_todays(Game.from_code(record.code)):  # its line waits until the day is over
-        await answer.say(t(lang, "anim.daily_wait"))
-        return
-    if record.event_id is not None:  # an event's code is revealed with its results, not under a board
-        await answer.say(t(lang, "event.code_hidden"))
-        return
+    assert record is not None
     await post_animation(answer, kind, record.code, record)
 
 

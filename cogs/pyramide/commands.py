@@ -11,10 +11,9 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from pyramide import STOCK, Rules
+from pyramide import STOCK
 from pyramide.i18n import t
-from pyramide_discord import finders
-from pyramide_discord.finders import rated_finder
+from pyramide_discord import presenter
 from pyramide_discord.host import Host
 from pyramide_service import inputs
 from pyramide_service.inputs import check
@@ -115,28 +114,12 @@ class Pyramide(commands.GroupCog, group_name="pyramide", group_description=text(
     ) -> None:
         check("code", code)
         rules = inputs.rule_options(strict, passes, draw_with_waste, card_with_cover)
-        tier = inputs.tier(difficulty)
-        finder = None
-        if tier is not None:
-            refusal = None
-            if code:
-                refusal = "error.difficulty_code"
-            elif not Rules().with_options(**finders.options(rules)).is_default:
-                refusal = "error.difficulty_rules"
-            if refusal is not None:
-                async with answering(interaction) as answer:
-                    await answer.say(t(answer.lang, refusal))
-                return
-            finder = rated_finder(tier)
-        await dealing.new_game(
-            interaction,
-            code=code,
-            rules=rules,
-            winnable=winnable or finder is not None,
-            thread=thread,
-            finder=finder,
-            anyone=anyone,
-        )
+        choice = inputs.free_deal(rules, code, inputs.tier(difficulty), winnable)
+        if not isinstance(choice, inputs.FreeDeal):
+            async with answering(interaction) as answer:
+                await answer.say(presenter.free_deal_refusal(choice, answer.lang))
+            return
+        await dealing.new_game(interaction, choice=choice, thread=thread, anyone=anyone)
 
     @app_commands.command(name="race", description=text("cmd.race"))
     @deal_options

@@ -10,7 +10,6 @@ from datetime import UTC, date, datetime
 
 import discord
 
-from pyramide import Game
 from pyramide.daily import (
     DayKind,
     MonthCalendar,
@@ -25,7 +24,7 @@ from pyramide.i18n import month_name, t, weekday_names
 from pyramide.render import MonthPicture, render_month
 from pyramide_discord.words import mention, share_text
 from pyramide_service import PLAYING, DailyAttempt
-from pyramide_service.opening import AttemptTaken, Deal, Dealt, EntryTaken, EventClosed, Here, InThread, open_deal
+from pyramide_service.opening import AttemptTaken, Dealt, Here, InThread, Player
 
 from ..answer import Answer, answering
 from ..common import missing_permission
@@ -48,11 +47,6 @@ def next_daily(lang: str, now: datetime) -> str:
     left = time_to_next(now)
     hours, rest = divmod(int(left.total_seconds()), 3600)
     return t(lang, "daily.next", hours=hours, minutes=rest // 60)
-
-
-async def todays_game(answer: Answer, day: date) -> Game:
-    """The day's deal for this deployment (worked out once a day, in the solver's worker)."""
-    return Game.from_code(await answer.bot.dailies.code(day))
 
 
 def missing_thread_permission(interaction: discord.Interaction, needs: tuple[str, ...] = THREAD_NEEDS) -> str | None:
@@ -81,12 +75,7 @@ async def play_daily(interaction: discord.Interaction) -> None:
             await answer.say(t(lang, "error.guild_only"))
             return
         now = now_of(answer)
-        day = today(now)
-        key, number = day_key(day), daily_number(day)
-        attempt = await bot.daily_attempts.attempt(key, interaction.user.id)
-        if attempt is not None:
-            await answer.say(await _already(answer, attempt, lang, now))
-            return
+        day = bot.todays_daily.today()
         # Where no thread can be made (a DM, a group DM, a server without the bot) it is played here,
         # as an answer; in a thread or a voice channel, in the channel itself.
         here = not place.threads
@@ -94,19 +83,12 @@ async def play_daily(interaction: discord.Interaction) -> None:
         if not here and await refuses_a_thread(answer, in_place):
             return
         await answer.defer()
-        deal = Deal(
-            await todays_game(answer, day),
-            place.stats_id,
-            interaction.user.id,
-            interaction.user.display_name,
-            lang,
-            daily=key,
-        )
+        number = day.number
 
         async def title(dealt: Dealt) -> list[str]:
             return [t(lang, "daily.title", number=number)]
 
-        table = AnswerBoards(
+        boards = AnswerBoards(
             answer,
             title,
             thread_name=lambda player: t(lang, "daily.thread", number=number, player=player.display_name),
@@ -114,11 +96,11 @@ async def play_daily(interaction: discord.Interaction) -> None:
             send_here=not here,
         )
         where = Here(place.channel_id) if in_place else InThread()
-        opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
-        if isinstance(opened, AttemptTaken):  # the same player opened it at the same moment elsewhere
+        player = Player(interaction.user.id, interaction.user.display_name, place.stats_id, lang)
+        opened = await bot.todays_daily.open(day, boards, where, player)
+        if isinstance(opened, AttemptTaken):  # played already, or in play elsewhere
             await answer.say(await _already(answer, opened.attempt, lang, now))
             return
-        assert not isinstance(opened, EntryTaken | EventClosed)  # (an event's refusals: no event here)
 
         def ready(channel_id: int) -> str:
             return "\n".join((t(lang, "daily.ready", number=number, thread=f"<#{channel_id}>"), next_daily(lang, now)))

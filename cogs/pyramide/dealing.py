@@ -10,13 +10,13 @@ from typing import Any
 
 import discord
 
-from pyramide import Game, InvalidCode, Rules
+from pyramide import Game
 from pyramide.i18n import t
 from pyramide_discord import controls, presenter
 from pyramide_discord.failures import DISCORD_ERRORS, describe_failure, log_refusal, lost
-from pyramide_discord.finders import Finder, options, winnable_game
-from pyramide_discord.words import code_problem, mention, rules_words
-from pyramide_service import admission
+from pyramide_discord.finders import rated_finder, winnable_game
+from pyramide_discord.words import mention, rules_words
+from pyramide_service import admission, inputs
 from pyramide_service.admission import AskFirst, Refused, Replacing
 from pyramide_service.opening import Deal, Dealt, Here, InThread, NoThread, NotPosted, Opened, Where, open_free_deal
 from pyramide_service.solving import SolverBusy
@@ -61,15 +61,15 @@ async def start_game(
             status.append(t(lang, "new.rules", rules=rules_words(game.rules, lang)))
         return status
 
-    table = AnswerBoards(answer, lines)
+    boards = AnswerBoards(answer, lines)
     where: Where = Here(place.channel_id)
     if thread is not None:
-        table.add_thread(thread)
+        boards.add_thread(thread)
         where = InThread(thread.id)
     user, bot = interaction.user, answer.bot
     deal = Deal(game, place.stats_id, user.id, user.display_name, lang)
     replacing = Replacing(user.id, interaction.permissions.manage_messages, replace_id)
-    opened = await open_free_deal(bot.admission, table, deal, where, replacing, changes=bot.changes)
+    opened = await open_free_deal(bot.admission, boards, deal, where, replacing, changes=bot.changes)
     if not isinstance(opened, Opened | NotPosted | NoThread):
         await refuse_deal(answer, opened, game, replace_id)
     elif isinstance(opened, NotPosted):
@@ -173,15 +173,12 @@ async def deal_again(answer: Answer, game_id: int, action: str) -> None:
 async def new_game(
     interaction: discord.Interaction,
     *,
-    code: str | None,
-    rules: dict[str, Any],
-    winnable: bool,
+    choice: inputs.FreeDeal,
     thread: bool | None = None,
-    finder: Finder | None = None,
     anyone: bool | None = None,
 ) -> None:
-    """/pyramide new: a random deal, the deal of a code, or a winnable deal (found by ``finder`` when
-    given, e.g. one of a difficulty); in a thread of its own with ``thread`` (or the server's setting),
+    """/pyramide new: a random deal, the deal of a code, or a winnable deal (one of a difficulty when
+    ``choice`` asks); in a thread of its own with ``thread`` (or the server's setting),
     so a busy channel stays free. Where no thread can be made (a DM, a group DM, a server without the
     bot) the game is dealt in place, with a note if one was asked."""
     async with answering(interaction) as answer:
@@ -189,12 +186,9 @@ async def new_game(
         where = answer.place
         # Outside servers nobody sets who may play: each /pyramide new does (only its starter by default).
         anyone = None if where is None or where.in_server else bool(anyone)
-        game: Game | None = None
+        game = choice.game
         notes: tuple[str, ...] = ()
-        if code:
-            game = await deal_of_code(answer, code, rules, lang)
-            if game is None:
-                return
+        finder = rated_finder(choice.tier) if choice.tier is not None else None
         if where is not None and not where.threads:
             if thread:
                 notes = (t(lang, "new.no_thread_here"),)
@@ -206,8 +200,8 @@ async def new_game(
             room = await open_thread(answer, lang)
             if room is None:
                 return
-        chosen = game.rules if game is not None else Rules().with_options(**options(rules))
-        if game is not None or not winnable:
+        chosen = choice.rules
+        if game is not None or not choice.winnable:
             await start_game(answer, game or Game.new(chosen), thread=room, notes=notes, anyone=anyone)
             return
         solver = answer.bot.solver
@@ -231,10 +225,8 @@ async def new_game(
 
 async def deal_of_code(answer: Answer, code: str, rules: dict[str, Any], lang: str) -> Game | None:
     """The deal of a pasted code under the rule options given, or ``None`` after saying what is wrong."""
-    try:
-        base = Game.from_code(code)
-    except InvalidCode as error:
-        problem = code_problem(error, lang)
-        await answer.say(t(lang, "error.invalid_code", code=code.strip()[:60], problem=problem))
-        return None
-    return Game(base.deal, base.rules.with_options(**options(rules)))
+    choice = inputs.free_deal(rules, code, None, False)
+    if isinstance(choice, inputs.FreeDeal):
+        return choice.game
+    await answer.say(presenter.free_deal_refusal(choice, lang))
+    return None

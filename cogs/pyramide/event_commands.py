@@ -13,9 +13,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands, tasks
 
-from pyramide import Rules
-from pyramide.i18n import t
-from pyramide_discord import controls, finders
+from pyramide_discord import controls, finders, presenter
 from pyramide_discord.host import DynamicButton, Host
 from pyramide_service import inputs
 from pyramide_service.changes import Change, EventFinal, GameChanged
@@ -146,14 +144,13 @@ class EventAdminCommands(app_commands.Group):
         # Every value checked before any permission, lookup or search (the deal count sizes the search).
         hours = inputs.event_terms(name, deals, duration)
         given = inputs.rule_options(strict, passes, draw_with_waste, card_with_cover)
-        tier = inputs.tier(difficulty)
-        rules = Rules().with_options(**finders.options(given))
-        if tier is not None and not rules.is_default:
+        choice = inputs.free_deal(given, None, inputs.tier(difficulty), False)  # (each deal found as a free one)
+        if not isinstance(choice, inputs.FreeDeal):
             async with answering(interaction) as answer:
-                await answer.say(t(answer.lang, "error.difficulty_rules"))
+                await answer.say(presenter.free_deal_refusal(choice, answer.lang))
             return
-        finder = finders.rated_finder(tier) if tier is not None else None
-        await events.start_event(interaction, name, deals, hours, rules, difficulty, finder)
+        finder = finders.rated_finder(choice.tier) if choice.tier is not None else None
+        await events.start_event(interaction, name, deals, hours, choice.rules, difficulty, finder)
 
     @app_commands.command(name="end", description=text("cmd.event.end"))
     @app_commands.rename(event=text("opt.event"))

@@ -18,8 +18,9 @@ from pyramide_discord.failures import DISCORD_ERRORS, log_refusal, lost
 from pyramide_discord.finders import Finder, winnable_game
 from pyramide_discord.host import Host
 from pyramide_service import EventRecord, EventStart
+from pyramide_service.event_open import AllPlayed, DealWaiting, NextDealt, TakenMeanwhile
 from pyramide_service.events import MAX_NAME, MAX_RUNNING, deal_key, rank_of
-from pyramide_service.opening import AttemptTaken, Deal, Dealt, EntryTaken, EventClosed, Here, InThread, open_deal
+from pyramide_service.opening import Dealt, EventClosed, Here, InThread, Player
 from pyramide_service.solving import SolverService
 
 from ..answer import Answer, answering
@@ -154,28 +155,12 @@ async def chosen_event(answer: Answer, event_id: int | None) -> EventRecord | No
 async def play_event(interaction: discord.Interaction, event_id: int | None = None) -> None:
     """The player's next unplayed deal of an event: one counted attempt, timed from the deal."""
     async with answering(interaction) as answer:
-        lang, bot = answer.lang, answer.bot
         if await refused_here(answer):
             return
         event = await chosen_event(answer, event_id)
         if event is None:
             return
-        if not event.running or event.ends_at <= bot.clock():
-            await answer.say(t(lang, "event.over", name=event.name))
-            return
-        entries = await bot.events.event_entries(event.id, interaction.user.id)
-        waiting = next((e for e in entries if e.status is None), None)
-        if waiting is not None:
-            record = await bot.manager.record(waiting.game_id)
-            where = f"<#{record.channel_id}>" if record is not None else "—"
-            await answer.say(t(lang, "event.waiting", number=waiting.position + 1, thread=where))
-            return
-        played = {e.position for e in entries}
-        position = next((i for i in range(len(event.codes)) if i not in played), None)
-        if position is None:
-            await answer.say(await done_words(bot, event, interaction.user.id, lang))
-            return
-        await deal_event(answer, event, position)
+        await deal_event(answer, event)
 
 
 async def done_words(bot: Host, event: EventRecord, player: int, lang: str) -> str:
@@ -195,7 +180,8 @@ async def done_words(bot: Host, event: EventRecord, player: int, lang: str) -> s
     )
 
 
-async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
+async def deal_event(answer: Answer, event: EventRecord) -> None:
+    """The player's next deal of ``event`` (``EventDeals.open_next``), worded."""
     interaction = answer.interaction
     lang, bot, place = answer.lang, answer.bot, answer.place
     assert place is not None
@@ -203,42 +189,43 @@ async def deal_event(answer: Answer, event: EventRecord, position: int) -> None:
     if await refuses_a_thread(answer, in_place):
         return
     await answer.defer()
-    number, deals = position + 1, len(event.codes)
-    deal = Deal(
-        Game.from_code(event.codes[position]),
-        place.stats_id,
-        interaction.user.id,
-        interaction.user.display_name,
-        lang,
-        event=(event.id, position),
-    )
+    deals = len(event.codes)
 
-    async def title(dealt: Dealt) -> list[str]:
-        return [t(lang, "event.deal_title", name=event.name, number=number, deals=deals)]
+    def boards_for(position: int) -> AnswerBoards:
+        number = position + 1
 
-    table = AnswerBoards(
-        answer,
-        title,
-        thread_name=lambda player: t(
-            lang, "event.thread", name=event.name, number=number, player=player.display_name
-        ),
-        note=t(lang, "event.ready_here", number=number, deals=deals),
-    )
+        async def title(dealt: Dealt) -> list[str]:
+            return [t(lang, "event.deal_title", name=event.name, number=number, deals=deals)]
+
+        return AnswerBoards(
+            answer,
+            title,
+            thread_name=lambda player: t(
+                lang, "event.thread", name=event.name, number=number, player=player.display_name
+            ),
+            note=t(lang, "event.ready_here", number=number, deals=deals),
+        )
+
     where = Here(place.channel_id) if in_place else InThread()
-    opened = await open_deal(bot.manager, table, deal, where, changes=bot.changes)
-    if isinstance(opened, EntryTaken):  # the same player opened it at the same moment elsewhere
-        await answer.say(t(lang, "event.taken", number=number))
-        return
-    if isinstance(opened, EventClosed):
-        await answer.say(t(lang, "event.over", name=event.name))
-        return
-    assert not isinstance(opened, AttemptTaken)  # (the daily's refusal: no daily here)
-    busy = t(lang, "event.busy_here")
+    player = Player(interaction.user.id, interaction.user.display_name, place.stats_id, lang)
+    match await bot.event_deals.open_next(event, player, boards_for, where):
+        case EventClosed():
+            await answer.say(t(lang, "event.over", name=event.name))
+        case DealWaiting(entry, channel_id):
+            there = f"<#{channel_id}>" if channel_id is not None else "—"
+            await answer.say(t(lang, "event.waiting", number=entry.position + 1, thread=there))
+        case AllPlayed():
+            await answer.say(await done_words(bot, event, interaction.user.id, lang))
+        case TakenMeanwhile(position):  # the same player opened it at the same moment elsewhere
+            await answer.say(t(lang, "event.taken", number=position + 1))
+        case NextDealt(position, opened):
+            number = position + 1
 
-    def ready(channel_id: int) -> str:
-        return t(lang, "event.ready", number=number, deals=deals, thread=f"<#{channel_id}>")
+            def ready(channel_id: int) -> str:
+                return t(lang, "event.ready", number=number, deals=deals, thread=f"<#{channel_id}>")
 
-    await answer_attempt(answer, opened, in_answer=in_place, busy=busy, ready=ready)
+            busy = t(lang, "event.busy_here")
+            await answer_attempt(answer, opened, in_answer=in_place, busy=busy, ready=ready)
 
 
 # ------------------------------------------------------------------------------ looking and ending

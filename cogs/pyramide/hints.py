@@ -4,7 +4,9 @@ moves go on), answered inside it again only if the board is still where the hint
 from __future__ import annotations
 
 from pyramide.i18n import t
+from pyramide_discord import presenter
 from pyramide_discord.presenter import hint_words
+from pyramide_discord.words import mention
 from pyramide_service.outcomes import Hinted, MovedOn
 
 from ..answer import Answer
@@ -25,8 +27,7 @@ async def show_hint(answer: Answer, lang: str, *, game_id: int | None = None, ve
                 status, highlight, dead = hint_words(suggestion, snapshot, lang)
                 await show(answer, live, lang, status, edit=edit, highlight=highlight, game=snapshot, dead=dead)
             case MovedOn(live, snapshot) if live is not None:
-                await show(answer, live, lang, [t(lang, "hint.moved_on")], edit=edit, game=snapshot)
-            case MovedOn():
-                await answer.say(t(lang, "hint.moved_on"))
+                words = presenter.unplayed(outcome, lang, mention, face="board")
+                await show(answer, live, lang, words, edit=edit, game=snapshot)
             case _:
                 await refused(answer, outcome, lang)

@@ -20,11 +20,11 @@ from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide.labels import format_duration
 from pyramide.rules import Rules
-from pyramide_discord import controls, finders, presenter
+from pyramide_discord import controls, presenter
 from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
 from pyramide_discord.host import Host
 from pyramide_discord.words import mention
-from pyramide_service import PLAYING, STUCK, WON, GameRecord, RaceRecord
+from pyramide_service import PLAYING, STUCK, WON, GameRecord, RaceRecord, inputs
 from pyramide_service import outcomes as out
 from pyramide_service.changes import Change, GameChanged
 from pyramide_service.opening import Deal, Dealt, NotPosted, RaceOpened, open_race
@@ -221,7 +221,7 @@ async def start_race(
                 return
             game = found
         else:
-            game = Game.new(Rules().with_options(**finders.options(rules)))
+            game = Game.new(Rules().with_options(**inputs.rules_of(rules)))
         peek = await answer.bot.admission.peeks(game, interaction.user.id)
         if peek is not None:
             await dealing.refuse_deal(answer, peek, game, None)
@@ -229,22 +229,22 @@ async def start_race(
         answer.private = False
         await answer.defer()
         players = (interaction.user, opponent)
-        table = RaceBoards(answer, scoreboards, players)
+        boards = RaceBoards(answer, scoreboards, players)
         deals = [
             Deal(game.copy(), interaction.guild_id, player.id, player.display_name, lang) for player in players
         ]
         try:
-            opened = await open_race(bot.manager, table, deals, channel.id, changes=bot.changes)
+            opened = await open_race(bot.manager, boards, deals, channel.id, changes=bot.changes)
         except Exception:
             # Whatever failed, nothing of the race stayed half-made: its games, threads and scoreboard went.
             # The failure itself is logged by ``answering`` (a refusal at error level).
-            table.forget()
+            boards.forget()
             raise
         if isinstance(opened, NotPosted) and not isinstance(opened.error, DISCORD_ERRORS):
-            table.forget()
+            boards.forget()
             raise opened.error
         if not isinstance(opened, RaceOpened):
-            table.forget()
+            boards.forget()
             log.warning("race not started: a thread could not be made or its board posted")
             await answer.say(t(lang, "error.thread_permission", permission="Create Private Threads"))
             return

@@ -5,11 +5,9 @@ lock, so answers leave in the order the moves were made."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import assert_never
 
 from pyramide import Game
 from pyramide import effects as ev
-from pyramide.i18n import describe, t
 from pyramide_discord import presenter
 from pyramide_discord.words import ending_lines, mention
 from pyramide_service import outcomes as out
@@ -18,15 +16,7 @@ from pyramide_service.play import Press, Slow
 from ..answer import Answer
 from .board import post_board, show, update_board
 
-QUIET_EVENTS = (
-    ev.Blocked,
-    ev.NotInPlay,
-    ev.UnknownCard,
-    ev.NothingToDo,
-    ev.NothingToUndo,
-    ev.NoPassesLeft,
-    ev.GameOver,
-)
+
 def press_of(answer: Answer, game_id: int | None = None, version: int | None = None) -> Press:
     """The press as the application takes it: ids and values (a button's game, version and message)."""
     interaction = answer.interaction
@@ -54,26 +44,21 @@ def slow(answer: Answer) -> Slow:
     return acknowledge
 
 
-async def refused(answer: Answer, outcome: out.Unplayed | out.MayNotEnd | out.Busy, lang: str) -> None:
-    """Answer an outcome that played nothing (stale, not yours, a board drawn again...)."""
+async def refused(answer: Answer, outcome: presenter.NotPlayed, lang: str) -> None:
+    """Answer an outcome that played nothing (stale, not yours, a board drawn again...), in the presenter's
+    words: privately, or on the board drawn again where the game is known."""
+    place = answer.place
+    words = presenter.unplayed(outcome, lang, mention, face="board", threads=place is None or place.threads)
     match outcome:
-        case out.NoGameHere() | out.Broken() | out.Stale() | out.Busy():
-            await answer.say(presenter.refusal(outcome, lang))
         case out.Redrawn(live, snapshot):
-            await update_board(answer, live, lang, [t(lang, "board.refreshed")], game=snapshot)
+            await update_board(answer, live, lang, words, game=snapshot)
         case out.ShownFinished(live, snapshot, ending):
-            await update_board(answer, live, lang, ending_lines(ending, lang), game=snapshot, ending=ending)
+            await update_board(answer, live, lang, words, game=snapshot, ending=ending)
         case out.ClosedAtLoad(live, snapshot, ending):
             answer.private = False  # the game's ending, with what it unlocked, as its lost answer would have been
-            await post_board(answer, live, lang, ending_lines(ending, lang), game=snapshot, ending=ending)
-        case out.NotYours(live):
-            place = answer.place
-            key = "error.not_your_game" if place is None or place.threads else "error.not_your_game_here"
-            await answer.say(t(lang, key, owner=mention(live.record.owner_id)))
-        case out.MayNotEnd(live):
-            await answer.say(presenter.not_allowed(mention(live.record.owner_id), lang))
+            await post_board(answer, live, lang, words, game=snapshot, ending=ending)
         case _:
-            assert_never(outcome)
+            await answer.say("\n".join(words))
 
 
 async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Effect], *, edit: bool) -> None:
@@ -83,19 +68,13 @@ async def play(answer: Answer, press: Press, action: Callable[[Game], ev.Effect]
         if not isinstance(outcome, out.Played):
             await refused(answer, outcome, lang)
             return
-        event, settings = outcome.effect, outcome.settings
-        quiet = not edit and isinstance(event, QUIET_EVENTS)
+        quiet = not edit and presenter.quiet(outcome.effect)
         answer.private = quiet
         if quiet and answer.deferred_private is not False:
             # Nothing on the board changed: answer the typed command privately, keep the channel quiet.
-            if isinstance(event, ev.Blocked) and not settings.error_help:
-                await answer.say(t(lang, "effect.blocked_quiet"))
-            else:
-                await answer.say(describe(event, lang, True))
+            await answer.say(presenter.quiet_words(outcome, lang))
             return
-        status = [describe(event, lang, settings.error_help or quiet)]
-        if outcome.ending is not None:
-            status.extend(ending_lines(outcome.ending, lang))
+        status = presenter.played_lines(outcome, lang, explained=quiet)
         await show(answer, outcome.live, lang, status, edit=edit, game=outcome.snapshot, ending=outcome.ending)
 
 

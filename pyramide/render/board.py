@@ -16,7 +16,7 @@ from typing import TypedDict, Unpack
 from PIL import Image, ImageDraw
 
 from ..bounded import LRU
-from ..effects import Outcome, Spot
+from ..effects import GameResult, Spot
 from ..game import PYRAMID_SIZE, STOCK, UNDER, WASTE, Game
 from ..labels import Labels, format_duration
 from ..style import DEFAULT, Style
@@ -316,13 +316,13 @@ def _compose(
     _waste(image, game, labels, highlight, style)
     _footer(image, game, labels, now, code or game.code, style)
     if game.outcome is not None:
-        _banner(image, labels.won if game.outcome is Outcome.WON else labels.stuck, game.outcome, style)
+        _banner(image, labels.won if game.outcome is GameResult.WON else labels.stuck, game.outcome, style)
     elif banner:
         _banner(image, banner, None, style)
     return image
 
 
-def _banner(image: Image.Image, text: str, outcome: Outcome | None, style: Style) -> None:
+def _banner(image: Image.Image, text: str, outcome: GameResult | None, style: Style) -> None:
     """A dark band across the board with the result (only on finished boards, so drawn each time)."""
     box = (1, BANNER_TOP, WIDTH + 1, BANNER_BOTTOM)  # on the canvas, past the filter column
     band = Image.blend(image.crop(box).convert("RGB"), Image.new("RGB", (WIDTH, BANNER_BOTTOM - BANNER_TOP)), 170 / 255)
@@ -331,7 +331,7 @@ def _banner(image: Image.Image, text: str, outcome: Outcome | None, style: Style
     while font.getlength(text) > WIDTH - 60 and size > 18:
         size -= 3
         font = load_font(size)
-    colour = GOLD if outcome is Outcome.WON else WHITE
+    colour = GOLD if outcome is GameResult.WON else WHITE
     ImageDraw.Draw(band).text((WIDTH // 2, band.height // 2), text, font=font, fill=colour, anchor="mm")
     image.paste(sprites(style).to_palette(band), box[:2])
 

@@ -14,17 +14,17 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from pyramide import Game, InvalidCode, Rules
+from pyramide import Game
 from pyramide.difficulty import Tier
 from pyramide.i18n import t
 from pyramide.rules import TooManyPasses
 from pyramide_discord import presenter
 from pyramide_discord.board import drawn_board
 from pyramide_discord.failures import DISCORD_ERRORS, log_refusal, lost
-from pyramide_discord.finders import options as rule_options
 from pyramide_discord.finders import rated_finder, winnable_game
 from pyramide_discord.host import Host
-from pyramide_discord.words import code_problem, rules_words
+from pyramide_discord.words import rules_words
+from pyramide_service import inputs
 from pyramide_service.admission import AskFirst, PromptUsed, Refused, Replacing, deal_again
 from pyramide_service.opening import Deal, Dealt, Here, NoThread, NotPosted, Opened, open_free_deal
 from pyramide_service.solving import SolverBusy
@@ -118,33 +118,29 @@ class Dealer:
         return Reply(words)
 
     async def _chosen(self, choice: dict[str, Any], lang: str) -> Chosen | Reply:
-        """``/pyramide new``'s options: the rules, a code, a difficulty or a winnable deal."""
+        """``/pyramide new``'s options: the rules, a code, a difficulty or a winnable deal, as the
+        application reads them (``inputs.free_deal``)."""
+        given: dict[str, Any] = {k: choice[k] for k in RULE_SWITCHES if isinstance(choice.get(k), bool)}
+        if isinstance(choice.get("pass_limit"), int):
+            given["pass_limit"] = choice["pass_limit"]
+        code = choice["code"] if isinstance(choice.get("code"), str) else None
+        difficulty = choice.get("difficulty")
+        if difficulty is not None and difficulty not in {tier.value for tier in Tier}:
+            return Reply([t(lang, "effect.nothing_to_do")])
+        tier = Tier(difficulty) if difficulty is not None else None
         try:
-            given: dict[str, Any] = {k: choice[k] for k in RULE_SWITCHES if isinstance(choice.get(k), bool)}
-            if isinstance(choice.get("pass_limit"), int):
-                given["pass_limit"] = choice["pass_limit"]
-            rules = Rules().with_options(**rule_options(given))
+            asked = inputs.free_deal(given, code, tier, choice.get("winnable") is True)
         except TooManyPasses:
             return Reply([t(lang, "effect.nothing_to_do")])
-        code = choice.get("code")
-        code = code.strip() if isinstance(code, str) else ""
-        difficulty = choice.get("difficulty")
-        if difficulty is not None:
-            if difficulty not in {tier.value for tier in Tier}:
-                return Reply([t(lang, "effect.nothing_to_do")])
-            if code or not rules.is_default:
-                return Reply([t(lang, "error.difficulty_code" if code else "error.difficulty_rules")])
-        if code:
-            try:
-                base = Game.from_code(code[:200])
-            except InvalidCode as error:
-                return Reply([t(lang, "error.invalid_code", code=code[:60], problem=code_problem(error, lang))])
-            return Game(base.deal, base.rules.with_options(**rule_options(given))), ()
+        if not isinstance(asked, inputs.FreeDeal):
+            return Reply([presenter.free_deal_refusal(asked, lang)])
+        if asked.game is not None:
+            return asked.game, ()
         try:
-            if difficulty is not None:
-                return await rated_finder(Tier(difficulty))(self.bot.solver, rules, lang)
-            if choice.get("winnable") is True:
-                return await winnable_game(self.bot.solver, rules, lang)
+            if asked.tier is not None:
+                return await rated_finder(asked.tier)(self.bot.solver, asked.rules, lang)
+            if asked.winnable:
+                return await winnable_game(self.bot.solver, asked.rules, lang)
         except SolverBusy:
             return Reply([t(lang, "error.solver_busy")])
-        return Game.new(rules), ()
+        return Game.new(asked.rules), ()

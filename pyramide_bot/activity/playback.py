@@ -4,8 +4,9 @@ line is found in the solver service's animation worker (as the board's picture i
 limit); the positions are the board animation's frames (``pyramide.replay``), each sent as card indexes,
 with one table of the deal's cards in the player's language.
 
-The same rules as the board's buttons: a finished game of this channel only, not today's daily deal
-until the day is over, not an event's deal (its code is revealed with the event's results)."""
+The same rules as the board's buttons, asked of the application (``Admission.may_play_back``): a finished
+game of this channel only, not an event's deal (its code is revealed with the event's results), not today's
+daily deal until the day is over."""
 
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from pyramide import UNDER, WASTE, Card, Game, Move
 from pyramide.bounded import LRU
 from pyramide.i18n import card_name, card_spoken, t
 from pyramide.replay import Frame, action_frames, line_frames, winning_line
+from pyramide_discord import presenter
 from pyramide_discord.finders import LINE_SECONDS
 from pyramide_discord.host import Host
-from pyramide_service import PLAYING
+from pyramide_service.finished import NotOfHere
 from pyramide_service.solving import SolverBusy, wait_nodes
 
 from .presses import Reply
@@ -35,16 +37,12 @@ class Playbacks:
 
     async def show(self, session: Session, kind: str, game_id: int, lang: str) -> Reply:
         bot = self.bot
-        record = await bot.manager.record(game_id)
-        if kind not in KINDS or record is None or record.channel_id != session.channel_id:
-            return Reply([t(lang, "error.stale_board")], stale=True)
-        if record.status == PLAYING:
-            return Reply([t(lang, "anim.not_finished")])
-        if record.event_id is not None:
-            return Reply([t(lang, "event.code_hidden")])
+        record = await bot.manager.record(game_id) if kind in KINDS else None
         try:
-            if await bot.admission.is_todays(Game.from_code(record.code)):
-                return Reply([t(lang, "anim.daily_wait")])
+            refused = await bot.admission.may_play_back(record, session.channel_id)
+            if refused is not None:
+                return Reply([presenter.playback_refusal(refused, lang)], stale=isinstance(refused, NotOfHere))
+            assert record is not None
             # (a replay grows with the game's actions, up to the cap: its frames are worked out off the event loop)
             if kind == "mine":
                 frames = await asyncio.to_thread(action_frames, Game.from_code(record.code), record.actions)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyramide import STOCK, UNDER, WASTE, Card, Game
-from pyramide.effects import Outcome
+from pyramide.effects import GameResult
 from pyramide.i18n import card_name, card_spoken, t
 from pyramide_discord.board import shown_code
 from pyramide_service import PLAYING, STUCK, WON
@@ -105,7 +105,7 @@ def game_view(live: Live, game: Game, lang: str, now: float) -> dict[str, Any]:
     finished = game.is_over or record.status != PLAYING
     status = record.status
     if status == PLAYING and game.is_over:  # the last move, before the record is closed
-        status = WON if game.outcome is Outcome.WON else STUCK
+        status = WON if game.outcome is GameResult.WON else STUCK
     selected = game.selected
     return {
         "id": record.id,

@@ -14,14 +14,13 @@ import asyncio
 import dataclasses
 import logging
 from dataclasses import dataclass, field
-from typing import Any, assert_never
+from typing import Any
 
 import discord
 
 from pyramide import Game
-from pyramide import effects as ev
 from pyramide.bounded import LRU
-from pyramide.i18n import card_spoken, describe, language_for, t
+from pyramide.i18n import card_spoken, language_for, t
 from pyramide_discord import presenter
 from pyramide_discord.board import drawn_board
 from pyramide_discord.failures import DISCORD_ERRORS, log_refusal
@@ -30,6 +29,7 @@ from pyramide_discord.words import ending_lines
 from pyramide_service import PLAYING, WON
 from pyramide_service import outcomes as out
 from pyramide_service.ending import Ending
+from pyramide_service.finished import offers as finished_offers
 from pyramide_service.manager import Live
 from pyramide_service.play import Press
 from pyramide_service.server_settings import settings_key
@@ -99,10 +99,8 @@ class PagePresses:
         (the deal known winnable), a replay (some move made), the counted daily's share line (an event's
         deal offers none of them: its code is revealed with the event's results)."""
         ending = await self.ended(live, lang)
-        record = live.record
-        event = record.event_id is not None
-        offers = {"line": ending.winnable and not event, "replay": bool(record.actions) and not event}
-        return ending_lines(ending, lang), {**offers, "share": ending.share}
+        offered = finished_offers(live.record, ending.winnable)
+        return ending_lines(ending, lang), {"line": offered.line, "replay": offered.replay, "share": ending.share}
 
     async def ended(self, live: Live, lang: str) -> Ending:
         """How the finished game ended: as its press worked it out, else read back (``Plays.read_back``)."""
@@ -133,19 +131,10 @@ class PagePresses:
         live_id = self._last.get(session.channel_id)
         return Press(session.channel_id, session.user_id, lang, game_id=live_id, version=version)
 
-    def _refusal(self, outcome: out.Unplayed | out.Busy | out.MovedOn, lang: str) -> Reply:
+    def _refusal(self, outcome: presenter.NotPlayed, lang: str) -> Reply:
         """A press that played nothing, in words (the page is sent the position as it is now either way)."""
-        match outcome:
-            case out.NoGameHere() | out.Broken() | out.Stale():
-                return Reply([presenter.refusal(outcome, lang)], stale=True)
-            case out.Busy():
-                return Reply([presenter.refusal(outcome, lang)])
-            case out.NotYours():
-                return Reply([t(lang, "activity.watching")])
-            case out.Redrawn() | out.MovedOn() | out.ShownFinished() | out.ClosedAtLoad():
-                return Reply([t(lang, "error.stale_board")], stale=True)
-            case _:
-                assert_never(outcome)
+        words = presenter.unplayed(outcome, lang, lambda player: self.name(player, lang), face="page")
+        return Reply(words, stale=not isinstance(outcome, out.Busy | out.NotYours | out.MayNotEnd))
 
     async def move(self, session: Session, action: str, version: int, lang: str) -> Reply:
         """Tap a spot (``0``-``27``, ``waste``, ``under``, ``stock``) or undo, on the position ``version``."""
@@ -156,13 +145,14 @@ class PagePresses:
         async with self.bot.plays.play(self._press(session, version, lang), move) as outcome:
             if not isinstance(outcome, out.Played):
                 return self._refusal(outcome, lang)
-            live, settings, event = outcome.live, outcome.settings, outcome.effect
+            live = outcome.live
             if outcome.ending is not None:
                 self._endings.put(live.record.id, outcome.ending)
-            words = [describe(event, lang, settings.error_help or _quiet(event), card_spoken)]  # (the page speaks them)
-            board_lang = language_for(live.record.locale)
-            self.edits.want(session.channel_id, [describe(event, board_lang, settings.error_help)])
-        return Reply([w for w in words if w])
+            # Said to its player alone, in full, in the words the page speaks; the page shows a game's end itself.
+            words = presenter.played_lines(outcome, lang, explained=True, ending=False, name=card_spoken)
+            board_lang = language_for(live.record.locale)  # (the board adds the ending as it is drawn)
+            self.edits.want(session.channel_id, presenter.played_lines(outcome, board_lang, ending=False))
+        return Reply(words)
 
     async def hint(self, session: Session, version: int, lang: str) -> Reply:
         async with self.bot.plays.hint(self._press(session, version, lang)) as outcome:
@@ -179,8 +169,6 @@ class PagePresses:
                 case out.Ended(live, ending):
                     self._endings.put(live.record.id, ending)
                     self.edits.want(session.channel_id, [])  # (a finished board's lines are its ending's)
-                case out.MayNotEnd(live):
-                    return Reply([presenter.not_allowed(self.name(live.record.owner_id, lang), lang)])
                 case _:
                     return self._refusal(outcome, lang)
         return Reply()
@@ -206,7 +194,3 @@ class PagePresses:
             except DISCORD_ERRORS as error:
                 log_refusal(f"board of game {live.record.id} edited for the Activity", error)
 
-
-def _quiet(event: object) -> bool:
-    """A move that changed nothing is explained in full to the page that made it."""
-    return isinstance(event, ev.Blocked | ev.SumNot13)
