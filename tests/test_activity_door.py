@@ -2,7 +2,7 @@
 against a Discord as strict as Discord, 429 and Retry-After included), each bound with the number the test
 sets in ``Limits`` (docs/activity.md lists the production ones): bounded work, bounded connections, a
 sign-in that cannot be turned against the bot, sessions that end, every message checked, every viewer
-served on its own, the headers, costly actions limited, a locked database answered "busy"."""
+served on its own, the headers, costly actions limited (a locked database: test_activity_busy.py)."""
 
 from __future__ import annotations
 
@@ -21,12 +21,9 @@ from pyramide.i18n import t
 from pyramide_bot.activity import Limits
 from pyramide_service.play import Press
 from tests.support import discord_internals as internals
-from tests.support.activity_door import WAIT, Door, answer, closed, received, stalled_socket
-from tests.support.activity_edge import ActivityEdge, serve_activity
+from tests.support.activity_door import WAIT, Door, answer, closed, door_of, received, stalled_socket
 from tests.support.database_dump import changed, dump
-from tests.support.database_locks import write_lock_held
 from tests.support.deals import kings_and_pairs
-from tests.support.fake_activity import ActivityDiscord
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, user_payload
 from tests.support.manager_turns import deal
 
@@ -60,20 +57,14 @@ async def harness(tmp_path_factory: pytest.TempPathFactory, workers: Any) -> Asy
 async def door(harness: Harness) -> AsyncIterator[Door]:
     """A fresh Activity (its allowances full) on the module's bot, with the channel's game ended after."""
     h = harness
-    edge = await ActivityEdge(ActivityDiscord(instances=h.hub.activity_instances)).start()
-    edge.discord.clock = lambda: h.now[0]  # Discord's rate limits on the test's clock, as the bot's
-    activity = await serve_activity(h, edge, LIMITS)
-    client = aiohttp.ClientSession()
-    try:
-        yield Door(h, edge, activity, client)
-    finally:
-        await client.close()
-        await activity.close()
-        await edge.stop()
-        assert h.bot is not None
-        async with h.bot.plays.end(Press(CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
-            pass
-    assert edge.discord.invalid == [], edge.discord.invalid
+    async with door_of(h, LIMITS) as door:
+        try:
+            yield door
+        finally:
+            assert h.bot is not None
+            async with h.bot.plays.end(Press(CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
+                pass
+    assert door.discord.invalid == [], door.discord.invalid
 
 
 # ---------------------------------------------------------------------------------------------- sign-in
@@ -294,19 +285,6 @@ async def test_hints_deals_and_replays_are_limited_per_player(door: Door) -> Non
     replay = {"t": "mine", "game": live.record.id}  # the replaced game, finished
     assert (await answer(ws, replay))["words"] != [t("en", "activity.slow_down", seconds=60)]
     assert (await answer(ws, replay))["words"] == [t("en", "activity.slow_down", seconds=60)]
-    await ws.close()
-
-
-async def test_a_locked_database_answers_busy_and_keeps_the_socket(door: Door) -> None:
-    h = door.h
-    assert h.bot is not None
-    ws = await door.dealt()
-    async with write_lock_held(h) as stall:
-        await stall()
-        state = await answer(ws, {"t": "tap", "spot": "21", "version": 0})
-        assert state["words"] == [t("en", "error.storage_busy")]
-    state = await answer(ws, {"t": "tap", "spot": "21", "version": 0})  # the same socket, once it is free
-    assert state["game"]["pyramid"][21] is None
     await ws.close()
 
 

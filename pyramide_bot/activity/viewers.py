@@ -15,6 +15,8 @@ from typing import Any
 
 from aiohttp import web
 
+from pyramide_service import StorageUnavailable
+
 from .position import game_view
 from .presses import PagePresses, Reply
 from .sessions import Session
@@ -34,6 +36,7 @@ class Viewer:
     refused: bool = False  # its right to play was withdrawn: nothing more it asks is acted on
     outbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     writer: asyncio.Task[None] | None = None
+    shown: dict[str, Any] | None = None  # the last position it was sent (to say "busy" over, when unread)
     transport: Any = None  # (cut when even the closing handshake cannot be written)
 
 
@@ -107,6 +110,8 @@ class Viewers:
             self._again.discard(channel_id)
             try:
                 await self.send(channel_id)
+            except StorageUnavailable as error:  # (their pages keep what they show; the next change tells them)
+                log.info("the position of channel %s not sent to its pages: %s", channel_id, type(error).__name__)
             except Exception:
                 log.exception("could not send the position of channel %s to its pages", channel_id)
             if channel_id not in self._again:
@@ -148,7 +153,14 @@ class Viewers:
         return sorted(seen.values(), key=lambda p: (not p["plays"], p["name"]))
 
     async def _send(self, viewer: Viewer, message: dict[str, Any]) -> None:
+        viewer.shown = {key: message[key] for key in ("t", "game", "ending", "players", "you")}
         self.post(viewer, json.dumps(message, ensure_ascii=False))
+
+    def busy(self, viewer: Viewer, words: str) -> None:
+        """The position could not be read (the database is busy): the page is sent what it shows already,
+        with ``words`` (nothing is lost; the next change or message sends the position again)."""
+        shown = viewer.shown or {"t": "state", "game": None, "ending": [], "players": [], "you": {"plays": False}}
+        self.post(viewer, json.dumps({**shown, "words": [words], "highlight": [], "ask": None}, ensure_ascii=False))
 
     def post(self, viewer: Viewer, text: str) -> None:
         """Put ``text`` in the page's outbox; a page with ``backlog`` messages unread already is dropped."""
