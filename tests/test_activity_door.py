@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -302,12 +303,26 @@ async def test_a_stalled_reader_is_dropped_and_never_holds_up_the_others(door: D
                 break
             await asyncio.sleep(0)
         assert server.viewers.dropped == 1
+        assert len(server.viewers.closing) == 1  # its close is kept (and watched) until it ends
         got = 0
         while got < 10:  # the reading page was sent every change meanwhile
             got += (await received(reader))["t"] == "state"
+        await asyncio.wait_for(server.viewers.closing.wait(), WAIT)  # the peer that reads nothing is cut
+        await _cut(stalled)
     finally:
         stalled.close()
         await reader.close()
+
+
+async def _cut(raw: socket.socket) -> None:
+    """Until the server cuts the connection (what it sent before drains first, then the end or a reset);
+    a connection still open ``WAIT`` seconds after its last byte fails the test."""
+    loop = asyncio.get_running_loop()
+    try:
+        while await asyncio.wait_for(loop.sock_recv(raw, 65536), WAIT):
+            pass
+    except ConnectionResetError:
+        pass
 
 
 # ---------------------------------------------------------------------------------------------- headers

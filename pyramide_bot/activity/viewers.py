@@ -16,6 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from pyramide_service import StorageUnavailable
+from pyramide_service.tasks import Supervised
 
 from .position import game_view
 from .presses import PagePresses, Reply
@@ -59,6 +60,7 @@ class Viewers:
         self._users: dict[int, set[Viewer]] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
+        self.closing = Supervised("activity pages")  # the closes of pages dropped (kept, a failure logged)
 
     def of(self, channel_id: int) -> set[Viewer]:
         return self._channels.get(channel_id, set())
@@ -170,7 +172,7 @@ class Viewers:
             viewer.refused = True
             self.dropped += 1
             log.info("an Activity page of channel %s read too slowly: dropped", viewer.session.channel_id)
-            asyncio.get_running_loop().create_task(close(viewer, CLOSE_SLOW, "too slow"))
+            self.closing.spawn(close(viewer, CLOSE_SLOW, "too slow"), f"drop a slow page of {viewer.session.user_id}")
             return
         viewer.outbox.put_nowait(text)
 
@@ -178,6 +180,7 @@ class Viewers:
         for task in list(self._tasks.values()):
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await self.closing.close(grace=CLOSE_WAIT)  # (each cuts its peer by then)
         for viewers in list(self._channels.values()):
             for viewer in list(viewers):
                 await close(viewer, 1001, "restarting")
