@@ -184,7 +184,38 @@ async def test_a_player_who_left_the_instance_is_refused_and_nothing_they_send_i
     again = await door.socket(token)
     assert (await closed(again))[0] == 4001  # the same token no longer opens a socket
     assert changed(before, await dump(h.db_path)) == {}
-    door.discord.by_channel[CHANNEL_ID]["users"].append(STRANGER)
+    users = door.discord.by_channel[CHANNEL_ID]["users"]
+    if STRANGER not in users:  # (Door.instance_id, asked for the second socket, joined them again)
+        users.append(STRANGER)
+
+
+async def test_a_failing_check_of_the_right_to_play_is_logged_once_and_the_checks_go_on(
+    door: Door, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = await door.playing(door.token(STRANGER, seconds=3600))
+    failures = 0
+
+    async def failing(_instance_id: str) -> set[int] | None:  # (a fault no answer of Discord's makes)
+        nonlocal failures
+        failures += 1
+        raise RuntimeError("the instance look-up broke")
+
+    with caplog.at_level(logging.INFO):
+        monkeypatch.setattr(door.activity.server.rights.signin, "instance_users", failing)
+        async with asyncio.timeout(WAIT):
+            while failures < 3:  # checked again and again, each failing
+                await asyncio.sleep(LIMITS.recheck)
+        monkeypatch.undo()
+        users = door.discord.by_channel[CHANNEL_ID]["users"]
+        users.remove(STRANGER)  # then they leave the call
+        try:
+            code, _reason = await closed(ws)  # the next check, although the socket stays silent
+        finally:
+            users.append(STRANGER)
+    assert code == 4001 and "socket:left" in door.activity.server.refused
+    warned = [r for r in caplog.records if "right to play could not be checked" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].levelno == logging.WARNING and warned[0].exc_info is None
+    assert errors(caplog) == []
 
 
 def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
