@@ -1,5 +1,5 @@
-"""The Activity's door under load, against the real bot (tests/harness.py, a SQLite file) and the real
-Activity server, with Discord's side played by tests/fake_activity.py:
+"""The Activity's door under load, against the real bot (tests/support/harness.py, a SQLite file) and the real
+Activity server, with Discord's side played by tests/support/fake_activity.py:
 
 - the event loop's largest pause while the heaviest request runs: "Replay my game" (``mine``) of a
   finished game of N actions, N = the cap on a game's actions (2,000) and 10,000 (a game the cap no longer

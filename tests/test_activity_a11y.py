@@ -126,11 +126,15 @@ async def served(
 
 
 async def opened(
-    served: tuple[Harness, ActivityEdge, Any], locale: str, viewport: dict[str, int], **options: Any
+    served: tuple[Harness, ActivityEdge, Any],
+    locale: str,
+    viewport: dict[str, int],
+    game: Game | None = None,
+    **options: Any,
 ) -> Player:
     h, edge, browser = served
     await h.command("end")  # (whatever an earlier test left running)
-    await start(h, kings_and_pairs().code)
+    await start(h, (game or kings_and_pairs()).code)
     player = await open_channel_game(browser, edge, locale=locale, viewport=viewport, **options)
     await player.card(21).wait_for(timeout=WAIT)
     await page(player).evaluate(AXE.read_text(encoding="utf-8"))
@@ -298,3 +302,19 @@ async def reflowed(player: Player, what: str) -> None:
                 assert apart, (what, text, one, other)
     await frame.evaluate("() => { document.documentElement.style.fontSize = ''; }")
     await player.page.set_viewport_size(DESKTOP)
+
+
+@ASYNC
+async def test_the_card_under_the_waste_says_it_is_selected(served: tuple[Harness, ActivityEdge, Any]) -> None:
+    player = await opened(served, "en-US", PHONE, kings_and_pairs(Rules(draw_with_waste=True)))
+    await player.card(STOCK).click()
+    await player.frame.locator('#table [data-spot="waste"]:not([disabled])').wait_for(timeout=WAIT)
+    await player.card(STOCK).click()  # a waste of two: its top, and the card under it this variant plays
+    under = player.card(UNDER)
+    await under.wait_for(timeout=WAIT)
+    assert await under.get_attribute("aria-pressed") == "false"
+    await under.click()
+    await player.frame.locator('#table [data-spot="under"][aria-pressed="true"]').wait_for(timeout=WAIT)
+    assert await player.card(WASTE).get_attribute("aria-pressed") == "false"  # (the state, not only a colour)
+    assert await player.clean() == []
+    await player.close()

@@ -2,12 +2,13 @@
 against a Discord as strict as Discord, 429 and Retry-After included), each bound with the number the test
 sets in ``Limits`` (docs/activity.md lists the production ones): bounded work, bounded connections, a
 sign-in that cannot be turned against the bot, sessions that end, every message checked, every viewer
-served on its own, the headers, costly actions limited, a locked database answered "busy"."""
+served on its own, the headers, costly actions limited (a locked database: test_activity_busy.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,12 +22,9 @@ from pyramide.i18n import t
 from pyramide_bot.activity import Limits
 from pyramide_service.play import Press
 from tests.support import discord_internals as internals
-from tests.support.activity_door import WAIT, Door, answer, closed, received, stalled_socket
-from tests.support.activity_edge import ActivityEdge, serve_activity
+from tests.support.activity_door import WAIT, Door, answer, closed, door_of, received, stalled_socket
 from tests.support.database_dump import changed, dump
-from tests.support.database_locks import write_lock_held
 from tests.support.deals import kings_and_pairs
-from tests.support.fake_activity import ActivityDiscord
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, OWNER, STRANGER, Harness, user_payload
 from tests.support.manager_turns import deal
 
@@ -60,20 +58,14 @@ async def harness(tmp_path_factory: pytest.TempPathFactory, workers: Any) -> Asy
 async def door(harness: Harness) -> AsyncIterator[Door]:
     """A fresh Activity (its allowances full) on the module's bot, with the channel's game ended after."""
     h = harness
-    edge = await ActivityEdge(ActivityDiscord(instances=h.hub.activity_instances)).start()
-    edge.discord.clock = lambda: h.now[0]  # Discord's rate limits on the test's clock, as the bot's
-    activity = await serve_activity(h, edge, LIMITS)
-    client = aiohttp.ClientSession()
-    try:
-        yield Door(h, edge, activity, client)
-    finally:
-        await client.close()
-        await activity.close()
-        await edge.stop()
-        assert h.bot is not None
-        async with h.bot.plays.end(Press(CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
-            pass
-    assert edge.discord.invalid == [], edge.discord.invalid
+    async with door_of(h, LIMITS) as door:
+        try:
+            yield door
+        finally:
+            assert h.bot is not None
+            async with h.bot.plays.end(Press(CHANNEL_ID, OWNER, "en", manage_messages=True), checked=False):
+                pass
+    assert door.discord.invalid == [], door.discord.invalid
 
 
 # ---------------------------------------------------------------------------------------------- sign-in
@@ -192,7 +184,38 @@ async def test_a_player_who_left_the_instance_is_refused_and_nothing_they_send_i
     again = await door.socket(token)
     assert (await closed(again))[0] == 4001  # the same token no longer opens a socket
     assert changed(before, await dump(h.db_path)) == {}
-    door.discord.by_channel[CHANNEL_ID]["users"].append(STRANGER)
+    users = door.discord.by_channel[CHANNEL_ID]["users"]
+    if STRANGER not in users:  # (Door.instance_id, asked for the second socket, joined them again)
+        users.append(STRANGER)
+
+
+async def test_a_failing_check_of_the_right_to_play_is_logged_once_and_the_checks_go_on(
+    door: Door, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = await door.playing(door.token(STRANGER, seconds=3600))
+    failures = 0
+
+    async def failing(_instance_id: str) -> set[int] | None:  # (a fault no answer of Discord's makes)
+        nonlocal failures
+        failures += 1
+        raise RuntimeError("the instance look-up broke")
+
+    with caplog.at_level(logging.INFO):
+        monkeypatch.setattr(door.activity.server.rights.signin, "instance_users", failing)
+        async with asyncio.timeout(WAIT):
+            while failures < 3:  # checked again and again, each failing
+                await asyncio.sleep(LIMITS.recheck)
+        monkeypatch.undo()
+        users = door.discord.by_channel[CHANNEL_ID]["users"]
+        users.remove(STRANGER)  # then they leave the call
+        try:
+            code, _reason = await closed(ws)  # the next check, although the socket stays silent
+        finally:
+            users.append(STRANGER)
+    assert code == 4001 and "socket:left" in door.activity.server.refused
+    warned = [r for r in caplog.records if "right to play could not be checked" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].levelno == logging.WARNING and warned[0].exc_info is None
+    assert errors(caplog) == []
 
 
 def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -297,19 +320,6 @@ async def test_hints_deals_and_replays_are_limited_per_player(door: Door) -> Non
     await ws.close()
 
 
-async def test_a_locked_database_answers_busy_and_keeps_the_socket(door: Door) -> None:
-    h = door.h
-    assert h.bot is not None
-    ws = await door.dealt()
-    async with write_lock_held(h) as stall:
-        await stall()
-        state = await answer(ws, {"t": "tap", "spot": "21", "version": 0})
-        assert state["words"] == [t("en", "error.storage_busy")]
-    state = await answer(ws, {"t": "tap", "spot": "21", "version": 0})  # the same socket, once it is free
-    assert state["game"]["pyramid"][21] is None
-    await ws.close()
-
-
 # ---------------------------------------------------------------------------------------------- viewers
 async def test_a_stalled_reader_is_dropped_and_never_holds_up_the_others(door: Door) -> None:
     h = door.h
@@ -324,12 +334,26 @@ async def test_a_stalled_reader_is_dropped_and_never_holds_up_the_others(door: D
                 break
             await asyncio.sleep(0)
         assert server.viewers.dropped == 1
+        assert len(server.viewers.closing) == 1  # its close is kept (and watched) until it ends
         got = 0
         while got < 10:  # the reading page was sent every change meanwhile
             got += (await received(reader))["t"] == "state"
+        await asyncio.wait_for(server.viewers.closing.wait(), WAIT)  # the peer that reads nothing is cut
+        await _cut(stalled)
     finally:
         stalled.close()
         await reader.close()
+
+
+async def _cut(raw: socket.socket) -> None:
+    """Until the server cuts the connection (what it sent before drains first, then the end or a reset);
+    a connection still open ``WAIT`` seconds after its last byte fails the test."""
+    loop = asyncio.get_running_loop()
+    try:
+        while await asyncio.wait_for(loop.sock_recv(raw, 65536), WAIT):
+            pass
+    except ConnectionResetError:
+        pass
 
 
 # ---------------------------------------------------------------------------------------------- headers

@@ -1,5 +1,5 @@
 """The Activity's socket, spoken to as a page speaks to it (no browser: aiohttp's WebSocket client, with a
-session minted as the sign-in mints one), in front of the real bot on a real database (tests/harness.py).
+session minted as the sign-in mints one), in front of the real bot on a real database (tests/support/harness.py).
 
 A press that plays nothing (no game, a move another process stored first, the solver busy) is answered on
 the socket, which stays open: the page plays on. And a rule of the application is the board's and the

@@ -1,4 +1,4 @@
-"""The buttons' ids, built and read back in one module (cogs/pyramide/controls.py): each id a button is
+"""The buttons' ids, built and read back in one module (pyramide_discord/controls.py): each id a button is
 sent with is read back as what it was built from, and the ids of earlier versions, still on messages in
 Discord, keep working or are answered as out of date, never with an error."""
 

@@ -230,6 +230,7 @@ export class Table {
     if (game.under) {
       this.card(this.under, game.under, false, this.texts["activity.under_card"]);
       this.under.classList.toggle("lifted", game.selected === "under");
+      this.under.setAttribute("aria-pressed", game.selected === "under" ? "true" : "false");
     } else {
       this.under.hidden = true;
       delete this.under.dataset.card;

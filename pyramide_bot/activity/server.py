@@ -28,6 +28,7 @@ from pyramide.render.faces import face_png
 from pyramide.style import Style
 from pyramide_service import StorageUnavailable
 from pyramide_service.server_settings import OUTSIDE_SERVERS
+from pyramide_service.tasks import Supervised
 
 from .dealer import Dealer
 from .door import Costs, client_address
@@ -120,7 +121,8 @@ class ActivityServer:
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         self.pending = 0  # sockets open that have not signed in
-        self._watches: set[asyncio.Task[None]] = set()
+        self._watches = Supervised("activity sessions")  # each socket's watch over its session (kept, watched)
+        self._unchecked = False  # the last check of a right to play failed (logged once until one succeeds)
         self.refused: list[str] = []  # why sockets and sign-ins were refused, the latest ones (for the tests)
 
     def _note(self, why: str) -> None:
@@ -149,9 +151,7 @@ class ActivityServer:
         return self.port
 
     async def stop(self) -> None:
-        for task in list(self._watches):
-            task.cancel()
-        await asyncio.gather(*self._watches, return_exceptions=True)
+        await self._watches.close()
         await self.viewers.close()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -248,16 +248,14 @@ class ActivityServer:
         viewer = Viewer(socket, session, lang, transport=request.transport)
         self.presses.names.put(session.user_id, session.name)
         self.viewers.join(viewer)
-        watch = asyncio.get_running_loop().create_task(self._watch(viewer))
-        self._watches.add(watch)
+        watch = self._watches.spawn(self._watch(viewer), f"session of {session.user_id}")
         try:
             self.viewers.post(viewer, json.dumps({"t": "hello", "texts": page_texts(lang)}, ensure_ascii=False))
-            await self.viewers.send(session.channel_id, viewer)
+            await self._show(viewer)
             self.viewers.changed(session.channel_id)  # the others see who came
             await self._serve(viewer)
         finally:
             watch.cancel()
-            self._watches.discard(watch)
             self.viewers.leave(viewer)
             self.viewers.changed(session.channel_id)
         return socket
@@ -312,7 +310,16 @@ class ActivityServer:
                 viewer.refused = True
                 await self._close(viewer.socket, CLOSE_SESSION, "expired")
                 return
-            if not await self.rights.still_in(session):
+            try:
+                still_in = await self.rights.still_in(session)
+            except Exception as error:  # the watch goes on (expiry, the next check): a failure is no refusal
+                if not self._unchecked:
+                    why = f"{type(error).__name__}: {error}"
+                    log.warning("an Activity player's right to play could not be checked (%s): asked again", why)
+                self._unchecked = True
+                continue
+            self._unchecked = False
+            if not still_in:
                 await self._withdraw(viewer, "left")
                 return
 
@@ -358,7 +365,16 @@ class ActivityServer:
             except Malformed:
                 self._note("message:malformed")
                 reply = Reply([t(viewer.lang, "activity.malformed")])
+            await self._show(viewer, reply)
+
+    async def _show(self, viewer: Viewer, reply: Reply | None = None) -> None:
+        """The page's position (with ``reply``); while the database does not answer the read, as a move
+        that met it: "busy, try again" over what the page shows, the socket kept open."""
+        try:
             await self.viewers.send(viewer.session.channel_id, viewer, reply)
+        except StorageUnavailable as error:
+            log.info("an Activity page's position was not read (%s)", type(error).__name__)
+            self.viewers.busy(viewer, t(viewer.lang, f"error.{error.key}"))
 
     async def _act(self, viewer: Viewer, asked: dict[str, Any]) -> Reply:
         kind, lang = asked["t"], viewer.lang

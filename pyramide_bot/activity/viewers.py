@@ -15,6 +15,9 @@ from typing import Any
 
 from aiohttp import web
 
+from pyramide_service import StorageUnavailable
+from pyramide_service.tasks import Supervised
+
 from .position import game_view
 from .presses import PagePresses, Reply
 from .sessions import Session
@@ -34,6 +37,7 @@ class Viewer:
     refused: bool = False  # its right to play was withdrawn: nothing more it asks is acted on
     outbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     writer: asyncio.Task[None] | None = None
+    shown: dict[str, Any] | None = None  # the last position it was sent (to say "busy" over, when unread)
     transport: Any = None  # (cut when even the closing handshake cannot be written)
 
 
@@ -56,6 +60,7 @@ class Viewers:
         self._users: dict[int, set[Viewer]] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
+        self.closing = Supervised("activity pages")  # the closes of pages dropped (kept, a failure logged)
 
     def of(self, channel_id: int) -> set[Viewer]:
         return self._channels.get(channel_id, set())
@@ -107,6 +112,8 @@ class Viewers:
             self._again.discard(channel_id)
             try:
                 await self.send(channel_id)
+            except StorageUnavailable as error:  # (their pages keep what they show; the next change tells them)
+                log.info("the position of channel %s not sent to its pages: %s", channel_id, type(error).__name__)
             except Exception:
                 log.exception("could not send the position of channel %s to its pages", channel_id)
             if channel_id not in self._again:
@@ -148,7 +155,14 @@ class Viewers:
         return sorted(seen.values(), key=lambda p: (not p["plays"], p["name"]))
 
     async def _send(self, viewer: Viewer, message: dict[str, Any]) -> None:
+        viewer.shown = {key: message[key] for key in ("t", "game", "ending", "players", "you")}
         self.post(viewer, json.dumps(message, ensure_ascii=False))
+
+    def busy(self, viewer: Viewer, words: str) -> None:
+        """The position could not be read (the database is busy): the page is sent what it shows already,
+        with ``words`` (nothing is lost; the next change or message sends the position again)."""
+        shown = viewer.shown or {"t": "state", "game": None, "ending": [], "players": [], "you": {"plays": False}}
+        self.post(viewer, json.dumps({**shown, "words": [words], "highlight": [], "ask": None}, ensure_ascii=False))
 
     def post(self, viewer: Viewer, text: str) -> None:
         """Put ``text`` in the page's outbox; a page with ``backlog`` messages unread already is dropped."""
@@ -158,7 +172,7 @@ class Viewers:
             viewer.refused = True
             self.dropped += 1
             log.info("an Activity page of channel %s read too slowly: dropped", viewer.session.channel_id)
-            asyncio.get_running_loop().create_task(close(viewer, CLOSE_SLOW, "too slow"))
+            self.closing.spawn(close(viewer, CLOSE_SLOW, "too slow"), f"drop a slow page of {viewer.session.user_id}")
             return
         viewer.outbox.put_nowait(text)
 
@@ -166,6 +180,7 @@ class Viewers:
         for task in list(self._tasks.values()):
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await self.closing.close(grace=CLOSE_WAIT)  # (each cuts its peer by then)
         for viewers in list(self._channels.values()):
             for viewer in list(viewers):
                 await close(viewer, 1001, "restarting")

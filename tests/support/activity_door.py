@@ -5,17 +5,19 @@ stops reading."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 
 from pyramide import Game
-from pyramide_bot.activity import Activity
+from pyramide_bot.activity import Activity, Limits
 from pyramide_bot.activity.sessions import Session, SessionKeys
-from tests.support.activity_edge import ActivityEdge
+from tests.support.activity_edge import ActivityEdge, serve_activity
 from tests.support.deals import kings_and_pairs
 from tests.support.fake_activity import CLIENT_SECRET, ActivityDiscord
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, STRANGER, Harness
@@ -73,6 +75,21 @@ class Door:
         headers = {"X-Forwarded-For": address}
         async with self.client.post(f"{self.url}/api/token", json=asked, headers=headers) as answer:
             return answer.status, await answer.json(), answer.headers
+
+
+@contextlib.asynccontextmanager
+async def door_of(h: Harness, limits: Limits) -> AsyncIterator[Door]:
+    """A fresh Activity (its allowances full) of the harness's bot, behind a Discord on the test's clock."""
+    edge = await ActivityEdge(ActivityDiscord(instances=h.hub.activity_instances)).start()
+    edge.discord.clock = lambda: h.now[0]  # Discord's rate limits on the test's clock, as the bot's
+    activity = await serve_activity(h, edge, limits)
+    client = aiohttp.ClientSession()
+    try:
+        yield Door(h, edge, activity, client)
+    finally:
+        await client.close()
+        await activity.close()
+        await edge.stop()
 
 
 async def received(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:

@@ -12,17 +12,18 @@ from tests.support.harness import Harness
 
 
 @contextlib.asynccontextmanager
-async def write_lock_held(h: Harness) -> AsyncIterator[Callable[[], Awaitable[None]]]:
-    """What another process holding the database can do to a start's write, until the block ends: on SQLite
-    the write lock (the write is refused busy), on PostgreSQL an exclusive lock on the event's deals (the
-    write is sent and waits: its outcome is unknown to the bot)."""
+async def write_lock_held(h: Harness, table: str = "event_deals") -> AsyncIterator[Callable[[], Awaitable[None]]]:
+    """What another process holding the database can do to a write, until the block ends: on SQLite the
+    write lock (the write is refused busy), on PostgreSQL an exclusive lock on ``table`` (the event's deals
+    for a start, the games for a move: the write is sent and waits, its outcome unknown to the bot; a read
+    of that table waits too). SQLite's write lock leaves reads alone (WAL: a reader is never blocked)."""
     held: list[object] = []
 
     if h.db_path.startswith("postgresql://"):
 
         async def stall() -> None:
             connection = await asyncpg.connect(h.db_path)
-            await connection.execute("BEGIN; LOCK TABLE event_deals IN ACCESS EXCLUSIVE MODE")
+            await connection.execute(f"BEGIN; LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
             held.append(connection)
 
     else:
