@@ -117,6 +117,11 @@ async def test_the_daily_is_played_in_the_players_seat_counted_once_and_the_othe
         again = await ana.ask(t="daily")
         assert again["you"]["seat"] is None and again["words"][0].startswith(t("en", "daily.done", number=number))
         assert [row.status for row in await h.storage.results(GUILD_ID, OWNER)] == [WON]
+        # Bo's attempt opened on the board first (a thread of its own): the page refuses a second one in the
+        # board's words, and Bo stays at the table.
+        await h.command("daily play", user=STRANGER)
+        refused = await bo.ask(t="daily")
+        assert refused["words"] == [t("en", "daily.waiting_server", number=number)] and refused["you"]["seat"] is None
         # The month's picture, one tap away.
         await ana.ask(t="month")
         month = next(json.loads(text) for text in ana.seen if json.loads(text)["t"] == "month")

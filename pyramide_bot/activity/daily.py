@@ -26,7 +26,7 @@ from pyramide.i18n import t
 from pyramide_discord.daily_words import already_words, month_png
 from pyramide_discord.host import Host
 from pyramide_service.opening import AttemptTaken, Deal, Dealt, Here, Opened, open_deal
-from pyramide_service.seats import Seat, is_seat
+from pyramide_service.seats import DAILY, Seat, is_seat
 from pyramide_service.solving import SolverBusy
 
 from .presses import Reply
@@ -82,12 +82,12 @@ class PageDaily:
             if isinstance(opened, AttemptTaken):  # opened elsewhere at the same moment
                 attempt = opened.attempt
             elif isinstance(opened, Opened):
-                self.viewers.sit(viewer, seat.id)
+                self.viewers.sit(viewer, seat.id, seat.kind)
                 return Reply([t(lang, "daily.title", number=number)])
             else:  # (Occupied: the seat holds a game already, which only its own attempt may)
                 return Reply([t(lang, "error.stale_board")], stale=True)
         if attempt.status is None and is_seat(attempt.channel_id):
-            self.viewers.sit(viewer, attempt.channel_id)  # back to the attempt in play
+            self.viewers.sit(viewer, attempt.channel_id, DAILY)  # back to the attempt in play
             return Reply([t(lang, "daily.title", number=number)])
         return Reply([await already_words(bot.manager, bot.solver, attempt, lang, now, None)])
 

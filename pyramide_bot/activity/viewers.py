@@ -20,7 +20,7 @@ from typing import Any
 from aiohttp import web
 
 from pyramide_service import PLAYING
-from pyramide_service.seats import is_seat
+from pyramide_service.seats import Kind, is_seat
 
 from .position import game_view
 from .presses import PagePresses, Reply
@@ -43,6 +43,7 @@ class Viewer:
     writer: asyncio.Task[None] | None = None
     transport: Any = None  # (cut when even the closing handshake cannot be written)
     home: int = 0  # the instance's channel (the session names a seat while the page sits in one)
+    seat: Kind | None = None  # the kind of the seat it sits in (``seats.DAILY``, ``seats.PARTY``), if any
 
 
 async def close(viewer: Viewer, code: int, reason: str) -> None:
@@ -89,11 +90,12 @@ class Viewers:
         if viewer.writer is not None:
             viewer.writer.cancel()
 
-    def sit(self, viewer: Viewer, channel_id: int) -> None:
-        """Move a page to a seat of its instance (``channel_id``: the seat's id), or back to its channel
-        (``viewer.home``); the others on its channel are sent who sits where."""
+    def sit(self, viewer: Viewer, channel_id: int, kind: Kind | None = None) -> None:
+        """Move a page to a seat of its instance (``channel_id``: the seat's id, ``kind`` its kind), or back
+        to its channel (``viewer.home``, no kind); the others on its channel are sent who sits where."""
         _discard(self._channels, viewer.session.channel_id, viewer)
         viewer.session = replace(viewer.session, channel_id=channel_id)
+        viewer.seat = kind if is_seat(channel_id) else None
         self._channels.setdefault(channel_id, set()).add(viewer)
         if is_seat(channel_id):
             self._seated.setdefault(viewer.home, set()).add(viewer)
@@ -110,7 +112,7 @@ class Viewers:
             finished = live is None or live.game.is_over or live.record.status != PLAYING
             user = str(viewer.session.user_id)
             seats.append(
-                {"id": user, "name": viewer.session.name, "kind": "daily", "removed": removed, "finished": finished}
+                {"id": user, "name": viewer.session.name, "kind": viewer.seat, "removed": removed, "finished": finished}
             )
         return sorted({seat["id"]: seat for seat in seats}.values(), key=lambda seat: seat["name"])
 
@@ -168,7 +170,7 @@ class Viewers:
                 state = by_language[viewer.lang] = {"t": "state", "game": game, "ending": ending}
             style = await self.presses.bot.styles.get(viewer.session.user_id)  # each viewer sees their own style
             you = {"id": str(viewer.session.user_id), "plays": viewer.plays, "style": style.to_json()}
-            you["seat"] = "daily" if is_seat(viewer.session.channel_id) else None
+            you["seat"] = viewer.seat
             message = {**state, "players": players, "you": you, "seats": seats[viewer.home]}
             if viewer is only and reply is not None:
                 message.update(words=reply.words, highlight=list(reply.highlight), ask=reply.ask)
