@@ -7,6 +7,7 @@ import { DealForm } from "./deal.js";
 import { Playback } from "./playback.js";
 import { Choices } from "./choices.js";
 import { Keys } from "./keys.js";
+import { Daily } from "./daily.js";
 
 const notice = document.getElementById("notice");
 
@@ -56,6 +57,8 @@ async function main() {
   const keys = new Keys(table);
   const choices = new Choices(table.root, table, form, new Playback(table), (message) => link.send(message), keys);
   table.onAsk = (message) => link.send(message);
+  const daily = new Daily(table.root, table, (message) => link.send(message));
+  link.onMonth = (message) => daily.pictured(message);
   link.onTexts = (texts) => {
     table.texts = texts;
     form.texts = texts;
@@ -69,6 +72,7 @@ async function main() {
   link.onState = (state) => {
     tell("");
     choices.shown(state);
+    daily.shown(state);
   };
   link.onLost = () => tell(table.texts["activity.reconnecting"] || "…");
   link.onRefused = (reason) => tell(reason);

@@ -68,6 +68,14 @@ PAGE_TEXTS = (
     "activity.keys",
     "activity.waste_card",
     "activity.under_card",
+    # today's daily in the player's seat (activity/daily.py)
+    "activity.daily",
+    "activity.table",
+    "activity.month",
+    "activity.month_title",
+    "activity.seats",
+    "activity.seat_daily",
+    "activity.seat_done",
 )
 
 

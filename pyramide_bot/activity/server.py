@@ -30,6 +30,7 @@ from pyramide_service import StorageUnavailable
 from pyramide_service.server_settings import OUTSIDE_SERVERS
 from pyramide_service.tasks import Supervised
 
+from . import daily
 from .dealer import Dealer
 from .door import Costs, client_address
 from .limits import Bucket, Limits
@@ -67,6 +68,7 @@ WEB_FILES = {
     "playback.js": "text/javascript",
     "keys.js": "text/javascript",
     "announce.js": "text/javascript",
+    "daily.js": "text/javascript",
     "style.css": "text/css",
     "build/sdk.js": "text/javascript",
 }
@@ -118,6 +120,7 @@ class ActivityServer:
         self.costs = Costs(limits, clock)
         self.dealer = Dealer(presses.bot, presses.names.get)
         self.playbacks = Playbacks(presses.bot)
+        self.daily = daily.PageDaily(presses.bot, self.viewers)  # today's daily, in the player's seat
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         self.pending = 0  # sockets open that have not signed in
@@ -382,6 +385,8 @@ class ActivityServer:
         if wait:
             return Reply([t(lang, "activity.slow_down", seconds=wait)])
         try:
+            if kind in daily.KINDS or (kind == "deal" and viewer.session.channel_id != viewer.home):
+                return await self.daily.act(viewer, kind, lang)
             return await self._play(viewer.session, kind, asked, lang)
         except StorageUnavailable as error:  # as the board answers a press: nothing was lost, try again
             log.info("an Activity %s found the storage unavailable (%s)", kind, type(error).__name__)

@@ -59,6 +59,28 @@ def clear_kings_and_pairs(game: Game) -> None:
                 game.tap(spots.pop(0))
 
 
+class _Taps:
+    """A game whose taps are written down (to play the same taps elsewhere: a page, the manager's turns)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game, self.spots = game, []
+
+    @property
+    def pyramid(self):
+        return self.game.pyramid
+
+    def tap(self, spot: int) -> None:
+        self.spots.append(spot)
+        self.game.tap(spot)
+
+
+def clear_kings_and_pairs_taps() -> list[int]:
+    """The spots ``clear_kings_and_pairs`` taps, in order."""
+    taps = _Taps(kings_and_pairs())
+    clear_kings_and_pairs(taps)  # type: ignore[arg-type]
+    return taps.spots
+
+
 # ---------------------------------------------------------------------------
 # "Stuck": 20 pyramid cards pair with the stock, the last 8 are pairs of a card
 # and a card covering it, so once the stock and waste are gone nothing can move.
@@ -169,6 +191,8 @@ def example_game(rules: Rules = Rules(), stock: list[str] | None = None) -> Game
 
 def spot_of(game: Game, name: str) -> int:
     return game.pyramid.index(Card.parse(name))
+
+
 def one_king_deal() -> Game:
     """A deal whose pyramid gives up one card at most: K♠ on the bottom row; its queens' aces and its
     jacks' twos all lie above them, so nothing else in the pyramid ever becomes removable."""
