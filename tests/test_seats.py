@@ -6,6 +6,7 @@ one channel and the channel's own game stay apart."""
 import pytest
 
 from pyramide import Game
+from pyramide_service.changes import Change, Changes
 from pyramide_service.manager import GameManager
 from pyramide_service.opening import Deal, Dealt, Here, Opened, open_deal
 from pyramide_service.seats import Seat, is_seat, seat_id
@@ -60,14 +61,22 @@ def test_a_seat_is_named_the_same_everywhere_and_never_as_a_discord_channel():
 
 async def test_seat_games_are_played_apart_posted_nowhere_and_counted_in_the_instances_server(storage):
     manager, boards = GameManager(storage), NoBoards()
-    channel_game = await open_deal(manager, boards, Deal(Game.new(), GUILD, STARTER, "S", "en"), Here(CHANNEL))
+    changes, told = Changes(storage, manager), []
+
+    async def hear(change: Change) -> None:
+        told.append(change.channel_id)
+
+    changes.subscribe(hear)
+    deal = Deal(Game.new(), GUILD, STARTER, "S", "en")
+    channel_game = await open_deal(manager, boards, deal, Here(CHANNEL), changes=changes)
     assert isinstance(channel_game, Opened) and len(boards.posted) == 1  # (the channel's own board is posted)
     mine, theirs = Seat.daily(CHANNEL, PLAYER), Seat.daily(CHANNEL, OTHER)
     opened = {}
     for seat in (mine, theirs):
         deal = Deal(kings_and_pairs(), GUILD, seat.player_id, f"P{seat.player_id}", "en", daily=DAY)
-        opened[seat] = await open_deal(manager, boards, deal, Here(seat.id))
+        opened[seat] = await open_deal(manager, boards, deal, Here(seat.id), changes=changes)
         assert isinstance(opened[seat], Opened) and opened[seat].message_id == 0
+    assert told == [CHANNEL, mine.id, theirs.id]  # a seat's deal is told as any deal is, on the seat
     assert len(boards.posted) == 1  # no seat's board was posted
     for spot in clear_kings_and_pairs_taps():
         await play(manager, mine.id, lambda game, spot=spot: game.tap(spot))
