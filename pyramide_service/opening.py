@@ -20,6 +20,7 @@ from pyramide import Game
 from .admission import Admission, Refused, Replacing
 from .changes import Changes, GameChanged
 from .manager import GameManager, Live
+from .seats import is_seat
 from .storage import ENDED, PLAYING, DailyAttempt, DailyTaken, EventOver, EventTaken, GameStatus
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ class Dealt:
 @dataclass(frozen=True)
 class Opened:
     dealt: Dealt
-    message_id: int
+    message_id: int  # 0 for a seat's game (``seats``): its board is the page, no message
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,8 @@ async def _open(
             dealt = Dealt(live, channel_id, in_thread=made is not None, broken=turn.broken is not None)
             opening: Opened | NotPosted
             try:
-                message_id = await table.post(dealt)
+                # A seat's board is the page: nothing is posted in Discord, and the game has no message.
+                message_id = 0 if is_seat(channel_id) else await table.post(dealt)
             except Exception as error:
                 kept = deal.attempt and table.may_have_shown(error)
                 if not kept:
@@ -231,7 +233,8 @@ async def _open(
                     await _remove(table, made)
                 opening = NotPosted(dealt, error, kept)
             else:
-                await show_at(manager, live, message_id)
+                if message_id:
+                    await show_at(manager, live, message_id)
                 opening = Opened(dealt, message_id)
     except Exception:
         # Nothing of a deal whose board is not up stays half-made (the player may open it again).

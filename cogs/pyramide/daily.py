@@ -26,6 +26,7 @@ from pyramide.render import MonthPicture, render_month
 from pyramide_discord.words import mention, share_text
 from pyramide_service import PLAYING, DailyAttempt
 from pyramide_service.opening import AttemptTaken, Deal, Dealt, EntryTaken, EventClosed, Here, InThread, open_deal
+from pyramide_service.seats import is_seat
 
 from ..answer import Answer, answering
 from ..common import missing_permission
@@ -141,6 +142,8 @@ async def _already(answer: Answer, attempt: DailyAttempt, lang: str, now: dateti
 def waiting_words(answer: Answer, attempt: DailyAttempt, lang: str, number: int) -> str:
     """Where the player's open daily waits: a channel mention only where it leads somewhere (asked in the
     server it is played in); elsewhere (a DM, a group DM, another server) the kind of place, in words."""
+    if is_seat(attempt.channel_id):  # (a seat is no Discord channel: nothing to mention)
+        return t(lang, "daily.waiting_activity", number=number)
     place = answer.place
     if place is not None and place.in_server and attempt.guild_id == place.stats_id:
         return t(lang, "daily.waiting", number=number, thread=f"<#{attempt.channel_id}>")

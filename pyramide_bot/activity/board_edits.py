@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from pyramide_discord.host import Host
+from pyramide_service.seats import is_seat
 
 log = logging.getLogger(__name__)
 GAP = 1.0  # seconds between two edits of one channel's board
@@ -31,6 +32,8 @@ class BoardEdits:
 
     def want(self, channel_id: int, status: list[str]) -> None:
         """The channel's board should show its stored position (``status``: the latest move's lines)."""
+        if is_seat(channel_id):  # a seat's board is the page alone
+            return
         self._status[channel_id] = status
         if channel_id not in self._tasks:
             task = asyncio.get_running_loop().create_task(self._follow(channel_id))
