@@ -1,7 +1,7 @@
 """A party race (issue #48): everyone in an Activity instance racing one deal, each on a board of their own.
 
 A party is gathered (its starter's deal, a countdown of ``COUNTDOWN`` seconds during which anyone in the
-instance joins), then begins: one game a player, the same cards, each in the player's seat (``party_seats``:
+instance joins), then begins: one game a player, the same cards, each in the player's seat (``seats.Seat.party``:
 a place of their own in the instance, the channel id their game is stored under), stored as one race of N
 players, the very race of ``/pyramide race`` (its statistics, leaderboards and race achievements; its winner
 the first clear, decided by the database as the game closes, so two clears at the same moment cannot both
@@ -25,7 +25,7 @@ from pyramide import Game
 
 from .changes import Changes, GameChanged
 from .manager import GameManager, Live
-from .party_seats import seat
+from .seats import Seat
 from .storage import ENDED, PLAYING, WON, GameRecord, RaceRecord
 
 COUNTDOWN = 10.0  # seconds between a party's start and its deal: long enough to tap "Join"
@@ -54,6 +54,11 @@ class Gathering:
     @property
     def starter_id(self) -> int:
         return self.racers[0].player_id
+
+    @property
+    def party_id(self) -> int:
+        """The party's seats' key: its start, in milliseconds (one party at a time an instance)."""
+        return int(self.starts_at * 1000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,8 +272,9 @@ class Parties:
         game = Game.from_code(gathering.code)
         dealt: list[Live] = []
         for racer in gathering.racers:
-            async with self.manager.turn(seat(gathering.instance_id, racer.player_id)) as turn:
-                if turn.live is not None:  # (a game left in the seat by a party of before: it ends now)
+            party_seat = Seat.party(gathering.channel_id, racer.player_id, gathering.party_id)
+            async with self.manager.turn(party_seat.id) as turn:
+                if turn.live is not None:  # (dealt before a restart that stopped this very start)
                     await turn.end(ENDED)
                 live = await turn.start(
                     guild_id=gathering.guild_id, owner_id=racer.player_id, game=game.copy(), locale=racer.lang
