@@ -16,6 +16,7 @@ from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
+from pyramide_service.parties import Parties
 from pyramide_service.play import Plays
 from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
@@ -69,6 +70,8 @@ class Host(Protocol):
     def notes(self) -> Notes: ...
     @property
     def races(self) -> Races: ...
+    @property
+    def parties(self) -> Parties: ...
     @property
     def daily_attempts(self) -> DailyAttempts: ...
     @property

@@ -7,6 +7,7 @@ import { DealForm } from "./deal.js";
 import { Playback } from "./playback.js";
 import { Choices } from "./choices.js";
 import { Keys } from "./keys.js";
+import { Party } from "./party.js";
 
 const notice = document.getElementById("notice");
 
@@ -56,6 +57,9 @@ async function main() {
   const keys = new Keys(table);
   const choices = new Choices(table.root, table, form, new Playback(table), (message) => link.send(message), keys);
   table.onAsk = (message) => link.send(message);
+  const party = new Party(table.root, table, form, (message) => link.send(message), sdk); // (#48)
+  const choose = table.onAction;
+  table.onAction = (action, button) => party.chosen(action) || choose(action, button);
   link.onTexts = (texts) => {
     table.texts = texts;
     form.texts = texts;
@@ -69,6 +73,7 @@ async function main() {
   link.onState = (state) => {
     tell("");
     choices.shown(state);
+    party.shown(state);
   };
   link.onLost = () => tell(table.texts["activity.reconnecting"] || "…");
   link.onRefused = (reason) => tell(reason);

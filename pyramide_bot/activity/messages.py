@@ -120,6 +120,8 @@ SCHEMA: dict[str, Fields] = {
     "deal": Fields({"t": TYPE, "options": DEAL}, frozenset({"options"})),
     "line": Fields({"t": TYPE, "game": GAME}, frozenset({"game"})),
     "mine": Fields({"t": TYPE, "game": GAME}, frozenset({"game"})),
+    "party": Fields({"t": TYPE, "options": DEAL}, frozenset({"options"})),  # a party race (#48)
+    "join": Fields({"t": TYPE}),
 }
 SIGN_IN = Fields(
     {"code": Text(1, 200), "instance_id": Text(1, 100, INSTANCE_ID), "locale": LOCALE},

@@ -68,6 +68,25 @@ PAGE_TEXTS = (
     "activity.keys",
     "activity.waste_card",
     "activity.under_card",
+    # the party race (#48)
+    "party.start",
+    "party.start_these",
+    "party.join",
+    "party.countdown",
+    "party.racers",
+    "party.rivals",
+    "party.rival",
+    "party.podium",
+    "party.place",
+    "party.leads",
+    "party.cleared",
+    "party.over",
+    "party.no_winner",
+    "party.ends_in",
+    "party.watch",
+    "party.give_up",
+    "party.share",
+    "party.invite",
 )
 
 

@@ -33,6 +33,7 @@ from .dealer import Dealer
 from .door import Costs, client_address
 from .limits import Bucket, Limits
 from .messages import Malformed, checked, loads, sign_in
+from .party import PartyDesk
 from .playback import Playbacks
 from .position import page_texts
 from .presses import PagePresses, Reply
@@ -66,6 +67,7 @@ WEB_FILES = {
     "playback.js": "text/javascript",
     "keys.js": "text/javascript",
     "announce.js": "text/javascript",
+    "party.js": "text/javascript",
     "style.css": "text/css",
     "build/sdk.js": "text/javascript",
 }
@@ -117,6 +119,9 @@ class ActivityServer:
         self.costs = Costs(limits, clock)
         self.dealer = Dealer(presses.bot, presses.names.get)
         self.playbacks = Playbacks(presses.bot)
+        self.party = PartyDesk(presses.bot, self.dealer, clock)  # the party race (#48)
+        self.party.changed = self.viewers.changed
+        self.viewers.party = self.party
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         self.pending = 0  # sockets open that have not signed in
@@ -153,6 +158,7 @@ class ActivityServer:
             task.cancel()
         await asyncio.gather(*self._watches, return_exceptions=True)
         await self.viewers.close()
+        await self.party.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -373,6 +379,10 @@ class ActivityServer:
 
     async def _play(self, session: Session, kind: str, asked: dict[str, Any], lang: str) -> Reply:
         presses = self.presses
+        routed = await self.party.route(session, kind, asked, lang)  # (#48: a party's, or a racer's seat)
+        if isinstance(routed, Reply):
+            return routed
+        session = routed
         if kind == "tap":
             return await presses.move(session, asked["spot"], asked["version"], lang)
         if kind == "undo":

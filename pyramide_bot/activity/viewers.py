@@ -15,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .party import PartyDesk
 from .position import game_view
 from .presses import PagePresses, Reply
 from .sessions import Session
@@ -56,6 +57,7 @@ class Viewers:
         self._users: dict[int, set[Viewer]] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
+        self.party: PartyDesk | None = None  # the party race's part of every state (#48)
 
     def of(self, channel_id: int) -> set[Viewer]:
         return self._channels.get(channel_id, set())
@@ -120,6 +122,10 @@ class Viewers:
             viewer.plays = live is not None and await self.presses.may_play(viewer.session.user_id, live)
         players = self._players(channel_id)
         now = self.clock()
+        parties = {}  # (#48: each instance's party, read once for all its pages)
+        if self.party is not None:
+            for instance_id in {viewer.session.instance_id for viewer in viewers}:
+                parties[instance_id] = await self.party.view(instance_id)
         by_language: dict[str, dict[str, Any]] = {}
         for viewer in viewers:
             state = by_language.get(viewer.lang)
@@ -132,6 +138,8 @@ class Viewers:
             style = await self.presses.bot.styles.get(viewer.session.user_id)  # each viewer sees their own style
             you = {"id": str(viewer.session.user_id), "plays": viewer.plays, "style": style.to_json()}
             message = {**state, "players": players, "you": you}
+            if self.party is not None:
+                await self.party.dress(message, viewer.session, parties[viewer.session.instance_id], viewer.lang)
             if viewer is only and reply is not None:
                 message.update(words=reply.words, highlight=list(reply.highlight), ask=reply.ask)
                 if reply.playback is not None:
