@@ -231,6 +231,20 @@ class Parties:
                 return NoParty()
             return NotRacing(party) if live is None else GaveUp(party, live)
 
+    async def show_at(self, race_id: int, message_id: int) -> None:
+        """The party's scoreboard in its channel is ``message_id`` (kept up to date as a race's)."""
+        await self.storage.set_race_message(race_id, message_id)
+
+    async def claim_podium(self, instance_id: str) -> bool:
+        """Whether the caller is the one to tell the channel of the party's end (once, restarts included)."""
+        async with self._lock(instance_id):
+            kept = await self.storage.meta(key_of(instance_id))
+            data = json.loads(kept) if kept else {}
+            if "race" not in data or data.get("podium"):
+                return False
+            await self.storage.set_meta(key_of(instance_id), json.dumps({**data, "podium": True}))
+            return True
+
     # ------------------------------------------------------------------------- inside
     async def _state(self, instance_id: str) -> State:
         kept = await self.storage.meta(key_of(instance_id))

@@ -49,6 +49,12 @@ class Page:
                         return answer
 
 
+def posts(h: Harness) -> list[Any]:
+    """What the bot posted in the instance's channel (new messages, not edits)."""
+    made = [sent for sent in h.hub.sent if sent.method == "POST" and sent.path == "/channels/{channel_id}/messages"]
+    return [sent for sent in made if f"/channels/{CHANNEL_ID}/" in sent.url]
+
+
 def removed_of(state: dict[str, Any], user: int) -> int | None:
     party = state.get("party") or {}
     return next((int(r["removed"]) for r in party.get("rivals", ()) if r["id"] == str(user)), None)
@@ -156,3 +162,12 @@ async def test_three_players_race_a_party_that_a_spectator_watches_to_its_podium
     assert [name for _place, name in podium] == ["Ana", "Bo", "Cy"]
     stats = await h.storage.race_stats(GUILD_ID, ANA)
     assert (stats.played, stats.won) == (1, 1)
+    # The channel was told: a message at the start, the race's scoreboard since, and the podium's picture.
+    async with asyncio.timeout(5):
+        while not any(sent.files for sent in posts(h)):
+            await asyncio.sleep(0.05)
+    first, *_, last = posts(h)
+    assert "Party race" in first.data["content"] and "Ana" in first.data["content"]
+    race = await h.bot.races.race_of_game(boards[ANA])
+    assert race is not None and race.message_id in h.hub.messages  # (edited by the race scoreboards since)
+    assert [name for name, _png in last.files] == ["podium.png"] and last.data["content"].startswith("1. Ana")

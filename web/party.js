@@ -83,6 +83,8 @@ export class Party {
       this.drawRivals(party, you);
       this.speak(party);
     }
+    // A spectator watches the race rather than a form to deal in the channel (it is offered again at the end).
+    if (!state.game && party.phase !== "over") this.form.show(false);
     this.podium.hidden = party.phase !== "over";
     if (party.phase === "over") this.drawPodium(party);
     this.tick();

@@ -24,6 +24,7 @@ from pyramide_service import parties as pt
 from pyramide_service.manager import Live
 
 from .dealer import Dealer
+from .party_channel import PartyChannel
 from .position import game_view
 from .presses import Reply
 from .sessions import Session
@@ -41,6 +42,8 @@ class PartyDesk:
         self._seats: LRU[int, int] = LRU(20_000)  # a seat -> the instance's channel
         self._states: LRU[str, pt.State] = LRU(5_000)  # an instance -> its party as last read
         self._timers: dict[str, tuple[float, asyncio.Task[None]]] = {}
+        self._langs: LRU[str, str] = LRU(5_000)  # an instance -> its starter's language (the channel's words)
+        self.channel = PartyChannel(bot)
 
     def channel_of(self, channel_id: int) -> int:
         """The channel whose pages show ``channel_id``'s game: a seat's instance channel, else itself."""
@@ -56,6 +59,7 @@ class PartyDesk:
         for _at, task in self._timers.values():
             task.cancel()
         await asyncio.gather(*(task for _at, task in self._timers.values()), return_exceptions=True)
+        await self.channel.close()
 
     # ------------------------------------------------------------------ asking
     async def route(self, session: Session, kind: str, asked: dict[str, Any], lang: str) -> Reply | Session:
@@ -80,6 +84,7 @@ class PartyDesk:
         if isinstance(chosen, Reply):
             return chosen
         game: Game = chosen[0]
+        self._langs.put(session.instance_id, lang)
         started = await parties.start(session.instance_id, session.channel_id, session.guild_id, racer, game)
         return self._told(session, started, lang)
 
@@ -177,13 +182,12 @@ class PartyDesk:
         match state:
             case pt.Gathering():
                 self._wake(instance_id, state.channel_id, state.starts_at)
-            case pt.Party() if not state.over:
-                for standing in state.standings:
-                    self._seats.put(standing.seat, state.race.channel_id)
-                self._wake(instance_id, state.race.channel_id, state.ends_at)
             case pt.Party():
                 for standing in state.standings:
                     self._seats.put(standing.seat, state.race.channel_id)
+                if not state.over:
+                    self._wake(instance_id, state.race.channel_id, state.ends_at)
+                self.channel.tell(instance_id, state, self._langs.get(instance_id) or "en")
 
     def _wake(self, instance_id: str, channel_id: int, at: float) -> None:
         timer = self._timers.get(instance_id)
@@ -201,7 +205,8 @@ class PartyDesk:
             del self._timers[instance_id]
 
     async def _at(self, instance_id: str, channel_id: int, at: float) -> None:
-        await asyncio.sleep(max(0.0, at - self.clock()) + 0.05)
+        while self.clock() < at:  # (a second at most at a time: the clock may be moved, as the tests do)
+            await asyncio.sleep(min(1.0, at - self.clock()) + 0.01)
         try:
             self._keep(instance_id, await self.bot.parties.state(instance_id))  # the deal, or the time limit
         except Exception:
