@@ -20,7 +20,7 @@ from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
 from pyramide_service.parties import COUNTDOWN
 from tests.support.activity_edge import ROOMY, serve_activity
-from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.deals import clearing_taps, kings_and_pairs
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness
 
 INSTANCE = "i-party-test"
@@ -58,22 +58,6 @@ def posts(h: Harness) -> list[Any]:
 def removed_of(state: dict[str, Any], user: int) -> int | None:
     party = state.get("party") or {}
     return next((int(r["removed"]) for r in party.get("rivals", ()) if r["id"] == str(user)), None)
-
-
-def clearing_taps() -> list[int]:
-    taps: list[int] = []
-    game = kings_and_pairs()
-
-    class Recording:
-        pyramid = game.pyramid
-
-        def tap(self, spot: int) -> None:
-            taps.append(spot)
-            game.tap(spot)
-            Recording.pyramid = game.pyramid
-
-    clear_kings_and_pairs(Recording())  # type: ignore[arg-type]
-    return taps
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest_asyncio
 from pyramide_service.parties import COUNTDOWN
 from tests.support.activity_browser import DESKTOP, PHONE, Player, module_browser, open_activity
 from tests.support.activity_edge import ActivityEdge, serve_activity
-from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.deals import clearing_taps, kings_and_pairs
 from tests.support.fake_activity import ActivityDiscord
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness
 
@@ -30,22 +30,6 @@ REFERENCE = Path(__file__).parent / "reference"
 async def browser() -> AsyncIterator[Any]:
     async for chromium in module_browser():
         yield chromium
-
-
-def clearing_taps() -> list[int]:
-    taps: list[int] = []
-    game = kings_and_pairs()
-
-    class Recording:
-        pyramid = game.pyramid
-
-        def tap(self, spot: int) -> None:
-            taps.append(spot)
-            game.tap(spot)
-            Recording.pyramid = game.pyramid
-
-    clear_kings_and_pairs(Recording())  # type: ignore[arg-type]
-    return taps
 
 
 async def tap(player: Player, spot: int) -> None:

@@ -10,7 +10,6 @@ import itertools
 
 import pytest
 
-from pyramide import Game
 from pyramide_service.changes import Changes
 from pyramide_service.manager import GameManager
 from pyramide_service.outcomes import Played
@@ -29,7 +28,7 @@ from pyramide_service.play import Plays, Press
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.storage import ENDED, WON, Storage
 from tests.support.backends import twin
-from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.deals import clearing_taps, kings_and_pairs
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -54,24 +53,6 @@ class Table:
         async with self.plays.play(press, lambda game: game.tap(spot)) as outcome:
             assert isinstance(outcome, Played)
             return outcome
-
-
-def clearing_taps() -> list[int]:
-    """The taps that clear the test's deal."""
-    taps: list[int] = []
-
-    class Recording:
-        def __init__(self, game: Game) -> None:
-            self.game = game
-            self.pyramid = game.pyramid
-
-        def tap(self, spot: int) -> None:
-            taps.append(spot)
-            self.game.tap(spot)
-            self.pyramid = self.game.pyramid
-
-    clear_kings_and_pairs(Recording(kings_and_pairs()))  # type: ignore[arg-type]
-    return taps
 
 
 async def gathered(table: Table, now: list[float], *racers: Racer) -> Party:

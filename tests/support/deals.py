@@ -59,6 +59,23 @@ def clear_kings_and_pairs(game: Game) -> None:
                 game.tap(spots.pop(0))
 
 
+def clearing_taps() -> list[int]:
+    """The taps that clear "kings and pairs" (``clear_kings_and_pairs``'s), for a face that taps them."""
+    game = kings_and_pairs()
+    taps: list[int] = []
+
+    class Recording:
+        pyramid = game.pyramid
+
+        def tap(self, spot: int) -> None:
+            taps.append(spot)
+            game.tap(spot)
+            Recording.pyramid = game.pyramid
+
+    clear_kings_and_pairs(Recording())  # type: ignore[arg-type]
+    return taps
+
+
 # ---------------------------------------------------------------------------
 # "Stuck": 20 pyramid cards pair with the stock, the last 8 are pairs of a card
 # and a card covering it, so once the stock and waste are gone nothing can move.
@@ -169,6 +186,8 @@ def example_game(rules: Rules = Rules(), stock: list[str] | None = None) -> Game
 
 def spot_of(game: Game, name: str) -> int:
     return game.pyramid.index(Card.parse(name))
+
+
 def one_king_deal() -> Game:
     """A deal whose pyramid gives up one card at most: K♠ on the bottom row; its queens' aces and its
     jacks' twos all lie above them, so nothing else in the pyramid ever becomes removable."""
