@@ -333,11 +333,19 @@ class Parties:
                 record.removed,
                 record.hints,
                 _seconds(record, race.created_at, now),
-                _left(record),
+                self._left(record),
             )
             for place, (player_id, record) in enumerate(ranked, start=1)
         )
         return Party(instance_id, race, standings, race.created_at + TIME_LIMIT)
+
+    def _left(self, record: GameRecord) -> tuple[bool, ...]:
+        """Which cards of the pyramid are left: from the engine in memory when it agrees with the stored
+        record (a move's own process), else replayed from the stored actions."""
+        live = self.manager.peek(record.channel_id)
+        if live is not None and live.record.id == record.id and live.game.removed == record.removed:
+            return tuple(card is not None for card in live.game.pyramid)
+        return _left(record)
 
     async def _end(self, standing: Standing) -> Live | None:
         async with self.manager.turn(standing.seat) as turn:
@@ -358,6 +366,7 @@ def _rank(record: GameRecord, start: float, now: float) -> tuple[int, int, float
 
 
 def _left(record: GameRecord) -> tuple[bool, ...]:
+    """The game's pyramid replayed from its stored actions."""
     try:
         pyramid = Game.replay(record.code, record.actions).pyramid
     except (ValueError, TypeError):
