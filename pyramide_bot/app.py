@@ -35,6 +35,7 @@ from pyramide_service.event_open import EventDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
+from pyramide_service.parties import Parties
 from pyramide_service.play import Plays
 from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
@@ -139,6 +140,7 @@ class PyramideBot(commands.Bot):
         self.records, self.profiles, self.events = Records(storage), Profiles(storage), Events(storage, self.changes)
         self.servers, self.notes = Servers(storage), Notes(storage)
         self.races, self.daily_attempts = Races(storage), DailyAttempts(storage)
+        self.parties = Parties(self.manager, self.changes)  # an Activity instance's party races (#48)
         self.styles = PlayerStyles(storage)  # the players' styles of cards and table, read on every board
         self.dailies = DailyDeals(self.solver, clock, daily_secret)  # its secret is chosen at start
         # Who may deal what, where (a running game replaced, no peeking): every face's deal asks it.

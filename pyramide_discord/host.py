@@ -18,6 +18,7 @@ from pyramide_service.event_open import EventDeals
 from pyramide_service.events import Events
 from pyramide_service.manager import GameManager
 from pyramide_service.notes import Notes
+from pyramide_service.parties import Parties
 from pyramide_service.play import Plays
 from pyramide_service.player_styles import PlayerStyles
 from pyramide_service.profiles import Profiles
@@ -75,6 +76,8 @@ class Host(Protocol):
     def notes(self) -> Notes: ...
     @property
     def races(self) -> Races: ...
+    @property
+    def parties(self) -> Parties: ...
     @property
     def daily_attempts(self) -> DailyAttempts: ...
     @property

@@ -8,9 +8,26 @@ export class Announcer {
   constructor(region) {
     this.region = region;
     this.told = null; // the finished game whose result was said
+    this.saidAt = 0; // when the player's own words were last said
+    this.news = null; // the latest rival news not said yet (#48)
+    this.waiting = null;
+  }
+
+  // A party's rival news: let out once the player's own words have had 2 s, the latest news only.
+  rival(text) {
+    this.news = text;
+    if (this.waiting) return;
+    const wait = Math.max(0, this.saidAt + 2000 - Date.now());
+    this.waiting = setTimeout(() => {
+      this.waiting = null;
+      const news = this.news;
+      this.news = null;
+      if (news) this.region.textContent = news;
+    }, wait);
   }
 
   say(text) {
+    this.saidAt = Date.now();
     // The same words again (a second wrong sum) are a change of the region's text all the same, so they
     // are spoken again: a no-break space is added or taken off at the end.
     const region = this.region;

@@ -8,6 +8,7 @@ import { Playback } from "./playback.js";
 import { Choices } from "./choices.js";
 import { Keys } from "./keys.js";
 import { Daily } from "./daily.js";
+import { Party } from "./party.js";
 
 const notice = document.getElementById("notice");
 
@@ -59,6 +60,9 @@ async function main() {
   table.onAsk = (message) => link.send(message);
   const daily = new Daily(table.root, table, (message) => link.send(message));
   link.onMonth = (message) => daily.pictured(message);
+  const party = new Party(table.root, table, form, (message) => link.send(message), sdk); // (#48)
+  const choose = table.onAction;
+  table.onAction = (action, button) => party.chosen(action) || choose(action, button);
   link.onTexts = (texts) => {
     table.texts = texts;
     form.texts = texts;
@@ -73,6 +77,7 @@ async function main() {
     tell("");
     choices.shown(state);
     daily.shown(state);
+    party.shown(state);
   };
   link.onLost = () => tell(table.texts["activity.reconnecting"] || "…");
   link.onRefused = (reason) => tell(reason);

@@ -8,17 +8,22 @@ export class DealForm {
     this.toggle = document.querySelector('[data-action="deal-form"]');
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const data = new FormData(form);
-      const options = {};
-      for (const name of ["strict_win", "draw_with_waste", "pair_with_cover", "winnable"]) {
-        options[name] = data.get(name) === "on";
-      }
-      if (data.get("pass_limit") !== "") options.pass_limit = Number(data.get("pass_limit"));
-      if (data.get("difficulty") !== "") options.difficulty = String(data.get("difficulty"));
-      const code = String(data.get("code") || "").trim();
-      if (code) options.code = code;
-      this.onDeal(options);
+      this.onDeal(this.options());
     });
+  }
+
+  // The options chosen (a deal's, or a party race's: party.js).
+  options() {
+    const data = new FormData(this.form);
+    const options = {};
+    for (const name of ["strict_win", "draw_with_waste", "pair_with_cover", "winnable"]) {
+      options[name] = data.get(name) === "on";
+    }
+    if (data.get("pass_limit") !== "") options.pass_limit = Number(data.get("pass_limit"));
+    if (data.get("difficulty") !== "") options.difficulty = String(data.get("difficulty"));
+    const code = String(data.get("code") || "").trim();
+    if (code) options.code = code;
+    return options;
   }
 
   show(visible) {

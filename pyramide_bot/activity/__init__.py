@@ -61,7 +61,7 @@ class Activity:
 
     async def _changed(self, change: Change) -> None:
         if isinstance(change, GameChanged | ChangedElsewhere):
-            self.server.viewers.changed(change.channel_id)
+            self.server.viewers.changed(self.server.party.channel_of(change.channel_id))
 
     async def start(self) -> int:
         return await self.server.serve(self.settings.port, self.settings.host)

@@ -86,7 +86,7 @@ class Dealer:
             return self._refused(asked, lang)
         notes: tuple[str, ...] = ()
         if not isinstance(again, int):
-            chosen = await self._chosen(choice, lang)
+            chosen = await self.chosen(choice, lang)
             if isinstance(chosen, Reply):
                 return chosen
             game, notes = chosen
@@ -117,7 +117,7 @@ class Dealer:
                 return Reply(words, stale=True)
         return Reply(words)
 
-    async def _chosen(self, choice: dict[str, Any], lang: str) -> Chosen | Reply:
+    async def chosen(self, choice: dict[str, Any], lang: str) -> Chosen | Reply:
         """``/pyramide new``'s options: the rules, a code, a difficulty or a winnable deal, as the
         application reads them (``inputs.free_deal``)."""
         given: dict[str, Any] = {k: choice[k] for k in RULE_SWITCHES if isinstance(choice.get(k), bool)}

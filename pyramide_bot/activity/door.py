@@ -38,7 +38,7 @@ class Costs:
 
     def wait(self, user_id: int, kind: str, asked: dict[str, Any]) -> int:
         """0 if the player may ask for this now, else the whole seconds until they may."""
-        kind = "playback" if kind in ("line", "mine") else kind
+        kind = "playback" if kind in ("line", "mine") else "deal" if kind == "party" else kind
         buckets = self._kinds.get(kind)
         if buckets is None:
             return 0

@@ -124,6 +124,8 @@ SCHEMA: dict[str, Fields] = {
     "daily": Fields({"t": TYPE}),
     "table": Fields({"t": TYPE}),
     "month": Fields({"t": TYPE}),
+    "party": Fields({"t": TYPE, "options": DEAL}, frozenset({"options"})),  # a party race (#48)
+    "join": Fields({"t": TYPE}),
 }
 SIGN_IN = Fields(
     {"code": Text(1, 200), "instance_id": Text(1, 100, INSTANCE_ID), "locale": LOCALE},

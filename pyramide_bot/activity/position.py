@@ -76,6 +76,25 @@ PAGE_TEXTS = (
     "activity.seats",
     "activity.seat_daily",
     "activity.seat_done",
+    # the party race (#48)
+    "party.start",
+    "party.start_these",
+    "party.join",
+    "party.countdown",
+    "party.racers",
+    "party.rivals",
+    "party.rival",
+    "party.podium",
+    "party.place",
+    "party.leads",
+    "party.cleared",
+    "party.over",
+    "party.no_winner",
+    "party.ends_in",
+    "party.watch",
+    "party.give_up",
+    "party.share",
+    "party.invite",
 )
 
 

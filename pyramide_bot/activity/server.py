@@ -35,6 +35,7 @@ from .dealer import Dealer
 from .door import Costs, client_address
 from .limits import Bucket, Limits
 from .messages import Malformed, checked, loads, sign_in
+from .party import PartyDesk
 from .playback import Playbacks
 from .position import page_texts
 from .presses import PagePresses, Reply
@@ -69,6 +70,7 @@ WEB_FILES = {
     "keys.js": "text/javascript",
     "announce.js": "text/javascript",
     "daily.js": "text/javascript",
+    "party.js": "text/javascript",
     "style.css": "text/css",
     "build/sdk.js": "text/javascript",
 }
@@ -121,6 +123,9 @@ class ActivityServer:
         self.dealer = Dealer(presses.bot, presses.names.get)
         self.playbacks = Playbacks(presses.bot)
         self.daily = daily.PageDaily(presses.bot, self.viewers)  # today's daily, in the player's seat
+        self.party = PartyDesk(presses.bot, self.dealer, clock)  # the party race (#48)
+        self.party.changed = self.viewers.changed
+        self.viewers.party = self.party
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         self.pending = 0  # sockets open that have not signed in
@@ -156,6 +161,7 @@ class ActivityServer:
     async def stop(self) -> None:
         await self._watches.close()
         await self.viewers.close()
+        await self.party.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -394,6 +400,10 @@ class ActivityServer:
 
     async def _play(self, session: Session, kind: str, asked: dict[str, Any], lang: str) -> Reply:
         presses = self.presses
+        routed = await self.party.route(session, kind, asked, lang)  # (#48: a party's, or a racer's seat)
+        if isinstance(routed, Reply):
+            return routed
+        session = routed
         if kind == "tap":
             return await presses.move(session, asked["spot"], asked["version"], lang)
         if kind == "undo":

@@ -23,6 +23,7 @@ from pyramide_service import PLAYING, StorageUnavailable
 from pyramide_service.seats import Kind, is_seat
 from pyramide_service.tasks import Supervised
 
+from .party import PartyDesk
 from .position import game_view
 from .presses import PagePresses, Reply
 from .sessions import Session
@@ -69,6 +70,7 @@ class Viewers:
         self._again: set[int] = set()
         self.closing = Supervised("activity pages")  # the closes of pages dropped (kept, a failure logged)
         self._seated: dict[int, set[Viewer]] = {}  # a channel -> its pages sitting in a seat
+        self.party: PartyDesk | None = None  # the party race's part of every state (#48)
 
     def of(self, channel_id: int) -> set[Viewer]:
         return self._channels.get(channel_id, set())
@@ -164,6 +166,10 @@ class Viewers:
         players = self._players(channel_id)
         seats = {home: await self._seats(home) for home in {viewer.home for viewer in viewers}}
         now = self.clock()
+        parties = {}  # (#48: each instance's party, read once for all its pages)
+        if self.party is not None:
+            for instance_id in {viewer.session.instance_id for viewer in viewers}:
+                parties[instance_id] = await self.party.view(instance_id)
         by_language: dict[str, dict[str, Any]] = {}
         for viewer in viewers:
             state = by_language.get(viewer.lang)
@@ -177,6 +183,8 @@ class Viewers:
             you = {"id": str(viewer.session.user_id), "plays": viewer.plays, "style": style.to_json()}
             you["seat"] = viewer.seat
             message = {**state, "players": players, "you": you, "seats": seats[viewer.home]}
+            if self.party is not None:
+                await self.party.dress(message, viewer.session, parties[viewer.session.instance_id], viewer.lang)
             if viewer is only and reply is not None:
                 message.update(words=reply.words, highlight=list(reply.highlight), ask=reply.ask)
                 if reply.playback is not None:

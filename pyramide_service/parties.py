@@ -1,0 +1,374 @@
+"""A party race (issue #48): everyone in an Activity instance racing one deal, each on a board of their own.
+
+A party is gathered (its starter's deal, a countdown of ``COUNTDOWN`` seconds during which anyone in the
+instance joins), then begins: one game a player, the same cards, each in the player's seat (``seats.Seat.party``:
+a place of their own in the instance, the channel id their game is stored under), stored as one race of N
+players, the very race of ``/pyramide race`` (its statistics, leaderboards and race achievements; its winner
+the first clear, decided by the database as the game closes, so two clears at the same moment cannot both
+win). The others play on for their places until every game is over or ``TIME_LIMIT`` has passed, when the
+games still in play are ended (recorded as ended). Moves, undos and hints are the seats' ``Plays``, as any
+channel's.
+
+The party's state is stored, never only held in memory: its gathering and then its race are one ``meta``
+value of the instance, so a restart in the middle (the countdown included) goes on where it was, and every
+process reads the same. One process serves an instance's pages, so a lock of its own orders that instance's
+changes of state. Each intent returns one value of a closed set, its refusals included."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pyramide import Game
+
+from .changes import Changes, GameChanged
+from .manager import GameManager, Live
+from .seats import Seat
+from .storage import ENDED, PLAYING, WON, GameRecord, RaceRecord
+
+COUNTDOWN = 10.0  # seconds between a party's start and its deal: long enough to tap "Join"
+TIME_LIMIT = 15 * 60.0  # seconds a party runs at most: the games still in play then are ended
+MAX_PLAYERS = 8  # Discord's design guide: groups of 3 to 8 play together the most
+
+
+@dataclass(frozen=True, slots=True)
+class Racer:
+    player_id: int
+    name: str
+    lang: str
+
+
+@dataclass(frozen=True, slots=True)
+class Gathering:
+    """A party gathering its players until ``starts_at``."""
+
+    instance_id: str
+    channel_id: int  # the instance's channel (where the channel is told)
+    guild_id: int  # where its games are counted
+    code: str  # the deal
+    starts_at: float
+    racers: tuple[Racer, ...]  # the starter first
+
+    @property
+    def starter_id(self) -> int:
+        return self.racers[0].player_id
+
+    @property
+    def party_id(self) -> int:
+        """The party's seats' key: its start, in milliseconds (one party at a time an instance)."""
+        return int(self.starts_at * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A racer's place: cleared first, then more cards removed, then less time (from the party's start to
+    the game's end, or to now while it is played)."""
+
+    place: int  # 1 is the first
+    player_id: int
+    name: str
+    game_id: int
+    seat: int
+    status: str
+    removed: int
+    hints: int
+    seconds: float
+    left: tuple[bool, ...]  # the 28 spots of the pyramid: whether each card is still there
+
+    @property
+    def playing(self) -> bool:
+        return self.status == PLAYING
+
+
+@dataclass(frozen=True, slots=True)
+class Party:
+    """A party that began: its race, its standings, and when it ends at the latest."""
+
+    instance_id: str
+    race: RaceRecord
+    standings: tuple[Standing, ...]
+    ends_at: float
+
+    @property
+    def over(self) -> bool:
+        return not any(s.playing for s in self.standings)
+
+    @property
+    def winner_id(self) -> int | None:
+        return self.race.winner_id
+
+    def of(self, player_id: int) -> Standing | None:
+        return next((s for s in self.standings if s.player_id == player_id), None)
+
+
+State = Gathering | Party | None
+
+
+# ----------------------------------------------------------------------------- outcomes
+@dataclass(frozen=True, slots=True)
+class Gathered:
+    """The party was started (or joined): its countdown runs."""
+
+    gathering: Gathering
+
+
+@dataclass(frozen=True, slots=True)
+class AlreadyGathering:
+    """A party gathers already: join it instead."""
+
+    gathering: Gathering
+
+
+@dataclass(frozen=True, slots=True)
+class Full:
+    gathering: Gathering
+
+
+@dataclass(frozen=True, slots=True)
+class Running:
+    """A party is being played: a late player watches it (and may start the next one once it is over)."""
+
+    party: Party
+
+
+@dataclass(frozen=True, slots=True)
+class NoParty:
+    """Nothing gathers or runs in the instance."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotRacing:
+    """The player has no game in the running party (or it is over already)."""
+
+    party: Party
+
+
+@dataclass(frozen=True, slots=True)
+class GaveUp:
+    party: Party
+    live: Live
+
+
+StartOutcome = Gathered | AlreadyGathering | Running
+JoinOutcome = Gathered | Full | Running | NoParty
+GiveUpOutcome = GaveUp | NotRacing | NoParty
+
+
+def key_of(instance_id: str) -> str:
+    return f"party:{instance_id}"
+
+
+class Parties:
+    def __init__(self, manager: GameManager, changes: Changes) -> None:
+        self.manager = manager
+        self.storage = manager.storage
+        self.changes = changes
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def _lock(self, instance_id: str) -> asyncio.Lock:
+        lock = self._locks.get(instance_id)
+        if lock is None:
+            lock = self._locks[instance_id] = asyncio.Lock()
+        return lock
+
+    # ------------------------------------------------------------------------- intents
+    async def start(self, instance_id: str, channel_id: int, guild_id: int, starter: Racer, game: Game) -> StartOutcome:
+        """Start gathering a party on ``game``'s deal; its countdown starts now."""
+        async with self._lock(instance_id):
+            state = await self._state(instance_id)
+            if isinstance(state, Gathering):
+                return AlreadyGathering(state)
+            if isinstance(state, Party) and not state.over:
+                return Running(state)
+            starts_at = self.manager.clock() + COUNTDOWN
+            gathering = Gathering(instance_id, channel_id, guild_id, game.code, starts_at, (starter,))
+            await self._keep(gathering)
+            return Gathered(gathering)
+
+    async def join(self, instance_id: str, racer: Racer) -> JoinOutcome:
+        """Join the gathering party (joining twice is joining once)."""
+        async with self._lock(instance_id):
+            state = await self._state(instance_id)
+            if isinstance(state, Party) and not state.over:
+                return Running(state)
+            if not isinstance(state, Gathering):
+                return NoParty()
+            if any(r.player_id == racer.player_id for r in state.racers):
+                return Gathered(state)
+            if len(state.racers) >= MAX_PLAYERS:
+                return Full(state)
+            gathering = Gathering(
+                state.instance_id,
+                state.channel_id,
+                state.guild_id,
+                state.code,
+                state.starts_at,
+                (*state.racers, racer),
+            )
+            await self._keep(gathering)
+            return Gathered(gathering)
+
+    async def state(self, instance_id: str) -> State:
+        """The instance's party as it is now: a countdown that ran out begins the race (once), a party past
+        its time limit ends its games still in play. ``None``: none gathers, none was played."""
+        async with self._lock(instance_id):
+            return await self._state(instance_id)
+
+    async def give_up(self, instance_id: str, player_id: int, lang: str) -> GiveUpOutcome:
+        """The player's own game of the running party ends (recorded as ended); the others play on."""
+        async with self._lock(instance_id):
+            state = await self._state(instance_id)
+            if not isinstance(state, Party):
+                return NoParty()
+            mine = state.of(player_id)
+            if mine is None or not mine.playing:
+                return NotRacing(state)
+            live = await self._end(mine)
+            party = await self._party(instance_id, state.race.id)
+            if party is None:
+                return NoParty()
+            return NotRacing(party) if live is None else GaveUp(party, live)
+
+    async def show_at(self, race_id: int, message_id: int) -> None:
+        """The party's scoreboard in its channel is ``message_id`` (kept up to date as a race's)."""
+        await self.storage.set_race_message(race_id, message_id)
+
+    async def claim_podium(self, instance_id: str) -> bool:
+        """Whether the caller is the one to tell the channel of the party's end (once, restarts included)."""
+        async with self._lock(instance_id):
+            kept = await self.storage.meta(key_of(instance_id))
+            data = json.loads(kept) if kept else {}
+            if "race" not in data or data.get("podium"):
+                return False
+            await self.storage.set_meta(key_of(instance_id), json.dumps({**data, "podium": True}))
+            return True
+
+    # ------------------------------------------------------------------------- inside
+    async def _state(self, instance_id: str) -> State:
+        kept = await self.storage.meta(key_of(instance_id))
+        if kept is None:
+            return None
+        data: dict[str, Any] = json.loads(kept)
+        if "race" in data:
+            party = await self._party(instance_id, int(data["race"]))
+            if party is not None and not party.over and self.manager.clock() >= party.ends_at:
+                for standing in party.standings:
+                    if standing.playing:
+                        await self._end(standing)
+                party = await self._party(instance_id, party.race.id)
+            return party
+        gathering = Gathering(
+            instance_id,
+            int(data["channel"]),
+            int(data["guild"]),
+            str(data["code"]),
+            float(data["starts_at"]),
+            tuple(Racer(int(p), str(n), str(lang)) for p, n, lang in data["racers"]),
+        )
+        if self.manager.clock() < gathering.starts_at:
+            return gathering
+        return await self._begin(gathering)
+
+    async def _keep(self, gathering: Gathering) -> None:
+        data = {
+            "channel": str(gathering.channel_id),
+            "guild": str(gathering.guild_id),
+            "code": gathering.code,
+            "starts_at": gathering.starts_at,
+            "racers": [[str(r.player_id), r.name, r.lang] for r in gathering.racers],
+        }
+        await self.storage.set_meta(key_of(gathering.instance_id), json.dumps(data))
+
+    async def _begin(self, gathering: Gathering) -> Party | None:
+        """The deal dealt to every racer, each in their seat, at one moment, and stored as one race."""
+        game = Game.from_code(gathering.code)
+        dealt: list[Live] = []
+        for racer in gathering.racers:
+            party_seat = Seat.party(gathering.channel_id, racer.player_id, gathering.party_id)
+            async with self.manager.turn(party_seat.id) as turn:
+                if turn.live is not None:  # (dealt before a restart that stopped this very start)
+                    await turn.end(ENDED)
+                live = await turn.start(
+                    guild_id=gathering.guild_id, owner_id=racer.player_id, game=game.copy(), locale=racer.lang
+                )
+            await self.storage.remember_name(racer.player_id, racer.name)
+            dealt.append(live)
+        players = [(live.record.owner_id, live.record.id) for live in dealt]
+        race_id = await self.storage.create_race(
+            gathering.guild_id, gathering.channel_id, gathering.code, gathering.starts_at, players
+        )
+        names = {str(r.player_id): r.name for r in gathering.racers}
+        await self.storage.set_meta(key_of(gathering.instance_id), json.dumps({"race": race_id, "names": names}))
+        for live, racer in zip(dealt, gathering.racers, strict=True):
+            record = live.record
+            version = live.game.version
+            await self.changes.publish(
+                GameChanged(record.id, record.channel_id, version, False, PLAYING, None, racer.lang, True)
+            )
+        return await self._party(gathering.instance_id, race_id)
+
+    async def _party(self, instance_id: str, race_id: int) -> Party | None:
+        race = await self.storage.race(race_id)
+        if race is None:  # (a server's data removed meanwhile)
+            return None
+        kept = await self.storage.meta(key_of(instance_id))
+        names: dict[str, str] = json.loads(kept).get("names", {}) if kept else {}
+        now = self.manager.clock()
+        rows: list[tuple[int, GameRecord]] = []
+        for player_id, game_id in race.players:
+            record = await self.manager.record(game_id)
+            if record is not None:
+                rows.append((player_id, record))
+        ranked = sorted(rows, key=lambda row: _rank(row[1], race.created_at, now))
+        standings = tuple(
+            Standing(
+                place,
+                player_id,
+                names.get(str(player_id), str(player_id)),
+                record.id,
+                record.channel_id,
+                str(record.status),
+                record.removed,
+                record.hints,
+                _seconds(record, race.created_at, now),
+                self._left(record),
+            )
+            for place, (player_id, record) in enumerate(ranked, start=1)
+        )
+        return Party(instance_id, race, standings, race.created_at + TIME_LIMIT)
+
+    def _left(self, record: GameRecord) -> tuple[bool, ...]:
+        """Which cards of the pyramid are left: from the engine in memory when it agrees with the stored
+        record (a move's own process), else replayed from the stored actions."""
+        live = self.manager.peek(record.channel_id)
+        if live is not None and live.record.id == record.id and live.game.removed == record.removed:
+            return tuple(card is not None for card in live.game.pyramid)
+        return _left(record)
+
+    async def _end(self, standing: Standing) -> Live | None:
+        async with self.manager.turn(standing.seat) as turn:
+            if not turn.holds(standing.game_id):
+                return None
+            live = await turn.end(ENDED)
+        await self.changes.publish(GameChanged.of(live.record, live.game.version, live.record.locale or "en"))
+        return live
+
+
+def _seconds(record: GameRecord, start: float, now: float) -> float:
+    end = record.finished_at if record.finished_at is not None else now
+    return max(0.0, end - start)
+
+
+def _rank(record: GameRecord, start: float, now: float) -> tuple[int, int, float]:
+    return (0 if record.status == WON else 1, -record.removed, _seconds(record, start, now))
+
+
+def _left(record: GameRecord) -> tuple[bool, ...]:
+    """The game's pyramid replayed from its stored actions."""
+    try:
+        pyramid = Game.replay(record.code, record.actions).pyramid
+    except (ValueError, TypeError):
+        return (True,) * 28
+    return tuple(card is not None for card in pyramid)
