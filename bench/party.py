@@ -29,7 +29,7 @@ from pyramide_bot.activity.sessions import Session
 from pyramide_bot.settings import ActivitySettings
 from pyramide_service.parties import COUNTDOWN
 from tests.support.activity_edge import ROOMY
-from tests.support.deals import clearing_taps, kings_and_pairs
+from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 from tests.support.fake_activity import BOT_TOKEN, CLIENT_SECRET
 from tests.support.harness import APP_ID, CHANNEL_ID, GUILD_ID, Harness
 
@@ -83,11 +83,11 @@ async def instance(n: int, activity: Activity, client: Any, port: int, h: Harnes
         await page.until(lambda s: (s.get("party") or {}).get("phase") == "racing")
     game = kings_and_pairs()
     removed_after = []
-    for spot in clearing_taps()[:TAPS]:
+    for spot in clear_kings_and_pairs_taps()[:TAPS]:
         game.tap(spot)
         removed_after.append(game.removed)
     versions = {page.user: 0 for page in pages}
-    for step, spot in enumerate(clearing_taps()[:TAPS]):
+    for step, spot in enumerate(clear_kings_and_pairs_taps()[:TAPS]):
         for mover in pages:
             rivals = [page for page in pages if page is not mover]
             for page in pages:  # (what came before this move is read)

@@ -11,11 +11,11 @@ instance's do (the ``Deal``'s ``guild_id``: the instance's server, 0 outside ser
 A seat's board is the page: ``opening`` never asks a ``BoardPort`` to post one (its game has no message),
 and nothing draws a board message for it. The id alone tells only that it is a seat (``is_seat``); its
 kind, player and instance channel are the ``Seat`` value's, which its maker keeps (a page's session names
-the channel and the player, so ``Seat.daily(channel, player)`` finds the same seat again).
+the channel and the player, so ``Seat.daily(channel, player, number)`` finds the same seat again).
 
 The API (stable; the party race builds on it):
     Seat(channel_id, player_id, kind, party_id=0)   .id  .is_daily  .is_party
-    Seat.daily(channel_id, player_id)   Seat.party(channel_id, player_id, party_id)
+    Seat.daily(channel_id, player_id, number=0)   Seat.party(channel_id, player_id, party_id)
     seat_id(channel_id, player_id, kind, party_id=0) -> int      is_seat(channel_id) -> bool
     DAILY, PARTY (the kinds)
 """
@@ -49,7 +49,8 @@ def is_seat(channel_id: int) -> bool:
 @dataclass(frozen=True, slots=True)
 class Seat:
     """A player's own place in an instance's channel (``channel_id``, a real Discord channel): ``kind``
-    ``DAILY`` (their attempt at today's daily), or ``PARTY`` with the party's id."""
+    ``DAILY`` (their attempt at a day's daily, ``party_id`` the daily's number), or ``PARTY`` with the
+    party's id."""
 
     channel_id: int
     player_id: int
@@ -57,8 +58,10 @@ class Seat:
     party_id: int = 0
 
     @classmethod
-    def daily(cls, channel_id: int, player_id: int) -> Seat:
-        return cls(channel_id, player_id, DAILY)
+    def daily(cls, channel_id: int, player_id: int, number: int = 0) -> Seat:
+        """The player's seat for the daily of ``number`` (``pyramide.daily.daily_number``): a seat a day, so
+        an attempt left unfinished never holds the next day's."""
+        return cls(channel_id, player_id, DAILY, number)
 
     @classmethod
     def party(cls, channel_id: int, player_id: int, party_id: int) -> Seat:

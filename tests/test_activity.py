@@ -17,12 +17,13 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from pyramide.daily import day_key
+from pyramide.daily import day_key, today
 from pyramide.i18n import t
 from pyramide.style import Style
 from pyramide_bot.activity import Activity
 from pyramide_bot.activity.server import BURST, CLOSE_FLOOD
 from pyramide_bot.activity.sessions import Session, SessionKeys
+from pyramide_discord.words import share_text
 from pyramide_service.play import Press
 from tests.support.activity_browser import Player, module_browser, open_activity
 from tests.support.activity_edge import ActivityEdge, serve_activity
@@ -149,11 +150,8 @@ async def gone(player: Player, spot: str | int, timeout: float = WAIT) -> None:
     await player.card(spot).wait_for(state="hidden", timeout=timeout)
 
 
-async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(table: Table) -> None:
-    h = table.h
-    await start(h, kings_and_pairs().code)
-    player = await table.open(OWNER)
-    await player.card(21).wait_for(timeout=WAIT)
+async def win_by_taps(player: Player) -> None:
+    """kings_and_pairs won by taps, each waited for on the page (a tap on a position not drawn yet is stale)."""
     for move in winning_taps():
         if len(move) == 2:
             await tap(player, move[0])
@@ -161,6 +159,14 @@ async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(tab
         await tap(player, move[-1])
         for spot in move:
             await gone(player, spot)
+
+
+async def test_a_deal_won_by_taps_alone_edits_the_board_and_shows_the_result(table: Table) -> None:
+    h = table.h
+    await start(h, kings_and_pairs().code)
+    player = await table.open(OWNER)
+    await player.card(21).wait_for(timeout=WAIT)
+    await win_by_taps(player)
     ending = player.frame.locator("#ending")
     await ending.wait_for(timeout=WAIT)
     lines = await player.frame.locator("#ending-lines").inner_text()
@@ -556,3 +562,39 @@ async def test_another_private_channel_is_refused_and_stores_nothing(table: Tabl
     assert table.activity.server.refused[-2:] == ["token:not_here", "token:not_here"]
     assert changed(before, await dump(h.db_path)) == {}
     assert h.hub.unreachable == []
+
+
+async def test_todays_daily_in_the_page_is_private_counted_once_and_offers_its_month(table: Table) -> None:
+    """Today's daily, played in the player's seat in the page: the other page in the instance sees how far
+    it is and never a card; once over, Share gives the board's line and the month's picture is one tap
+    away; a second attempt is refused, back at the channel's table."""
+    h = table.h
+    assert h.bot is not None
+    day = today(datetime.fromtimestamp(h.now[0], UTC))
+    h.bot.dailies.codes[day] = kings_and_pairs().code
+    bo, ana = await table.open(STRANGER), await table.open(OWNER)  # (Bo plays the daily, Ana watches)
+    await bo.frame.locator('[data-action="daily"]').click()
+    await bo.frame.locator('#table[data-seat="daily"]').wait_for(timeout=WAIT)
+    await ana.frame.locator(f'#seat-list [data-user="{STRANGER}"][data-removed="0"]').wait_for(timeout=WAIT)
+    await win_by_taps(bo)
+    await bo.frame.locator("#ending").wait_for(timeout=WAIT)
+    await ana.frame.locator(f'#seat-list [data-user="{STRANGER}"][data-removed="28"]').wait_for(timeout=WAIT)
+    attempt = await h.storage.daily_attempt(day_key(day), STRANGER)
+    record = await h.storage.game(attempt.game_id)
+    assert await ana.state("game") != str(record.id) and await ana.state("seat") == ""  # (the channel's table)
+    assert attempt.status == "won" and record.channel_id < 0 and record.message_id is None
+    await bo.frame.locator('[data-action="share"]').click()
+    share = share_text(record, attempt.picture, "en", h.bot.solver)
+    await bo.frame.locator("#share").filter(has_text=share.splitlines()[0]).wait_for(timeout=WAIT)
+    month = bo.frame.locator('[data-action="month"]')
+    await month.focus()
+    await month.press("Enter")  # (reachable by the keyboard)
+    await bo.frame.locator('#month-picture[src^="data:image/png;base64,"]').wait_for(timeout=WAIT)
+    assert await month.get_attribute("aria-expanded") == "true"
+    await bo.frame.locator('[data-action="table"]').click()
+    await bo.frame.locator('#table[data-seat=""]').wait_for(timeout=WAIT)
+    await bo.frame.locator('[data-action="daily"]').click()
+    await bo.frame.locator("#words").filter(has_text="You have played daily").wait_for(timeout=WAIT)
+    assert await bo.state("seat") == ""
+    dailies = [row.status for row in await h.storage.results(GUILD_ID, STRANGER) if row.daily == day_key(day)]
+    assert dailies == ["won"]  # counted once

@@ -20,7 +20,7 @@ from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
 from pyramide_service.parties import COUNTDOWN
 from tests.support.activity_edge import ROOMY, serve_activity
-from tests.support.deals import clearing_taps, kings_and_pairs
+from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness
 
 INSTANCE = "i-party-test"
@@ -117,7 +117,7 @@ async def test_three_players_race_a_party_that_a_spectator_watches_to_its_podium
     assert len(set(boards.values())) == 3  # a board each, the same cards
     assert racing["game"] is None or racing["game"]["id"] not in boards.values()  # the spectator sees no board
 
-    taps = clearing_taps()
+    taps = clear_kings_and_pairs_taps()
     for spot in taps[:6]:
         moved = await bo.ask(t="tap", spot=str(spot), version=int(bo.last["game"]["version"]))
         assert moved["game"]["id"] == boards[BO]

@@ -17,7 +17,7 @@ import pytest_asyncio
 from pyramide_service.parties import COUNTDOWN
 from tests.support.activity_browser import DESKTOP, PHONE, Player, module_browser, open_activity
 from tests.support.activity_edge import ActivityEdge, serve_activity
-from tests.support.deals import clearing_taps, kings_and_pairs
+from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 from tests.support.fake_activity import ActivityDiscord
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness
 
@@ -74,7 +74,7 @@ async def test_a_party_of_three_with_a_spectator_runs_to_a_podium_in_the_page(tm
         assert await dee.frame.locator("[data-rival]").count() == 3  # the spectator sees every racer
         assert await ana.frame.locator("[data-rival]").count() == 2  # a racer, the two others
 
-        taps = clearing_taps()
+        taps = clear_kings_and_pairs_taps()
         for spot in taps[:4]:
             await tap(bo, spot)
         removed = await bo.frame.locator("#pyramid [data-spot]:not([hidden])").count()

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from cogs.pyramide.daily import month_picture
 from pyramide.daily import DayKind, month_calendar
 from pyramide.render import WIDTH, render_month
+from pyramide_discord.daily_words import month_picture
 from tests.reference.months import ATTEMPTS, MONTHS, TODAY, all_won, november
 
 REFERENCE = Path(__file__).parent / "reference"

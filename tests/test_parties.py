@@ -28,7 +28,7 @@ from pyramide_service.play import Plays, Press
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.storage import ENDED, WON, Storage
 from tests.support.backends import twin
-from tests.support.deals import clearing_taps, kings_and_pairs
+from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -86,7 +86,7 @@ async def test_a_party_is_gathered_dealt_to_each_seat_at_once_played_ranked_and_
     assert isinstance(late, Running) and late.party.of(DEE.player_id) is None
     assert isinstance(await table.parties.start(INSTANCE, CHANNEL, GUILD, DEE, kings_and_pairs()), Running)
 
-    taps = clearing_taps()
+    taps = clear_kings_and_pairs_taps()
     for spot in taps[:4]:
         await table.tap(party, CY, spot)
     for spot in taps:
@@ -110,7 +110,7 @@ async def test_two_clears_at_the_same_moment_make_one_winner(storage):
     now = [1_000_000.0]
     table = Table(storage, now)
     party = await gathered(table, now, ANA, BO)
-    taps = clearing_taps()
+    taps = clear_kings_and_pairs_taps()
     for racer in (ANA, BO):
         for spot in taps[:-1]:
             await table.tap(party, racer, spot)
@@ -127,7 +127,7 @@ async def test_a_party_goes_on_after_a_restart_in_its_countdown_and_in_its_race(
     now = [1_000_000.0]
     table = Table(storage, now)
     assert isinstance(await table.parties.start(INSTANCE, CHANNEL, GUILD, ANA, kings_and_pairs()), Gathered)
-    taps = clearing_taps()
+    taps = clear_kings_and_pairs_taps()
     first, second = twin(storage), twin(storage)  # the process started again, twice
     await first.open()
     try:

@@ -10,7 +10,7 @@ from pyramide_service.manager import GameManager
 from pyramide_service.opening import Deal, Dealt, Here, Opened, open_deal
 from pyramide_service.seats import Seat, is_seat, seat_id
 from pyramide_service.storage import PLAYING, WON
-from tests.support.deals import clear_kings_and_pairs, kings_and_pairs
+from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 from tests.support.manager_turns import play
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -41,27 +41,6 @@ class NoBoards:
         return None
 
 
-class Taps:
-    """A game whose taps are written down (to play the same taps through the manager's turns)."""
-
-    def __init__(self, game: Game) -> None:
-        self.game, self.spots = game, []
-
-    @property
-    def pyramid(self):
-        return self.game.pyramid
-
-    def tap(self, spot: int) -> None:
-        self.spots.append(spot)
-        self.game.tap(spot)
-
-
-def winning_taps() -> list[int]:
-    taps = Taps(kings_and_pairs())
-    clear_kings_and_pairs(taps)  # type: ignore[arg-type]
-    return taps.spots
-
-
 def test_a_seat_is_named_the_same_everywhere_and_never_as_a_discord_channel():
     seat = Seat.daily(CHANNEL, PLAYER)
     assert seat.id == Seat.daily(CHANNEL, PLAYER).id == seat_id(CHANNEL, PLAYER, "daily")
@@ -90,7 +69,7 @@ async def test_seat_games_are_played_apart_posted_nowhere_and_counted_in_the_ins
         opened[seat] = await open_deal(manager, boards, deal, Here(seat.id))
         assert isinstance(opened[seat], Opened) and opened[seat].message_id == 0
     assert len(boards.posted) == 1  # no seat's board was posted
-    for spot in winning_taps():
+    for spot in clear_kings_and_pairs_taps():
         await play(manager, mine.id, lambda game, spot=spot: game.tap(spot))
     record = await storage.game(opened[mine].dealt.live.record.id)
     assert record.status == WON and record.channel_id == mine.id and record.message_id is None

@@ -8,6 +8,7 @@ import { Playback } from "./playback.js";
 import { Choices } from "./choices.js";
 import { Keys } from "./keys.js";
 import { Party } from "./party.js";
+import { Daily } from "./daily.js";
 
 const notice = document.getElementById("notice");
 
@@ -60,6 +61,8 @@ async function main() {
   const party = new Party(table.root, table, form, (message) => link.send(message), sdk); // (#48)
   const choose = table.onAction;
   table.onAction = (action, button) => party.chosen(action) || choose(action, button);
+  const daily = new Daily(table.root, table, (message) => link.send(message));
+  link.onMonth = (message) => daily.pictured(message);
   link.onTexts = (texts) => {
     table.texts = texts;
     form.texts = texts;
@@ -74,6 +77,7 @@ async function main() {
     tell("");
     choices.shown(state);
     party.shown(state);
+    daily.shown(state);
   };
   link.onLost = () => tell(table.texts["activity.reconnecting"] || "…");
   link.onRefused = (reason) => tell(reason);

@@ -10,6 +10,7 @@ export class Link {
     this.pending = [];
     this.onTexts = () => {};
     this.onState = () => {};
+    this.onMonth = () => {}; // the daily's month picture (daily.js)
     this.onLost = () => {};
     this.onRefused = () => {};
     this.wait = 250;
@@ -30,6 +31,8 @@ export class Link {
         for (const waiting of this.pending.splice(0)) socket.send(waiting);
       } else if (message.t === "state") {
         this.onState(message);
+      } else if (message.t === "month") {
+        this.onMonth(message);
       }
     });
     socket.addEventListener("close", (event) => {

@@ -12,25 +12,19 @@ import discord
 
 from pyramide import Game
 from pyramide.daily import (
-    DayKind,
-    MonthCalendar,
     daily_number,
     day_key,
-    month_bounds,
-    month_calendar,
-    time_to_next,
     today,
 )
-from pyramide.i18n import month_name, t, weekday_names
-from pyramide.render import MonthPicture, render_month
+from pyramide.i18n import t
+from pyramide_discord.daily_words import already_words, month_png, next_daily
 from pyramide_discord.words import mention, share_text
 from pyramide_service import PLAYING, DailyAttempt
 from pyramide_service.opening import AttemptTaken, Deal, Dealt, EntryTaken, EventClosed, Here, InThread, open_deal
-from pyramide_service.seats import is_seat
 
 from ..answer import Answer, answering
 from ..common import missing_permission
-from .home import OUTSIDE_SERVERS, of_this_place
+from .home import of_this_place
 from .posting import AnswerBoards, answer_attempt
 from .records import time_text
 
@@ -43,12 +37,6 @@ IN_PLACE = (discord.Thread, discord.VoiceChannel, discord.StageChannel)
 
 def now_of(answer: Answer) -> datetime:
     return datetime.fromtimestamp(answer.bot.clock(), UTC)
-
-
-def next_daily(lang: str, now: datetime) -> str:
-    left = time_to_next(now)
-    hours, rest = divmod(int(left.total_seconds()), 3600)
-    return t(lang, "daily.next", hours=hours, minutes=rest // 60)
 
 
 async def todays_game(answer: Answer, day: date) -> Game:
@@ -128,27 +116,9 @@ async def play_daily(interaction: discord.Interaction) -> None:
 
 
 async def _already(answer: Answer, attempt: DailyAttempt, lang: str, now: datetime) -> str:
-    number = daily_number(date.fromisoformat(attempt.day))
-    if attempt.status is None:
-        return waiting_words(answer, attempt, lang, number)
-    record = await answer.bot.manager.record(attempt.game_id)
-    lines = [t(lang, "daily.done", number=number)]
-    if record is not None:
-        lines.append(share_text(record, attempt.picture, lang, answer.bot.solver))
-    lines.append(next_daily(lang, now))
-    return "\n".join(lines)
-
-
-def waiting_words(answer: Answer, attempt: DailyAttempt, lang: str, number: int) -> str:
-    """Where the player's open daily waits: a channel mention only where it leads somewhere (asked in the
-    server it is played in); elsewhere (a DM, a group DM, another server) the kind of place, in words."""
-    if is_seat(attempt.channel_id):  # (a seat is no Discord channel: nothing to mention)
-        return t(lang, "daily.waiting_activity", number=number)
     place = answer.place
-    if place is not None and place.in_server and attempt.guild_id == place.stats_id:
-        return t(lang, "daily.waiting", number=number, thread=f"<#{attempt.channel_id}>")
-    kind = "daily.waiting_dm" if attempt.guild_id == OUTSIDE_SERVERS else "daily.waiting_server"
-    return t(lang, kind, number=number)
+    asked_in = place.stats_id if place is not None and place.in_server else None
+    return await already_words(answer.bot.manager, answer.bot.solver, attempt, lang, now, asked_in)
 
 
 async def share_daily(answer: Answer, game_id: int) -> None:
@@ -230,46 +200,11 @@ async def show_daily_leaderboard(interaction: discord.Interaction) -> None:
         await answer.announce(embed=embed)
 
 
-def month_picture(calendar: MonthCalendar, lang: str) -> tuple[MonthPicture, str]:
-    """What the calendar picture shows in the player's language, and its alt text."""
-    name = month_name(lang, calendar.year, calendar.month)
-
-    def days(count: int) -> str:
-        return t(lang, "month.days", count=count)
-
-    streak = t(lang, "month.streak", current=days(calendar.current_streak), best=days(calendar.best_streak))
-    badge = (
-        t(lang, "month.badge.won")
-        if calendar.badge
-        else t(lang, "month.badge.open", won=calendar.won, days=len(calendar.days))
-    )
-    kinds = (DayKind.CLEAN, DayKind.HINTED, DayKind.GAVE_UP, DayKind.MISSED)
-    picture = MonthPicture(
-        title=t(lang, "month.title", month=name),
-        weekdays=weekday_names(lang),
-        days=tuple(str(kind) for kind in calendar.days),
-        first_weekday=calendar.first_weekday,
-        today=calendar.today,
-        legend=tuple((str(kind), t(lang, f"month.{kind}")) for kind in kinds),
-        streak=streak,
-        badge=badge,
-        badge_won=calendar.badge,
-    )
-    counts = {str(kind): calendar.days.count(kind) for kind in kinds}
-    return picture, t(lang, "month.alt", month=name, streak=streak, **counts)[:1000]
-
-
 async def show_month(interaction: discord.Interaction, *, last: bool = False) -> None:
     """/pyramide daily month: the player's calendar of this month (or the last), drawn as a picture."""
     async with answering(interaction) as answer:
         lang, bot = answer.lang, answer.bot
-        now = today(now_of(answer))
-        year, month = (now.year, now.month) if not last else (now.year - (now.month == 1), (now.month - 2) % 12 + 1)
-        first, final = month_bounds(year, month)
-        player = interaction.user.id
-        attempts, streaks = await bot.daily_attempts.month(player, day_key(first), day_key(final), now)
-        picture, alt = month_picture(month_calendar(year, month, attempts, now, streaks), lang)
-        png = render_month(picture)  # a few milliseconds, once per command: no worker needed
+        png, alt = await month_png(bot.daily_attempts, interaction.user.id, lang, today(now_of(answer)), last)
         answer.private = False  # shown in the channel, as the daily ranking is: a badge is worth showing
         await answer.announce(file=discord.File(io.BytesIO(png), filename="month.png", description=alt))
 

@@ -27,7 +27,13 @@ class Costs:
     def __init__(self, limits: Limits, clock: Clock) -> None:
         self._kinds = {
             kind: Buckets(burst, every, clock, limits.addresses)
-            for kind, (burst, every) in (("deal", limits.deals), ("hint", limits.hints), ("playback", limits.playbacks))
+            for kind, (burst, every) in (
+                ("deal", limits.deals),
+                ("daily", limits.deals),  # (today's daily opened: a deal; its month picture: a drawing)
+                ("month", limits.playbacks),
+                ("hint", limits.hints),
+                ("playback", limits.playbacks),
+            )
         }
 
     def wait(self, user_id: int, kind: str, asked: dict[str, Any]) -> int:

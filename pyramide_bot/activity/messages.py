@@ -122,6 +122,10 @@ SCHEMA: dict[str, Fields] = {
     "mine": Fields({"t": TYPE, "game": GAME}, frozenset({"game"})),
     "party": Fields({"t": TYPE, "options": DEAL}, frozenset({"options"})),  # a party race (#48)
     "join": Fields({"t": TYPE}),
+    # today's daily in the player's seat (activity/daily.py): open it or go back to it, the table, the month
+    "daily": Fields({"t": TYPE}),
+    "table": Fields({"t": TYPE}),
+    "month": Fields({"t": TYPE}),
 }
 SIGN_IN = Fields(
     {"code": Text(1, 200), "instance_id": Text(1, 100, INSTANCE_ID), "locale": LOCALE},

@@ -87,6 +87,14 @@ PAGE_TEXTS = (
     "party.give_up",
     "party.share",
     "party.invite",
+    # today's daily in the player's seat (activity/daily.py)
+    "activity.daily",
+    "activity.table",
+    "activity.month",
+    "activity.month_title",
+    "activity.seats",
+    "activity.seat_daily",
+    "activity.seat_done",
 )
 
 

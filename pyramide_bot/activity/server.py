@@ -29,6 +29,7 @@ from pyramide.style import Style
 from pyramide_service import StorageUnavailable
 from pyramide_service.server_settings import OUTSIDE_SERVERS
 
+from . import daily
 from .dealer import Dealer
 from .door import Costs, client_address
 from .limits import Bucket, Limits
@@ -68,6 +69,7 @@ WEB_FILES = {
     "keys.js": "text/javascript",
     "announce.js": "text/javascript",
     "party.js": "text/javascript",
+    "daily.js": "text/javascript",
     "style.css": "text/css",
     "build/sdk.js": "text/javascript",
 }
@@ -119,9 +121,9 @@ class ActivityServer:
         self.costs = Costs(limits, clock)
         self.dealer = Dealer(presses.bot, presses.names.get)
         self.playbacks = Playbacks(presses.bot)
-        self.party = PartyDesk(presses.bot, self.dealer, clock)  # the party race (#48)
-        self.party.changed = self.viewers.changed
-        self.viewers.party = self.party
+        self.party = PartyDesk(presses.bot, self.dealer, clock, self.viewers.changed)  # the party race (#48)
+        self.viewers.party = self.party  # (closed with the viewers)
+        self.daily = daily.PageDaily(presses.bot, self.viewers)  # today's daily, in the player's seat
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         self.pending = 0  # sockets open that have not signed in
@@ -158,7 +160,6 @@ class ActivityServer:
             task.cancel()
         await asyncio.gather(*self._watches, return_exceptions=True)
         await self.viewers.close()
-        await self.party.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -372,6 +373,8 @@ class ActivityServer:
         if wait:
             return Reply([t(lang, "activity.slow_down", seconds=wait)])
         try:
+            if kind in daily.KINDS or (kind == "deal" and viewer.session.channel_id != viewer.home):
+                return await self.daily.act(viewer, kind, lang)
             return await self._play(viewer.session, kind, asked, lang)
         except StorageUnavailable as error:  # as the board answers a press: nothing was lost, try again
             log.info("an Activity %s found the storage unavailable (%s)", kind, type(error).__name__)
@@ -379,8 +382,7 @@ class ActivityServer:
 
     async def _play(self, session: Session, kind: str, asked: dict[str, Any], lang: str) -> Reply:
         presses = self.presses
-        routed = await self.party.route(session, kind, asked, lang)  # (#48: a party's, or a racer's seat)
-        if isinstance(routed, Reply):
+        if isinstance(routed := await self.party.route(session, kind, asked, lang), Reply):  # (#48: a racer's seat)
             return routed
         session = routed
         if kind == "tap":

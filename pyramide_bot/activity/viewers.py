@@ -1,6 +1,10 @@
 """The pages open on each channel, and what they are sent: the position after every change (each page in
 its player's language), and who is there (playing or watching).
 
+A page may sit in a seat of its instance (``pyramide_service.seats``: the player's own daily): it is then
+kept under the seat's id (its session names the seat), sent the seat's position alone, and the others on
+its channel (``Viewer.home``) are sent how far it is (``seats``: cards removed, never the cards).
+
 Each page has its own outbox and its own writer: a change is put in every outbox at once, so a slow or
 stalled reader never holds up the others; one that lets ``Limits.backlog`` messages pile up is dropped
 (closed with 4009: the page reconnects when it can read again)."""
@@ -10,10 +14,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aiohttp import web
+
+from pyramide_service import PLAYING
+from pyramide_service.seats import Kind, is_seat
 
 from .party import PartyDesk
 from .position import game_view
@@ -36,6 +43,8 @@ class Viewer:
     outbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     writer: asyncio.Task[None] | None = None
     transport: Any = None  # (cut when even the closing handshake cannot be written)
+    home: int = 0  # the instance's channel (the session names a seat while the page sits in one)
+    seat: Kind | None = None  # the kind of the seat it sits in (``seats.DAILY``, ``seats.PARTY``), if any
 
 
 async def close(viewer: Viewer, code: int, reason: str) -> None:
@@ -58,6 +67,7 @@ class Viewers:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
         self.party: PartyDesk | None = None  # the party race's part of every state (#48)
+        self._seated: dict[int, set[Viewer]] = {}  # a channel -> its pages sitting in a seat
 
     def of(self, channel_id: int) -> set[Viewer]:
         return self._channels.get(channel_id, set())
@@ -70,19 +80,43 @@ class Viewers:
         return self._users.get(user_id, set())
 
     def join(self, viewer: Viewer) -> None:
+        viewer.home = viewer.home or viewer.session.channel_id
         self._channels.setdefault(viewer.session.channel_id, set()).add(viewer)
         self._users.setdefault(viewer.session.user_id, set()).add(viewer)
         viewer.writer = asyncio.get_running_loop().create_task(self._write(viewer))
 
     def leave(self, viewer: Viewer) -> None:
-        for table, key in ((self._channels, viewer.session.channel_id), (self._users, viewer.session.user_id)):
-            viewers = table.get(key)
-            if viewers is not None:
-                viewers.discard(viewer)
-                if not viewers:
-                    del table[key]
+        _discard(self._channels, viewer.session.channel_id, viewer)
+        _discard(self._users, viewer.session.user_id, viewer)
+        _discard(self._seated, viewer.home, viewer)
         if viewer.writer is not None:
             viewer.writer.cancel()
+
+    def sit(self, viewer: Viewer, channel_id: int, kind: Kind | None = None) -> None:
+        """Move a page to a seat of its instance (``channel_id``: the seat's id, ``kind`` its kind), or back
+        to its channel (``viewer.home``, no kind); the others on its channel are sent who sits where."""
+        _discard(self._channels, viewer.session.channel_id, viewer)
+        viewer.session = replace(viewer.session, channel_id=channel_id)
+        viewer.seat = kind if is_seat(channel_id) else None
+        self._channels.setdefault(channel_id, set()).add(viewer)
+        if is_seat(channel_id):
+            self._seated.setdefault(viewer.home, set()).add(viewer)
+        else:
+            _discard(self._seated, viewer.home, viewer)
+        self.changed(viewer.home)
+
+    async def _seats(self, channel_id: int) -> list[dict[str, Any]]:
+        """The channel's pages sitting in a seat, and how far each is: cards removed, never which."""
+        seats = []
+        for viewer in self._seated.get(channel_id, set()):
+            live = await self.presses.look(viewer.session.channel_id)
+            removed = 28 - sum(card is not None for card in live.game.pyramid) if live is not None else 0
+            finished = live is None or live.game.is_over or live.record.status != PLAYING
+            user = str(viewer.session.user_id)
+            seats.append(
+                {"id": user, "name": viewer.session.name, "kind": viewer.seat, "removed": removed, "finished": finished}
+            )
+        return sorted({seat["id"]: seat for seat in seats}.values(), key=lambda seat: seat["name"])
 
     async def _write(self, viewer: Viewer) -> None:
         while not viewer.socket.closed:
@@ -94,7 +128,11 @@ class Viewers:
                 return
 
     def changed(self, channel_id: int) -> None:
-        """The channel's game changed (stored): every page on it is sent the new position, once per burst."""
+        """The channel's game changed (stored): every page on it is sent the new position, once per burst
+        (a seat's: and the pages of its instance how far it is)."""
+        if is_seat(channel_id):
+            for home in {viewer.home for viewer in self.of(channel_id)}:
+                self.changed(home)
         if channel_id not in self._channels:
             return
         if channel_id in self._tasks:
@@ -121,6 +159,7 @@ class Viewers:
         for viewer in viewers:
             viewer.plays = live is not None and await self.presses.may_play(viewer.session.user_id, live)
         players = self._players(channel_id)
+        seats = {home: await self._seats(home) for home in {viewer.home for viewer in viewers}}
         now = self.clock()
         parties = {}  # (#48: each instance's party, read once for all its pages)
         if self.party is not None:
@@ -137,7 +176,8 @@ class Viewers:
                 state = by_language[viewer.lang] = {"t": "state", "game": game, "ending": ending}
             style = await self.presses.bot.styles.get(viewer.session.user_id)  # each viewer sees their own style
             you = {"id": str(viewer.session.user_id), "plays": viewer.plays, "style": style.to_json()}
-            message = {**state, "players": players, "you": you}
+            you["seat"] = viewer.seat
+            message = {**state, "players": players, "you": you, "seats": seats[viewer.home]}
             if self.party is not None:
                 await self.party.dress(message, viewer.session, parties[viewer.session.instance_id], viewer.lang)
             if viewer is only and reply is not None:
@@ -171,9 +211,19 @@ class Viewers:
         viewer.outbox.put_nowait(text)
 
     async def close(self) -> None:
+        if self.party is not None:
+            await self.party.close()
         for task in list(self._tasks.values()):
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
         for viewers in list(self._channels.values()):
             for viewer in list(viewers):
                 await close(viewer, 1001, "restarting")
+
+
+def _discard(table: dict[int, set[Viewer]], key: int, viewer: Viewer) -> None:
+    viewers = table.get(key)
+    if viewers is not None:
+        viewers.discard(viewer)
+        if not viewers:
+            del table[key]

@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_NOTE = "run tests/reference/regenerate.py and look at the images"
 sys.path.insert(0, str(ROOT))
 
-from cogs.pyramide.daily import month_picture  # noqa: E402
 from cogs.pyramide.podium import podium_picture, standings_picture  # noqa: E402
 from pyramide import render  # noqa: E402
 from pyramide.render.badges import render_badges  # noqa: E402
 from pyramide.render.card import render_card  # noqa: E402
 from pyramide.style import Style  # noqa: E402
+from pyramide_discord.daily_words import month_picture  # noqa: E402
 from pyramide_discord.emojis import emoji_images  # noqa: E402
 from tests.reference import profile_scenes  # noqa: E402
 from tests.reference.event_scenes import EVENT, PICTURES, STANDINGS  # noqa: E402

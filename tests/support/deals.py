@@ -59,21 +59,26 @@ def clear_kings_and_pairs(game: Game) -> None:
                 game.tap(spots.pop(0))
 
 
-def clearing_taps() -> list[int]:
-    """The taps that clear "kings and pairs" (``clear_kings_and_pairs``'s), for a face that taps them."""
-    game = kings_and_pairs()
-    taps: list[int] = []
+class _Taps:
+    """A game whose taps are written down (to play the same taps elsewhere: a page, the manager's turns)."""
 
-    class Recording:
-        pyramid = game.pyramid
+    def __init__(self, game: Game) -> None:
+        self.game, self.spots = game, []
 
-        def tap(self, spot: int) -> None:
-            taps.append(spot)
-            game.tap(spot)
-            Recording.pyramid = game.pyramid
+    @property
+    def pyramid(self):
+        return self.game.pyramid
 
-    clear_kings_and_pairs(Recording())  # type: ignore[arg-type]
-    return taps
+    def tap(self, spot: int) -> None:
+        self.spots.append(spot)
+        self.game.tap(spot)
+
+
+def clear_kings_and_pairs_taps() -> list[int]:
+    """The spots ``clear_kings_and_pairs`` taps, in order."""
+    taps = _Taps(kings_and_pairs())
+    clear_kings_and_pairs(taps)  # type: ignore[arg-type]
+    return taps.spots
 
 
 # ---------------------------------------------------------------------------
