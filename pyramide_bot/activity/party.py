@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from pyramide import Game
@@ -34,11 +35,11 @@ KINDS = frozenset({"party", "join"})
 
 
 class PartyDesk:
-    def __init__(self, bot: Host, dealer: Dealer, clock: Any) -> None:
+    def __init__(self, bot: Host, dealer: Dealer, clock: Any, changed: Callable[[int], None]) -> None:
         self.bot = bot
         self.dealer = dealer
         self.clock = clock
-        self.changed: Any = lambda channel_id: None  # the channel's pages to be sent again (the viewers')
+        self.changed = changed  # the channel's pages to be sent again (the viewers')
         self._seats: LRU[int, int] = LRU(20_000)  # a seat -> the instance's channel
         self._states: LRU[str, pt.State] = LRU(5_000)  # an instance -> its party as last read
         self._timers: dict[str, tuple[float, asyncio.Task[None]]] = {}

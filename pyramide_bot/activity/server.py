@@ -122,10 +122,9 @@ class ActivityServer:
         self.costs = Costs(limits, clock)
         self.dealer = Dealer(presses.bot, presses.names.get)
         self.playbacks = Playbacks(presses.bot)
+        self.party = PartyDesk(presses.bot, self.dealer, clock, self.viewers.changed)  # the party race (#48)
+        self.viewers.party = self.party  # (closed with the viewers)
         self.daily = daily.PageDaily(presses.bot, self.viewers)  # today's daily, in the player's seat
-        self.party = PartyDesk(presses.bot, self.dealer, clock)  # the party race (#48)
-        self.party.changed = self.viewers.changed
-        self.viewers.party = self.party
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         self.pending = 0  # sockets open that have not signed in
@@ -161,7 +160,6 @@ class ActivityServer:
     async def stop(self) -> None:
         await self._watches.close()
         await self.viewers.close()
-        await self.party.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -400,8 +398,7 @@ class ActivityServer:
 
     async def _play(self, session: Session, kind: str, asked: dict[str, Any], lang: str) -> Reply:
         presses = self.presses
-        routed = await self.party.route(session, kind, asked, lang)  # (#48: a party's, or a racer's seat)
-        if isinstance(routed, Reply):
+        if isinstance(routed := await self.party.route(session, kind, asked, lang), Reply):  # (#48: a racer's seat)
             return routed
         session = routed
         if kind == "tap":

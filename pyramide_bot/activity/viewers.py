@@ -223,6 +223,8 @@ class Viewers:
         viewer.outbox.put_nowait(text)
 
     async def close(self) -> None:
+        if self.party is not None:
+            await self.party.close()
         for task in list(self._tasks.values()):
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
