@@ -311,7 +311,7 @@ class ActivityServer:
                 await self._close(viewer.socket, CLOSE_SESSION, "expired")
                 return
             try:
-                still_in = await self.rights.still_in(session)
+                still_in = await self.rights.still_in(session, queue=True)
             except Exception as error:  # the watch goes on (expiry, the next check): a failure is no refusal
                 if not self._unchecked:
                     why = f"{type(error).__name__}: {error}"
