@@ -62,6 +62,10 @@ class Viewers:
         self._again: set[int] = set()
         self.closing = Supervised("activity pages")  # the closes of pages dropped (kept, a failure logged)
 
+    def channels(self) -> list[int]:
+        """The channels with a page open."""
+        return list(self._channels)
+
     def of(self, channel_id: int) -> set[Viewer]:
         return self._channels.get(channel_id, set())
 
