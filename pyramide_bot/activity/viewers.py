@@ -15,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from pyramide.i18n import t
 from pyramide_service import StorageUnavailable
 from pyramide_service.tasks import Supervised
 
@@ -161,6 +162,15 @@ class Viewers:
     async def _send(self, viewer: Viewer, message: dict[str, Any]) -> None:
         viewer.shown = {key: message[key] for key in ("t", "game", "ending", "players", "you")}
         self.post(viewer, json.dumps(message, ensure_ascii=False))
+
+    async def show(self, viewer: Viewer, reply: Reply | None = None) -> None:
+        """The page's position (with ``reply``); while the database does not answer the read, as a move
+        that met it: "busy, try again" over what the page shows, the socket kept open."""
+        try:
+            await self.send(viewer.session.channel_id, viewer, reply)
+        except StorageUnavailable as error:
+            log.info("an Activity page's position was not read (%s)", type(error).__name__)
+            self.busy(viewer, t(viewer.lang, f"error.{error.key}"))
 
     def busy(self, viewer: Viewer, words: str) -> None:
         """The position could not be read (the database is busy): the page is sent what it shows already,
