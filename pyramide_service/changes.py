@@ -9,8 +9,9 @@ start and unsubscribe when they stop; a surface that shows one channel subscribe
 Across the processes of a deployment the storage carries the game changes (``storage.notices``: PostgreSQL's
 ``NOTIFY``/``LISTEN``; SQLite, one process's database, needs none): a change another process stored drops
 this process's engine of the game (``GameManager.outdated``: its next press plays on the stored game) and
-is told here as ``ChangedElsewhere``. It runs from the start, whether or not the Activity is served.
-A listener's failure is logged and never fails what was changed."""
+is told here as ``ChangedElsewhere``; when the line is lost and made again, every engine is dropped and
+``ChangesMissed`` is told (what was announced meanwhile is unknown). It runs from the start, whether or
+not the Activity is served. A listener's failure is logged and never fails what was changed."""
 
 from __future__ import annotations
 
@@ -64,7 +65,13 @@ class EventFinal:
     event_id: int
 
 
-Change = GameChanged | ChangedElsewhere | EventFinal
+@dataclass(frozen=True, slots=True)
+class ChangesMissed:
+    """The line to the other processes was lost and made again: any channel's game may have changed meanwhile
+    (told to every listener, of every channel)."""
+
+
+Change = GameChanged | ChangedElsewhere | EventFinal | ChangesMissed
 Listener = Callable[[Change], Awaitable[None]]
 
 
@@ -115,7 +122,10 @@ class Changes:
         await self._tell(change)
 
     async def _tell(self, change: Change) -> None:
-        here = self._by_channel.get(change.channel_id, []) if not isinstance(change, EventFinal) else []
+        if isinstance(change, ChangesMissed):
+            here = [listener for listeners in list(self._by_channel.values()) for listener in listeners]
+        else:
+            here = self._by_channel.get(change.channel_id, []) if not isinstance(change, EventFinal) else []
         for listener in (*self._everywhere, *here):
             try:
                 await listener(change)
@@ -124,7 +134,7 @@ class Changes:
 
     def listen(self) -> None:
         """Hear the other processes' changes, from the bot's start until ``close``."""
-        self.notices.listen(self._heard, self.engines.outdated)
+        self.notices.listen(self._heard, self._missed)
 
     def _closed_alone(self, record: GameRecord, version: int) -> None:
         # (told once the lock the engines closed it under is let go, as every change)
@@ -134,6 +144,10 @@ class Changes:
     def _heard(self, channel_id: int) -> None:
         self.engines.outdated(channel_id)  # before any listener reads the game again
         self._telling.spawn(self._tell(ChangedElsewhere(channel_id)), f"channel {channel_id}")
+
+    def _missed(self) -> None:
+        self.engines.outdated()  # every engine, before any listener reads a game again
+        self._telling.spawn(self._tell(ChangesMissed()), "changes missed")
 
     async def close(self) -> None:
         await self.notices.close()

@@ -218,6 +218,25 @@ async def test_a_failing_check_of_the_right_to_play_is_logged_once_and_the_check
     assert errors(caplog) == []
 
 
+async def test_every_instance_is_checked_again_within_the_interval_past_the_burst(door: Door) -> None:
+    # More instances than the burst and than one look-up a second serves in the interval: 40 in 1 s.
+    limits = Limits(recheck=1.0, sockets=40, lookups=2, per_session=100, per_user=100)
+    async with door_of(door.h, limits) as many:
+        channels = [OTHER_CHANNEL_ID + 1 + n for n in range(limits.sockets)]
+        instances = [many.discord.instance(GUILD_ID, channel, OWNER).instance_id for channel in channels]
+        tokens = [many.token(instance_id=i, channel_id=c) for i, c in zip(instances, channels, strict=True)]
+        sockets = [await many.socket(token, i) for token, i in zip(tokens, instances, strict=True)]
+        for ws in sockets:
+            assert (await received(ws))["t"] == "hello"
+        for channel in channels:  # the player leaves every call
+            many.discord.by_channel[channel]["users"].remove(OWNER)
+        async with asyncio.timeout(2 * limits.recheck + WAIT):
+            codes = [code for code, _reason in await asyncio.gather(*(closed(ws) for ws in sockets))]
+        assert codes == [4001] * limits.sockets
+        for channel in channels:
+            del many.discord.by_channel[channel]
+
+
 def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.ERROR]
 

@@ -8,14 +8,14 @@ so the one holding a server's shard plays its next board press on a game the Act
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
 
 from pyramide import Game
 from pyramide_bot.activity.presses import PagePresses
 from pyramide_bot.activity.sessions import Session
-from pyramide_service.changes import Change, ChangedElsewhere, Changes, GameChanged
+from pyramide_service.changes import Change, ChangedElsewhere, Changes, ChangesMissed, GameChanged
 from pyramide_service.manager import GameManager
 from pyramide_service.outcomes import Played, Stale
 from pyramide_service.play import Plays, Press
@@ -23,6 +23,7 @@ from pyramide_service.server_settings import ServerSettings
 from pyramide_service.solving import SolverService
 from pyramide_service.storage import Storage, from_url
 from pyramide_service.workers import Workers
+from tests.support.backends import raw
 from tests.support.deals import kings_and_pairs
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, Hub, start
 from tests.support.manager_turns import deal
@@ -106,6 +107,33 @@ async def test_a_change_in_another_process_reaches_the_activity(
         await other.changes.close()
         await activity.changes.close()
         await other_storage.close()
+
+
+async def test_a_lost_line_to_the_other_processes_tells_every_page_to_read_again(
+    storage: Storage, database_url: str, workers: Workers
+) -> None:
+    if not database_url.startswith("postgresql://"):
+        pytest.skip("SQLite is one process's database: there is no line to lose")
+    activity = table_of(storage, workers)
+    everywhere: asyncio.Queue[Change] = asyncio.Queue()
+    of_channel: asyncio.Queue[Change] = asyncio.Queue()
+    activity.changes.subscribe(_put(everywhere))
+    activity.changes.subscribe(_put(of_channel), CHANNEL)  # (a surface showing one channel)
+    activity.changes.listen()
+    try:
+        await asyncio.wait_for(activity.changes.hearing.wait(), 5)
+        await raw(storage, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")
+        for told in (everywhere, of_channel):  # once the line is made again (a second later)
+            assert isinstance(await asyncio.wait_for(told.get(), 5), ChangesMissed)
+    finally:
+        await activity.changes.close()
+
+
+def _put(told: asyncio.Queue[Change]) -> Callable[[Change], Awaitable[None]]:
+    async def hear(change: Change) -> None:
+        told.put_nowait(change)
+
+    return hear
 
 
 async def test_a_board_press_after_an_activity_move_in_another_process_just_works(

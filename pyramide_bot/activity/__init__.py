@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pyramide_discord.host import Host
-from pyramide_service.changes import Change, ChangedElsewhere, GameChanged
+from pyramide_service.changes import Change, ChangedElsewhere, ChangesMissed, GameChanged
 
 from ..settings import ActivitySettings
 from .limits import Limits
@@ -62,6 +62,9 @@ class Activity:
     async def _changed(self, change: Change) -> None:
         if isinstance(change, GameChanged | ChangedElsewhere):
             self.server.viewers.changed(self.server.party.channel_of(change.channel_id))
+        elif isinstance(change, ChangesMissed):  # every page reads its position again
+            for channel_id in self.server.viewers.channels():
+                self.server.viewers.changed(channel_id)
 
     async def start(self) -> int:
         return await self.server.serve(self.settings.port, self.settings.host)

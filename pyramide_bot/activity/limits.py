@@ -21,7 +21,9 @@ class Limits:
     per_session: int = 3  # sockets of one player in one instance (a page, its reload, one more)
     per_user: int = 6  # sockets of one player in all instances
     recheck: float = 180.0  # seconds between two of Discord's answers on whether the player is still in
-    lookups: tuple[int, float] = (30, 1.0)  # instance look-ups in all: 30 at once, then one a second
+    # instance look-ups in all: 30 at once, then as many a second as re-check the instance of every socket
+    # (at most ``sockets``) within ``recheck``: 2,000 / 180 s, 11.1 a second, under a quarter of Discord's 50
+    lookups: int = 30
     backlog: int = 32  # messages waiting for one page; a page that lets more pile up is dropped
     # a page's messages: a burst of 20, then 8 a second; more is a flood (the socket is closed)
     burst: int = 20
@@ -37,6 +39,11 @@ class Limits:
     deals: tuple[int, float] = (5, 12.0)  # a deal (a search for a winnable or rated one, a board posted)
     hints: tuple[int, float] = (10, 3.0)
     playbacks: tuple[int, float] = (4, 15.0)  # a winning line (the solver) or a replay of one's game
+
+    @property
+    def lookup_every(self) -> float:
+        """Seconds between two instance look-ups past the burst: one interval's budget covers every socket."""
+        return self.recheck / self.sockets
 
 
 class Bucket:

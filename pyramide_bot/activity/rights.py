@@ -6,7 +6,8 @@ stands for is checked again while the player's sockets are open.
 - Discord's instance: at the hello and then every ``Limits.recheck`` seconds while a socket is open, the
   instance is looked up with the bot token; a player no longer among its users (they left, the instance
   ended) is refused. One look-up per instance serves all its sockets, none is made while Discord's 429
-  holds, and at most ``Limits.lookups`` reach Discord (past them the last answer stands); when Discord
+  holds, and at most a burst of ``Limits.lookups`` then ``sockets`` per ``recheck`` reach Discord (enough for
+  every socket's instance each interval; past them the last answer stands); when Discord
   does not answer, the player keeps playing (the sign-in already checked them).
 """
 
@@ -30,7 +31,7 @@ class Rights:
         self._revoked: LRU[tuple[int, int], float] = LRU(10_000)  # (server, player) -> when the bot heard it
         self._answers: LRU[str, tuple[float, set[int] | None]] = LRU(10_000)  # instance -> (when, its users)
         self._asking: dict[str, asyncio.Task[set[int] | None]] = {}
-        self._budget = Bucket(*limits.lookups, time.monotonic())
+        self._budget = Bucket(limits.lookups, limits.lookup_every, time.monotonic())
 
     def signed_in(self, instance_id: str, user_id: int) -> None:
         """Discord has just vouched for the player in the instance: a cached answer from before is behind."""
@@ -46,20 +47,27 @@ class Rights:
         removed = self._revoked.get((session.guild_id, session.user_id))
         return removed is not None and removed >= session.expires - LIFETIME
 
-    async def still_in(self, session: Session) -> bool:
-        """Whether Discord still has the player in the session's instance (``True`` when it does not say)."""
+    async def still_in(self, session: Session, queue: bool = False) -> bool:
+        """Whether Discord still has the player in the session's instance (``True`` when it does not say).
+        Past the budget the last answer stands, or with ``queue`` (a re-check, which may wait) the look-up
+        waits its turn: sockets that opened together are not all skipped until the next interval."""
         if self.revoked(session):
             return False
-        users = await self._users(session.instance_id)
+        users = await self._users(session.instance_id, queue)
         return users is None or session.user_id in users
 
-    async def _users(self, instance_id: str) -> set[int] | None:
+    async def _users(self, instance_id: str, queue: bool) -> set[int] | None:
         answered = self._answers.get(instance_id)
         if answered is not None and time.monotonic() - answered[0] < self.recheck:
             return answered[1]
         task = self._asking.get(instance_id)
-        if task is None and self._budget.take(time.monotonic()):
-            return answered[1] if answered is not None else None  # (over the budget: the last answer stands)
+        while task is None and (wait := self._budget.take(time.monotonic())):
+            if not queue:
+                return answered[1] if answered is not None else None  # (over the budget: the last answer stands)
+            await asyncio.sleep(wait)
+            answered, task = self._answers.get(instance_id), self._asking.get(instance_id)
+            if answered is not None and time.monotonic() - answered[0] < self.recheck:
+                return answered[1]
         if task is None:
             task = asyncio.get_running_loop().create_task(self.signin.instance_users(instance_id))
             self._asking[instance_id] = task

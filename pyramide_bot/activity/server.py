@@ -258,7 +258,7 @@ class ActivityServer:
         watch = self._watches.spawn(self._watch(viewer), f"session of {session.user_id}")
         try:
             self.viewers.post(viewer, json.dumps({"t": "hello", "texts": page_texts(lang)}, ensure_ascii=False))
-            await self._show(viewer)
+            await self.viewers.show(viewer)
             self.viewers.changed(session.channel_id)  # the others see who came
             await self._serve(viewer)
         finally:
@@ -318,7 +318,7 @@ class ActivityServer:
                 await self._close(viewer.socket, CLOSE_SESSION, "expired")
                 return
             try:
-                still_in = await self.rights.still_in(session)
+                still_in = await self.rights.still_in(session, queue=True)
             except Exception as error:  # the watch goes on (expiry, the next check): a failure is no refusal
                 if not self._unchecked:
                     why = f"{type(error).__name__}: {error}"
@@ -372,16 +372,7 @@ class ActivityServer:
             except Malformed:
                 self._note("message:malformed")
                 reply = Reply([t(viewer.lang, "activity.malformed")])
-            await self._show(viewer, reply)
-
-    async def _show(self, viewer: Viewer, reply: Reply | None = None) -> None:
-        """The page's position (with ``reply``); while the database does not answer the read, as a move
-        that met it: "busy, try again" over what the page shows, the socket kept open."""
-        try:
-            await self.viewers.send(viewer.session.channel_id, viewer, reply)
-        except StorageUnavailable as error:
-            log.info("an Activity page's position was not read (%s)", type(error).__name__)
-            self.viewers.busy(viewer, t(viewer.lang, f"error.{error.key}"))
+            await self.viewers.show(viewer, reply)
 
     async def _act(self, viewer: Viewer, asked: dict[str, Any]) -> Reply:
         kind, lang = asked["t"], viewer.lang

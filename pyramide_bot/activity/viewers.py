@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
+from pyramide.i18n import t
 from pyramide_service import PLAYING, StorageUnavailable
 from pyramide_service.seats import Kind, is_seat
 from pyramide_service.tasks import Supervised
@@ -71,6 +72,10 @@ class Viewers:
         self.closing = Supervised("activity pages")  # the closes of pages dropped (kept, a failure logged)
         self._seated: dict[int, set[Viewer]] = {}  # a channel -> its pages sitting in a seat
         self.party: PartyDesk | None = None  # the party race's part of every state (#48)
+
+    def channels(self) -> list[int]:
+        """The channels with a page open."""
+        return list(self._channels)
 
     def of(self, channel_id: int) -> set[Viewer]:
         return self._channels.get(channel_id, set())
@@ -203,6 +208,15 @@ class Viewers:
     async def _send(self, viewer: Viewer, message: dict[str, Any]) -> None:
         viewer.shown = {key: message[key] for key in ("t", "game", "ending", "players", "you")}
         self.post(viewer, json.dumps(message, ensure_ascii=False))
+
+    async def show(self, viewer: Viewer, reply: Reply | None = None) -> None:
+        """The page's position (with ``reply``); while the database does not answer the read, as a move
+        that met it: "busy, try again" over what the page shows, the socket kept open."""
+        try:
+            await self.send(viewer.session.channel_id, viewer, reply)
+        except StorageUnavailable as error:
+            log.info("an Activity page's position was not read (%s)", type(error).__name__)
+            self.busy(viewer, t(viewer.lang, f"error.{error.key}"))
 
     def busy(self, viewer: Viewer, words: str) -> None:
         """The position could not be read (the database is busy): the page is sent what it shows already,

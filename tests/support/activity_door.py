@@ -45,9 +45,11 @@ class Door:
     def instance_id(self) -> str:
         return self.discord.instance(GUILD_ID, CHANNEL_ID, OWNER, STRANGER).instance_id
 
-    def token(self, user: int = OWNER, instance_id: str | None = None, seconds: float = 3600) -> str:
+    def token(
+        self, user: int = OWNER, instance_id: str | None = None, seconds: float = 3600, channel_id: int = CHANNEL_ID
+    ) -> str:
         instance_id = instance_id or self.instance_id
-        session = Session(user, "Ana", GUILD_ID, CHANNEL_ID, instance_id, self.h.now[0] + seconds)
+        session = Session(user, "Ana", GUILD_ID, channel_id, instance_id, self.h.now[0] + seconds)
         return SessionKeys(CLIENT_SECRET).mint(session)
 
     async def socket(self, token: str | None = None, instance_id: str | None = None) -> aiohttp.ClientWebSocketResponse:
