@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import time
 from pathlib import Path
 from typing import Any
@@ -39,18 +38,13 @@ from .party import PartyDesk
 from .playback import Playbacks
 from .position import page_texts
 from .presses import PagePresses, Reply
+from .responses import CARD, WEB_FILES, file_headers, json_answer, secure
 from .rights import Rights
 from .sessions import LIFETIME, BadSession, Session, SessionKeys
 from .signin import Busy, DiscordSignIn, SignInRefused
 from .viewers import Viewer, Viewers, close
 
 log = logging.getLogger(__name__)
-# Discord's clients frame the Activity (the web and desktop app; its proxy's own origin on mobile).
-FRAMED_BY = "https://discord.com https://*.discord.com https://*.discordsays.com"
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    f"font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors {FRAMED_BY}"
-)
 MAX_MESSAGE = 1024  # bytes a page's message may have (a move is under 100): more closes the socket
 MAX_BODY = 4096  # bytes of a sign-in request
 BURST, RATE = Limits.burst, Limits.rate  # a page's messages: a burst, then so many a second; more is a flood
@@ -58,46 +52,7 @@ CLOSE_SESSION = 4001  # the socket's session token is missing, forged, expired o
 CLOSE_FLOOD = 4008
 CLOSE_MALFORMED = 4003
 CLOSE_FULL = 1013  # too many sockets (of the player, or of all): try again later
-CARD = re.compile(r"[0-9]|[1-4][0-9]|5[01]|back|empty|turn")  # one spelling per picture, so one cache entry
-WEB_FILES = {
-    "index.html": "text/html",
-    "app.js": "text/javascript",
-    "table.js": "text/javascript",
-    "link.js": "text/javascript",
-    "deal.js": "text/javascript",
-    "choices.js": "text/javascript",
-    "playback.js": "text/javascript",
-    "keys.js": "text/javascript",
-    "announce.js": "text/javascript",
-    "daily.js": "text/javascript",
-    "party.js": "text/javascript",
-    "style.css": "text/css",
-    "build/sdk.js": "text/javascript",
-}
 KEPT = 256  # refusals remembered (the latest)
-SECURITY = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
-
-
-def _json(body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    return web.Response(
-        text=json.dumps(body, ensure_ascii=False),
-        status=status,
-        headers={"Content-Type": "application/json", "Cache-Control": "no-store", **(headers or {})},
-    )
-
-
-def _headers(content_type: str) -> dict[str, str]:
-    return {"Content-Type": content_type, "Cache-Control": "no-cache"}
-
-
-async def _secure(request: web.Request, response: web.StreamResponse) -> None:
-    """Every answer, aiohttp's own 404, 405, 413 and 500 included, carries the same headers."""
-    for name, value in SECURITY.items():
-        response.headers.setdefault(name, value)
-    if request.path.startswith("/api/") or response.status >= 400:
-        response.headers["Cache-Control"] = "no-store"
-
-
 class ActivityServer:
     def __init__(
         self,
@@ -139,7 +94,7 @@ class ActivityServer:
 
     def application(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY)
-        app.on_response_prepare.append(_secure)
+        app.on_response_prepare.append(secure)
         app.router.add_get("/", self._file)
         app.router.add_get("/api/ws", self._socket)
         app.router.add_post("/api/token", self._token)
@@ -169,9 +124,9 @@ class ActivityServer:
         name = request.match_info.get("name", "index.html")
         kind = WEB_FILES.get(name)
         if kind is None:
-            return web.Response(status=404, text="not found", headers=_headers("text/plain"))
+            return web.Response(status=404, text="not found", headers=file_headers("text/plain"))
         body = await asyncio.to_thread((self.web_root / name).read_bytes)
-        return web.Response(body=body, headers=_headers(kind + "; charset=utf-8"))
+        return web.Response(body=body, headers=file_headers(kind + "; charset=utf-8"))
 
     async def _card(self, request: web.Request) -> web.Response:
         """A card of a language and a style (``deck.corners.table``, the viewer's own); a style's first
@@ -184,19 +139,19 @@ class ActivityServer:
             style = Style.parse(*request.match_info["style"].split(".", 2))
             png = await asyncio.to_thread(face_png, name, rank_letters(lang), style)
         except (ValueError, TypeError):
-            return web.Response(status=404, text="not found", headers=_headers("text/plain"))
-        headers = {**_headers("image/png"), "Cache-Control": "max-age=86400"}
+            return web.Response(status=404, text="not found", headers=file_headers("text/plain"))
+        headers = {**file_headers("image/png"), "Cache-Control": "max-age=86400"}
         return web.Response(body=png, headers=headers)
 
     # ------------------------------------------------------------------ sign-in
     async def _config(self, request: web.Request) -> web.Response:
         """What the page needs before the SDK starts: the application's id (public, as in any invite link)."""
         body = {"client_id": str(self.signin.application_id)}
-        return _json(body)
+        return json_answer(body)
 
     def _refuse(self, why: str, status: int = 400) -> web.Response:
         self._note(f"token:{why}")
-        return _json({"refused": "malformed"}, status=status)
+        return json_answer({"refused": "malformed"}, status=status)
 
     async def _token(self, request: web.Request) -> web.Response:
         # A JSON body only, from the Activity's own origin: a form another site's page posts is no sign-in.
@@ -225,23 +180,23 @@ class ActivityServer:
             seconds = busy.retry_after
             words = t(lang, "activity.refused.busy", seconds=seconds)
             body = {"refused": "busy", "retry_after": seconds, "message": words}
-            return _json(body, status=429, headers={"Retry-After": str(seconds)})
+            return json_answer(body, status=429, headers={"Retry-After": str(seconds)})
         except SignInRefused as refusal:
             # Answered 200: a refusal is an answer the page shows in words, not a failed request.
             self._note(f"token:{refusal.reason}")
-            return _json({"refused": refusal.reason, "message": t(lang, f"activity.refused.{refusal.reason}")})
+            return json_answer({"refused": refusal.reason, "message": t(lang, f"activity.refused.{refusal.reason}")})
         self.rights.signed_in(instance_id, signed.user_id)
         guild_id = signed.guild_id if signed.guild_id is not None else OUTSIDE_SERVERS
         expires = self.clock() + LIFETIME
         session = Session(signed.user_id, signed.name, guild_id, signed.channel_id, instance_id, expires)
         body = {"access_token": signed.access_token, "session": self.keys.mint(session)}
-        return _json(body)
+        return json_answer(body)
 
     # ------------------------------------------------------------------ the socket
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         if self.pending >= self.limits.pending or self.viewers.count >= self.limits.sockets:
             self._note("socket:full")
-            return web.Response(status=503, text="busy", headers={**_headers("text/plain"), "Retry-After": "5"})
+            return web.Response(status=503, text="busy", headers={**file_headers("text/plain"), "Retry-After": "5"})
         socket = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=25)
         await socket.prepare(request)
         self.pending += 1
