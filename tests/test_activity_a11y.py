@@ -18,20 +18,21 @@ from pyramide.i18n import LANGUAGES, card_spoken, describe
 from pyramide.style import TABLES
 from pyramide_bot.activity import WEB_ROOT
 from pyramide_discord.board import ALT_LIMIT, alt_text
-from tests.support.activity_browser import AXE, DESKTOP, PHONE, Player, module_browser, open_channel_game
+from tests.support.activity_browser import (
+    AXE,
+    DESKTOP,
+    PHONE,
+    Player,
+    module_browser,
+    open_channel_game,
+    serious_findings,
+)
 from tests.support.activity_edge import ActivityEdge, serve_activity
 from tests.support.deals import kings_and_pairs
 from tests.support.harness import Harness, start
 
 ASYNC = pytest.mark.asyncio(loop_scope="module")
 WAIT = 5000  # ms a page is given to show what it was sent
-# axe-core's serious and critical findings against WCAG 2.0 and 2.1, A and AA, as "rule: the elements".
-AXE_RUN = """async () => {
-  const rules = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
-  const found = await axe.run(document, { runOnly: rules, resultTypes: ["violations"] });
-  return found.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}"""
 # Every visible control: a name for the report, its box, and whether its own words are cut off (a card has
 # none: its picture fills it, its name is its label).
 CONTROLS = """() => [...document.querySelectorAll("button, input, select")].filter((e) => e.getClientRects().length)
@@ -148,7 +149,7 @@ def page(player: Player) -> Any:
 async def axe(player: Player, *sizes: dict[str, int]) -> None:
     for size in sizes:
         await player.page.set_viewport_size(size)
-        assert await page(player).evaluate(AXE_RUN) == [], size
+        assert await serious_findings(page(player)) == [], size
 
 
 async def press(player: Player, key: str) -> None:

@@ -25,6 +25,20 @@ CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 PHONE = {"width": 360, "height": 640}
 DESKTOP = {"width": 1280, "height": 800}
 AXE = WEB_ROOT / "node_modules" / "axe-core" / "axe.min.js"  # (npm ci at set-up; the tests inject it, never served)
+# axe-core's serious and critical findings against WCAG 2.0 and 2.1, A and AA, as "rule: the elements".
+AXE_RUN = """async () => {
+  const rules = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+  const found = await axe.run(document, { runOnly: rules, resultTypes: ["violations"] });
+  return found.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}"""
+
+
+async def serious_findings(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the Activity's frame ``page`` (injected the first time)."""
+    if not await page.evaluate("() => typeof axe !== 'undefined'"):
+        await page.evaluate(AXE.read_text(encoding="utf-8"))
+    return await page.evaluate(AXE_RUN)
 
 
 def chromium_found() -> str | None:
