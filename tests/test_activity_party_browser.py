@@ -110,6 +110,8 @@ async def test_a_party_of_three_with_a_spectator_runs_to_a_podium_in_the_page(tm
         await dee.frame.locator(f'[data-podium] [data-place="1"][data-user="{ANA}"]').wait_for()
         places = [await item.get_attribute("data-user") for item in await podium.locator("[data-place]").all()]
         assert places == [str(ANA), str(BO), str(CY)]  # cleared, then 3 cards removed, then 1
+        # The spectator's screen reader hears the race's news, not every move: here its end (#49).
+        await dee.frame.locator("#words", has_text="Winner: Ana").wait_for(timeout=5000)
         if AXE.is_file():  # the podium, at both sizes
             for size in (DESKTOP, PHONE):
                 await dee.page.set_viewport_size(size)

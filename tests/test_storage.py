@@ -22,6 +22,7 @@ from pyramide_service.storage import (
     BROKEN,
     ENDED,
     WON,
+    GameRecord,
     GameStatus,
     MoveConflict,
     StorageError,
@@ -144,6 +145,22 @@ async def manager_waits_for_the_writer(storage) -> None:
             return
         await asyncio.sleep(0)
     raise AssertionError("the write never reached the writer")
+
+
+@pytest.mark.backends("sqlite")
+async def test_a_read_cancelled_while_it_begins_leaves_the_next_reads_working(storage):
+    """A read of several statements cancelled while its BEGIN is in the reader's thread (a page closed, a
+    task stopped at shutdown): its snapshot is ended all the same, and every later read still answers."""
+    record = await storage.create_game(
+        GameRecord(id=0, guild_id=GUILD_ID, channel_id=CHANNEL_ID, owner_id=OWNER, code="PY1-N-AAAAAAS", rules="N")
+    )
+    for _ in range(20):
+        reading = asyncio.ensure_future(storage.game(record.id))
+        await asyncio.sleep(0)  # (its BEGIN handed to the reader's thread)
+        reading.cancel()
+        await asyncio.gather(reading, return_exceptions=True)
+        found = await storage.game(record.id)
+        assert found is not None and found.id == record.id
 
 
 @pytest.mark.backends("sqlite")

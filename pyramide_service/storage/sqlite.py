@@ -254,8 +254,10 @@ class SQLiteStorage(Storage):
         async with reader.lock:
             if not several:
                 return await work(reader.tx(one=True))
-            await reader.cursor.execute("BEGIN")
+            # The BEGIN inside the try: a read cancelled while its BEGIN is in the reader's thread (the
+            # statement runs all the same) must still end its snapshot, or every later read would fail.
             try:
+                await reader.cursor.execute("BEGIN")
                 return await work(reader.tx())
             finally:
                 await reader.connection.rollback()
