@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
-from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
@@ -21,7 +20,7 @@ from pyramide_bot.activity.sessions import Session
 from pyramide_discord.words import share_text
 from pyramide_service.seats import Seat
 from pyramide_service.storage import WON
-from tests.support.activity_edge import ROOMY, serve_activity
+from tests.support.activity_edge import ROOMY, NoProxy, serve_activity
 from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, STRANGER, Harness
 
@@ -53,8 +52,8 @@ class Socket:
 
 @asynccontextmanager
 async def pages(h: Harness, *players: tuple[int, str]) -> AsyncIterator[list[Socket]]:
-    edge = SimpleNamespace(api_base=None, target=0)
-    activity = await serve_activity(h, edge, replace(ROOMY, burst=1000))  # type: ignore[arg-type]  # (a whole game's taps)
+    edge = NoProxy()
+    activity = await serve_activity(h, edge, replace(ROOMY, burst=1000))  # (a whole game's taps)
     try:
         async with aiohttp.ClientSession() as client:
             opened = []

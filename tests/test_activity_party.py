@@ -19,7 +19,7 @@ import pytest
 from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
 from pyramide_service.parties import COUNTDOWN
-from tests.support.activity_edge import ROOMY, serve_activity
+from tests.support.activity_edge import ROOMY, NoProxy, serve_activity
 from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness
 
@@ -65,12 +65,8 @@ async def opened(harness: Harness) -> AsyncIterator[Callable[[int], Any]]:
     h = harness
     assert h.bot is not None
 
-    class NoEdge:
-        api_base = None
-        target = 0
-
-    edge = NoEdge()
-    activity = await serve_activity(h, edge, dataclasses.replace(ROOMY, burst=100))  # type: ignore[arg-type]
+    edge = NoProxy()
+    activity = await serve_activity(h, edge, dataclasses.replace(ROOMY, burst=100))
     stack = AsyncExitStack()
     try:
         client = await stack.enter_async_context(aiohttp.ClientSession())

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -23,19 +22,11 @@ from pyramide_service.admission import Admission, PeeksAtDaily
 from pyramide_service.finished import EventHidden
 from pyramide_service.inputs import DifficultyExcludes
 from pyramide_service.manager import GameManager
-from tests.support.activity_edge import serve_activity
+from tests.support.activity_edge import NoProxy, serve_activity
 from tests.support.deals import kings_and_pairs, stuck_game
 from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, start
 
 INSTANCE = "i-socket-test"
-
-
-@dataclass
-class NoEdge:
-    """No proxy in front: the page speaks to the bot's port (``target``) itself."""
-
-    api_base: None = None
-    target: int = 0
 
 
 class Page:
@@ -61,8 +52,8 @@ class Page:
 async def page(harness: Harness) -> AsyncIterator[Page]:
     h = harness
     assert h.bot is not None
-    edge = NoEdge()  # (no sign-in: the session is minted here)
-    activity = await serve_activity(h, edge)  # type: ignore[arg-type]
+    edge = NoProxy()  # (no sign-in: the session is minted here)
+    activity = await serve_activity(h, edge)
     port = edge.target
     token = activity.server.keys.mint(Session(OWNER, "Ana", GUILD_ID, CHANNEL_ID, INSTANCE, h.now[0] + 3600))
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -177,7 +178,18 @@ ROOMY = Limits(
 )
 
 
-async def serve_activity(h: Harness, edge: ActivityEdge, limits: Limits = ROOMY) -> Activity:
+@dataclass
+class NoProxy:
+    """No proxy in front: a page speaks to the bot's port (``target``) itself, its session minted by the
+    test; the bot's own calls to Discord (the instance look-ups) go to a port of this machine where nothing
+    listens and are refused at once (Discord not answering, which the bot rides out: the player plays on),
+    so no request ever leaves the machine."""
+
+    api_base: str = "http://127.0.0.1:9/api/v10"
+    target: int = 0
+
+
+async def serve_activity(h: Harness, edge: ActivityEdge | NoProxy, limits: Limits = ROOMY) -> Activity:
     """The harness's bot serves the Activity behind ``edge`` (Discord's proxy), signing in against it."""
     assert h.bot is not None
     activity = Activity(
