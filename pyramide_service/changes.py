@@ -50,6 +50,11 @@ class GameChanged:
         finished = record.status != PLAYING
         return cls(record.id, record.channel_id, version, finished, record.status, record.event_id, lang)
 
+    @classmethod
+    def dealt_of(cls, record: GameRecord, version: int, lang: str) -> GameChanged:
+        """A game just dealt, in play, nothing of it played yet (a deal, a party's boards)."""
+        return cls(record.id, record.channel_id, version, False, PLAYING, record.event_id, lang, True)
+
 
 @dataclass(frozen=True, slots=True)
 class ChangedElsewhere:

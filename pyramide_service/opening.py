@@ -21,7 +21,7 @@ from .admission import Admission, Refused, Replacing
 from .changes import Changes, GameChanged
 from .manager import GameManager, Live
 from .seats import is_seat
-from .storage import ENDED, PLAYING, DailyAttempt, DailyTaken, EventOver, EventTaken, GameStatus
+from .storage import ENDED, DailyAttempt, DailyTaken, EventOver, EventTaken, GameStatus
 
 log = logging.getLogger(__name__)
 
@@ -266,11 +266,7 @@ async def _tell(changes: Changes, lang: str, replaced: Live | None, dealt: Live 
     if replaced is not None:  # (its record closed by the turn that replaced it)
         await changes.publish(GameChanged.of(replaced.record, replaced.game.version, lang))
     if dealt is not None:
-        record = dealt.record
-        change = GameChanged(
-            record.id, record.channel_id, dealt.game.version, False, PLAYING, record.event_id, lang, True
-        )
-        await changes.publish(change)
+        await changes.publish(GameChanged.dealt_of(dealt.record, dealt.game.version, lang))
 
 
 class RacePort(BoardPort, Protocol):

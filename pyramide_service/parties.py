@@ -302,11 +302,7 @@ class Parties:
         names = {str(r.player_id): r.name for r in gathering.racers}
         await self.storage.set_meta(key_of(gathering.instance_id), json.dumps({"race": race_id, "names": names}))
         for live, racer in zip(dealt, gathering.racers, strict=True):
-            record = live.record
-            version = live.game.version
-            await self.changes.publish(
-                GameChanged(record.id, record.channel_id, version, False, PLAYING, None, racer.lang, True)
-            )
+            await self.changes.publish(GameChanged.dealt_of(live.record, live.game.version, racer.lang))
         return await self._party(gathering.instance_id, race_id)
 
     async def _party(self, instance_id: str, race_id: int) -> Party | None:
