@@ -21,7 +21,7 @@ from tests.support.throwaway_postgres import (
 )
 
 # The fixtures of the support modules, for every test module that asks for one by name.
-pytest_plugins = ["tests.support.bot_process", "tests.support.event_steps"]
+pytest_plugins = ["tests.support.bot_process", "tests.support.event_steps", "tests.support.hang_watch"]
 
 
 @pytest.fixture(autouse=True)
