@@ -5,6 +5,7 @@ card, the attempt counted once and refused a second time on the page and on the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -40,13 +41,14 @@ class Socket:
 
     async def ask(self, **message: Any) -> dict[str, Any]:
         await self.socket.send_str(json.dumps(message))
-        while "words" not in (answer := await self.read()):  # (not a broadcast of a change)
-            pass
-        return answer
+        return await self.until(lambda state: "words" in state)  # (not a broadcast of a change)
 
     async def until(self, check: Any) -> dict[str, Any]:
-        while not check(state := await self.read()):
-            pass
+        """The first message that passes ``check``, within 30 s in all (the server's pings, every 25 s, keep
+        each single read from timing out: a page that is never sent what it waits for fails, not hangs)."""
+        async with asyncio.timeout(30):
+            while not check(state := await self.read()):
+                pass
         return state
 
 

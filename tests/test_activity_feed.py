@@ -8,13 +8,17 @@ so the one holding a server's shard plays its next board press on a game the Act
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
+from typing import cast
 
 import pytest
+from aiohttp import web
 
 from pyramide import Game
-from pyramide_bot.activity.presses import PagePresses
+from pyramide_bot.activity.presses import PagePresses, Reply
 from pyramide_bot.activity.sessions import Session
+from pyramide_bot.activity.viewers import Viewer, Viewers
 from pyramide_service.changes import Change, ChangedElsewhere, Changes, ChangesMissed, GameChanged
 from pyramide_service.manager import GameManager
 from pyramide_service.outcomes import Played, Stale
@@ -168,3 +172,36 @@ async def test_a_board_press_after_an_activity_move_in_another_process_just_work
         await serving.stop()
         await shard.stop()
     assert hub.invalid == [], hub.invalid
+
+
+async def test_a_change_told_just_as_a_burst_of_sends_ends_is_sent_as_well() -> None:
+    """The pages of a channel are sent its position once per burst of changes; a change told in the very turn
+    of the loop where the burst's sending ends is sent too (it once fell between the sending task's end and
+    the done callback that forgot it, and a page waited for it forever)."""
+
+    class Told(Viewers):
+        def __init__(self) -> None:
+            super().__init__(cast(PagePresses, None), time.time)
+            self.sends: list[int] = []
+
+        async def send(self, channel_id: int, only: Viewer | None = None, reply: Reply | None = None) -> None:
+            self.sends.append(channel_id)
+            if len(self.sends) == 1:  # another move's change, told as this send ends
+                asyncio.get_running_loop().call_soon(self.changed, channel_id)
+
+    class Open:
+        closed = False
+
+    viewers = Told()
+    page = Viewer(
+        cast(web.WebSocketResponse, Open()), Session(PLAYER, "Ana", GUILD, CHANNEL, "i-1", time.time() + 60), "en"
+    )
+    viewers.join(page)
+    try:
+        viewers.changed(CHANNEL)
+        async with asyncio.timeout(2):
+            while len(viewers.sends) < 2:
+                await asyncio.sleep(0.01)
+        assert viewers.sends == [CHANNEL, CHANNEL]
+    finally:
+        viewers.leave(page)

@@ -146,21 +146,26 @@ class Viewers:
         if channel_id in self._tasks:
             self._again.add(channel_id)
             return
-        task = asyncio.get_running_loop().create_task(self._send_all(channel_id))
-        self._tasks[channel_id] = task
-        task.add_done_callback(lambda _t: self._tasks.pop(channel_id, None))
+        self._tasks[channel_id] = asyncio.get_running_loop().create_task(self._send_all(channel_id))
 
     async def _send_all(self, channel_id: int) -> None:
-        while True:
-            self._again.discard(channel_id)
-            try:
-                await self.send(channel_id)
-            except StorageUnavailable as error:  # (their pages keep what they show; the next change tells them)
-                log.info("the position of channel %s not sent to its pages: %s", channel_id, type(error).__name__)
-            except Exception:
-                log.exception("could not send the position of channel %s to its pages", channel_id)
-            if channel_id not in self._again:
-                return
+        # The task leaves ``_tasks`` in the very step that decides it is done (the ``finally``), never in a
+        # done callback: that runs a loop turn later, and a change told in between would be put in ``_again``
+        # of a task that had stopped reading it, and never sent (seen as a page that never got a daily's
+        # last count); a callback could also drop the next burst's task, started meanwhile, from ``_tasks``.
+        try:
+            while True:
+                self._again.discard(channel_id)
+                try:
+                    await self.send(channel_id)
+                except StorageUnavailable as error:  # (their pages keep what they show; the next change tells them)
+                    log.info("the position of channel %s not sent to its pages: %s", channel_id, type(error).__name__)
+                except Exception:
+                    log.exception("could not send the position of channel %s to its pages", channel_id)
+                if channel_id not in self._again:
+                    return
+        finally:
+            self._tasks.pop(channel_id, None)
 
     async def send(self, channel_id: int, only: Viewer | None = None, reply: Reply | None = None) -> None:
         """The channel's position to its pages (or to ``only``, with the ``reply`` to what it asked)."""

@@ -4,7 +4,7 @@ Each test (its set-up, body and tear-down) runs under a bound (``PYRAMIDE_TEST_B
 default: the slowest test takes about a fifth of that). Past it, a thread of this plugin writes to stderr every
 thread's stack and every pending asyncio task of every running event loop (and to a file,
 ``pyramide-hang-<pid>.txt`` in the temporary folder), with the frame each waits in
-(``asyncio.Task.print_stack``), then cancels those tasks so that the test fails and the run goes on. If the
+(each coroutine it awaits in turn), then cancels those tasks so that the test fails and the run goes on. If the
 test still has not ended a minute later (a thread that never returns), the worker exits, and the run fails
 rather than never ending."""
 
@@ -19,6 +19,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +29,19 @@ LAST_CHANCE = 60.0  # seconds after the cancel before the worker gives up on the
 
 def running_loops() -> list[asyncio.AbstractEventLoop]:
     return [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop) and o.is_running()]
+
+
+def awaiting(task: asyncio.Task[object]) -> list[str]:
+    """Where the task waits, outermost first: its coroutine and each coroutine it awaits in turn (a suspended
+    task's ``get_stack`` gives its outer frame only)."""
+    lines: list[str] = []
+    coro: Any = task.get_coro()
+    while coro is not None and len(lines) < 40:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None) or getattr(coro, "ag_frame", None)
+        if frame is not None:
+            lines.append(f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}")
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None) or getattr(coro, "ag_await", None)
+    return lines
 
 
 def dump(test: str) -> list[asyncio.AbstractEventLoop]:
@@ -44,7 +58,8 @@ def dump(test: str) -> list[asyncio.AbstractEventLoop]:
             out.write(f"--- event loop {id(loop):#x}: {len(tasks)} pending tasks ---\n")
             for task in tasks:
                 out.write(f"{task!r}\n")
-                task.print_stack(limit=12, file=out)
+                for line in awaiting(task):
+                    out.write(f"    {line}\n")
     err = sys.__stderr__ or sys.stderr
     err.write(path.read_text(encoding="utf-8") + f"\n(written to {path})\n")
     err.flush()
