@@ -269,6 +269,53 @@ async def _tell(changes: Changes, lang: str, replaced: Live | None, dealt: Live 
         await changes.publish(GameChanged.dealt_of(dealt.record, dealt.game.version, lang))
 
 
+class SeatBoard:
+    """``BoardPort`` of a seat (``seats``): never asked to post (a seat's board is the page), no thread."""
+
+    async def make_thread(self, owner_id: int) -> int | None:
+        return None
+
+    async def post(self, dealt: Dealt) -> int:
+        return 0
+
+    def may_have_shown(self, error: BaseException) -> bool:
+        return False
+
+    async def remove_thread(self, channel_id: int) -> None:
+        return None
+
+
+async def open_seats(manager: GameManager, deals: list[tuple[Deal, int]], *, changes: Changes) -> list[Live]:
+    """Each deal opened in its seat (``Here(seat)``, ``open_deal`` with a ``SeatBoard``), for a race of
+    seats (a party's): the games, in the order of ``deals``. A seat that holds a game in play keeps it as
+    that seat's game: a seat is named by its party, channel and player, so that game is this very deal,
+    dealt by a try that stopped in the middle (a process killed or cancelled after some seats) or by
+    another process dealing the same seats at this moment. Every try thus ends with the same games, one a
+    seat, and none is left behind in play. A deal that failed is tried once more: of two processes
+    dealing one seat at once, the database's one game in play a channel refuses the second, whose second
+    try finds the first one's game. (A failed deal takes back what it made, as ``open_deal`` does; the
+    seats dealt before it stay for the next try.)"""
+    games = []
+    for deal, seat in deals:
+        try:
+            live = await _open_seat(manager, deal, seat, changes)
+        except Exception:
+            log.info("seat %s: dealing again (another process dealt it, or the database failed)", seat)
+            live = await _open_seat(manager, deal, seat, changes)
+        games.append(live)
+    return games
+
+
+async def _open_seat(manager: GameManager, deal: Deal, seat: int, changes: Changes) -> Live:
+    opened = await open_deal(manager, SeatBoard(), deal, Here(seat), changes=changes)
+    if isinstance(opened, Opened):
+        return opened.dealt.live
+    live = await manager.live(seat) if isinstance(opened, Occupied) else None
+    if live is None or live.record.code != deal.game.code or live.record.owner_id != deal.owner_id:
+        raise RuntimeError(f"seat {seat} could not be dealt {deal.game.code}: {opened}")
+    return live
+
+
 class RacePort(BoardPort, Protocol):
     """Where a race is shown: its players' boards, and its scoreboard."""
 

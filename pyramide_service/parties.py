@@ -11,12 +11,19 @@ channel's.
 
 The party's state is stored, never only held in memory: its gathering and then its race are one ``meta``
 value of the instance, so a restart in the middle (the countdown included) goes on where it was, and every
-process reads the same. One process serves an instance's pages, so a lock of its own orders that instance's
-changes of state. Each intent returns one value of a closed set, its refusals included."""
+process reads the same. Every change of state is decided by the database, whichever processes ask at once:
+a compare-and-set of that value (``Storage.swap_meta``: a start, a join, the podium's claim; one that lost is
+decided again on what won), and the begin's race stored with the value in one transaction that finds it
+unchanged (``Storage.create_race_in_meta``: of two processes beginning at once, one race). The begin deals
+the seats through ``opening.open_seats``, which keeps a seat's game dealt already: a begin stopped in the
+middle (a process killed after some seats) or run by two processes at once ends with one game a seat. A
+lock of each process's own only spares it racing itself. Each intent returns one value of a closed set,
+its refusals included."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +32,7 @@ from pyramide import Game
 
 from .changes import Changes, GameChanged
 from .manager import GameManager, Live
+from .opening import Player, open_seats
 from .seats import Seat
 from .storage import ENDED, PLAYING, WON, GameRecord, RaceRecord
 
@@ -106,6 +114,11 @@ class Party:
 State = Gathering | Party | None
 
 
+@dataclass(frozen=True, slots=True)
+class Begun:
+    """(Inside: the countdown ran out and the race was stored, by this process or another: read again.)"""
+
+
 # ----------------------------------------------------------------------------- outcomes
 @dataclass(frozen=True, slots=True)
 class Gathered:
@@ -177,38 +190,33 @@ class Parties:
     async def start(self, instance_id: str, channel_id: int, guild_id: int, starter: Racer, game: Game) -> StartOutcome:
         """Start gathering a party on ``game``'s deal; its countdown starts now."""
         async with self._lock(instance_id):
-            state = await self._state(instance_id)
-            if isinstance(state, Gathering):
-                return AlreadyGathering(state)
-            if isinstance(state, Party) and not state.over:
-                return Running(state)
-            starts_at = self.manager.clock() + COUNTDOWN
-            gathering = Gathering(instance_id, channel_id, guild_id, game.code, starts_at, (starter,))
-            await self._keep(gathering)
-            return Gathered(gathering)
+            while True:  # (until this process's change is the one stored, or the stored one refuses it)
+                kept, state = await self._read(instance_id)
+                if isinstance(state, Gathering):
+                    return AlreadyGathering(state)
+                if isinstance(state, Party) and not state.over:
+                    return Running(state)
+                starts_at = self.manager.clock() + COUNTDOWN
+                gathering = Gathering(instance_id, channel_id, guild_id, game.code, starts_at, (starter,))
+                if await self._keep(gathering, kept):
+                    return Gathered(gathering)
 
     async def join(self, instance_id: str, racer: Racer) -> JoinOutcome:
         """Join the gathering party (joining twice is joining once)."""
         async with self._lock(instance_id):
-            state = await self._state(instance_id)
-            if isinstance(state, Party) and not state.over:
-                return Running(state)
-            if not isinstance(state, Gathering):
-                return NoParty()
-            if any(r.player_id == racer.player_id for r in state.racers):
-                return Gathered(state)
-            if len(state.racers) >= MAX_PLAYERS:
-                return Full(state)
-            gathering = Gathering(
-                state.instance_id,
-                state.channel_id,
-                state.guild_id,
-                state.code,
-                state.starts_at,
-                (*state.racers, racer),
-            )
-            await self._keep(gathering)
-            return Gathered(gathering)
+            while True:  # (a join that lost to another one, on any process, joins what won)
+                kept, state = await self._read(instance_id)
+                if isinstance(state, Party) and not state.over:
+                    return Running(state)
+                if not isinstance(state, Gathering):
+                    return NoParty()
+                if any(r.player_id == racer.player_id for r in state.racers):
+                    return Gathered(state)
+                if len(state.racers) >= MAX_PLAYERS:
+                    return Full(state)
+                gathering = dataclasses.replace(state, racers=(*state.racers, racer))
+                if await self._keep(gathering, kept):
+                    return Gathered(gathering)
 
     async def state(self, instance_id: str) -> State:
         """The instance's party as it is now: a countdown that ran out begins the race (once), a party past
@@ -238,16 +246,27 @@ class Parties:
     async def claim_podium(self, instance_id: str) -> bool:
         """Whether the caller is the one to tell the channel of the party's end (once, restarts included)."""
         async with self._lock(instance_id):
-            kept = await self.storage.meta(key_of(instance_id))
-            data = json.loads(kept) if kept else {}
-            if "race" not in data or data.get("podium"):
-                return False
-            await self.storage.set_meta(key_of(instance_id), json.dumps({**data, "podium": True}))
-            return True
+            while True:
+                kept = await self.storage.meta(key_of(instance_id))
+                data = json.loads(kept) if kept else {}
+                if "race" not in data or data.get("podium"):
+                    return False
+                if await self.storage.swap_meta(key_of(instance_id), kept, json.dumps({**data, "podium": True})):
+                    return True
 
     # ------------------------------------------------------------------------- inside
     async def _state(self, instance_id: str) -> State:
-        kept = await self.storage.meta(key_of(instance_id))
+        return (await self._read(instance_id))[1]
+
+    async def _read(self, instance_id: str) -> tuple[str | None, State]:
+        """The stored value and the state it makes (a countdown that ran out begun, as stored then)."""
+        while True:
+            kept = await self.storage.meta(key_of(instance_id))
+            state = await self._state_of(instance_id, kept)
+            if not isinstance(state, Begun):
+                return kept, state
+
+    async def _state_of(self, instance_id: str, kept: str | None) -> State | Begun:
         if kept is None:
             return None
         data: dict[str, Any] = json.loads(kept)
@@ -269,9 +288,11 @@ class Parties:
         )
         if self.manager.clock() < gathering.starts_at:
             return gathering
-        return await self._begin(gathering)
+        await self._begin(gathering, kept)
+        return Begun()
 
-    async def _keep(self, gathering: Gathering) -> None:
+    async def _keep(self, gathering: Gathering, kept: str | None) -> bool:
+        """Store the gathering in place of ``kept``; whether it was (``False``: another change came first)."""
         data = {
             "channel": str(gathering.channel_id),
             "guild": str(gathering.guild_id),
@@ -279,31 +300,37 @@ class Parties:
             "starts_at": gathering.starts_at,
             "racers": [[str(r.player_id), r.name, r.lang] for r in gathering.racers],
         }
-        await self.storage.set_meta(key_of(gathering.instance_id), json.dumps(data))
+        return await self.storage.swap_meta(key_of(gathering.instance_id), kept, json.dumps(data))
 
-    async def _begin(self, gathering: Gathering) -> Party | None:
-        """The deal dealt to every racer, each in their seat, at one moment, and stored as one race."""
+    async def _begin(self, gathering: Gathering, kept: str) -> None:
+        """The deal dealt to every racer, each in their seat (``open_seats``: a seat dealt already by a begin
+        stopped in the middle, or by another process now, keeps its game), and stored as one race of N
+        players, as ``/pyramide race`` stores one, with the party's value, if that is still ``kept``
+        (else another process stored its race first, with these very games: nothing is stored)."""
         game = Game.from_code(gathering.code)
-        dealt: list[Live] = []
-        for racer in gathering.racers:
-            party_seat = Seat.party(gathering.channel_id, racer.player_id, gathering.party_id)
-            async with self.manager.turn(party_seat.id) as turn:
-                if turn.live is not None:  # (dealt before a restart that stopped this very start)
-                    await turn.end(ENDED)
-                live = await turn.start(
-                    guild_id=gathering.guild_id, owner_id=racer.player_id, game=game.copy(), locale=racer.lang
-                )
-            await self.storage.remember_name(racer.player_id, racer.name)
-            dealt.append(live)
-        players = [(live.record.owner_id, live.record.id) for live in dealt]
-        race_id = await self.storage.create_race(
-            gathering.guild_id, gathering.channel_id, gathering.code, gathering.starts_at, players
-        )
+        deals = [
+            (
+                Player(r.player_id, r.name, gathering.guild_id, r.lang).deal(game.copy()),
+                Seat.party(gathering.channel_id, r.player_id, gathering.party_id).id,
+            )
+            for r in gathering.racers
+        ]
+        dealt = await open_seats(self.manager, deals, changes=self.changes)
         names = {str(r.player_id): r.name for r in gathering.racers}
-        await self.storage.set_meta(key_of(gathering.instance_id), json.dumps({"race": race_id, "names": names}))
-        for live, racer in zip(dealt, gathering.racers, strict=True):
+        race = (
+            gathering.guild_id,
+            gathering.channel_id,
+            gathering.code,
+            gathering.starts_at,
+            [(live.record.owner_id, live.record.id) for live in dealt],
+        )
+        stored = await self.storage.create_race_in_meta(
+            key_of(gathering.instance_id), kept, lambda race_id: json.dumps({"race": race_id, "names": names}), race
+        )
+        if stored is None:
+            return
+        for live, racer in zip(dealt, gathering.racers, strict=True):  # (dealt to the party now: its race stored)
             await self.changes.publish(GameChanged.dealt_of(live.record, live.game.version, racer.lang))
-        return await self._party(gathering.instance_id, race_id)
 
     async def _party(self, instance_id: str, race_id: int) -> Party | None:
         race = await self.storage.race(race_id)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import aiohttp
@@ -18,10 +18,13 @@ import pytest
 
 from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
-from pyramide_service.parties import COUNTDOWN
+from pyramide_service.outcomes import Played
+from pyramide_service.parties import COUNTDOWN, Party
+from pyramide_service.play import Press
+from pyramide_service.workers import Workers
 from tests.support.activity_edge import ROOMY, NoProxy, serve_activity
 from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
-from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness
+from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, Hub
 
 INSTANCE = "i-party-test"
 ANA, BO, CY, DEE = OWNER, OWNER + 1, OWNER + 2, OWNER + 3
@@ -60,9 +63,9 @@ def removed_of(state: dict[str, Any], user: int) -> int | None:
     return next((int(r["removed"]) for r in party.get("rivals", ()) if r["id"] == str(user)), None)
 
 
-@pytest.fixture
-async def opened(harness: Harness) -> AsyncIterator[Callable[[int], Any]]:
-    h = harness
+@asynccontextmanager
+async def activity_pages(h: Harness) -> AsyncIterator[Callable[[int], Awaitable[Page]]]:
+    """The Activity served by ``h``'s bot, and a way to open a page of the instance for a user."""
     assert h.bot is not None
 
     edge = NoProxy()
@@ -86,6 +89,12 @@ async def opened(harness: Harness) -> AsyncIterator[Callable[[int], Any]]:
         await stack.aclose()  # (the pages first, then the server)
         await activity.close()
     assert activity.server.refused == []
+
+
+@pytest.fixture
+async def opened(harness: Harness) -> AsyncIterator[Callable[[int], Awaitable[Page]]]:
+    async with activity_pages(harness) as open_page:
+        yield open_page
 
 
 async def test_three_players_race_a_party_that_a_spectator_watches_to_its_podium(harness: Harness, opened) -> None:
@@ -151,3 +160,36 @@ async def test_three_players_race_a_party_that_a_spectator_watches_to_its_podium
     race = await h.bot.races.race_of_game(boards[ANA])
     assert race is not None and race.message_id in h.hub.messages  # (edited by the race scoreboards since)
     assert [name for name, _png in last.files] == ["podium.png"] and last.data["content"].startswith("1. Ana")
+
+
+async def test_a_racers_move_on_another_process_reaches_the_rivals_page_within_a_second(
+    postgres_url: str, workers: Workers
+) -> None:
+    """Two bots on one PostgreSQL database, as two processes of a cluster: one serves the party's pages, the
+    other plays a racer's moves (its own ``Plays``, the race read from the database); each move reaches the
+    rival's page on the first within a second, through the database's notices (LISTEN/NOTIFY)."""
+    hub = Hub()
+    serving = await Harness(postgres_url, hub, workers=workers).start()
+    other = await Harness(postgres_url, hub, clock=serving.now, workers=workers).start()
+    assert serving.bot is not None and other.bot is not None
+    try:
+        await asyncio.wait_for(asyncio.gather(serving.bot.changes.hearing.wait(), other.bot.changes.hearing.wait()), 5)
+        async with activity_pages(serving) as opened:
+            ana, bo = await opened(ANA), await opened(BO)
+            await ana.ask(t="party", options={"code": kings_and_pairs().code})
+            await bo.ask(t="join")
+            serving.now[0] += COUNTDOWN
+            assert (await ana.ask(t="look"))["party"]["phase"] == "racing"
+            party = await other.bot.parties.state(INSTANCE)  # the same race, read on the other process
+            racing = party.of(BO) if isinstance(party, Party) else None
+            assert racing is not None
+            for n, spot in enumerate(clear_kings_and_pairs_taps()[:3], start=1):
+                press = Press(racing.seat, BO, "en", request=9_000 + n)
+                async with other.bot.plays.play(press, lambda game, spot=spot: game.tap(spot)) as played:
+                    assert isinstance(played, Played)
+                    removed = played.live.game.removed
+                await ana.until(lambda s, removed=removed: removed_of(s, BO) == removed, within=1.0)
+    finally:
+        await other.stop()
+        await serving.stop()
+    assert hub.invalid == [], hub.invalid

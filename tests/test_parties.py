@@ -1,7 +1,8 @@
 """A party race of an Activity instance at the application level (``pyramide_service.parties``), on real
 databases: gathered, joined during its countdown, dealt to every seat at once, played through the seats'
 ``Plays``, given up, ended by its time limit, ranked, counted as a race; two clears at one moment; a restart
-in the middle."""
+in the middle, a begin stopped after its first seat; two processes on one database joining, beginning and
+clearing at once; a player in today's daily racing a party."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import itertools
 
 import pytest
 
-from pyramide_service.changes import Changes
+from pyramide_service.changes import Change, Changes, GameChanged
+from pyramide_service.dailies import DailyAttempts, DailyDeals
+from pyramide_service.daily_open import TodaysDaily
 from pyramide_service.manager import GameManager
+from pyramide_service.opening import AttemptTaken, Here, Opened, Player, SeatBoard
 from pyramide_service.outcomes import Played
 from pyramide_service.parties import (
     COUNTDOWN,
@@ -25,15 +29,18 @@ from pyramide_service.parties import (
     Running,
 )
 from pyramide_service.play import Plays, Press
+from pyramide_service.seats import Seat
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.storage import ENDED, WON, Storage
-from tests.support.backends import twin
+from tests.support.backends import raw, twin
 from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 INSTANCE, CHANNEL, GUILD = "i-1468", 710_000_000_000_000_001, 1 << 40
-ANA, BO, CY, DEE = (Racer(600_000_000_000_000_000 + n, name, "en") for n, name in enumerate(("Ana", "Bo", "Cy", "Dee")))
+NAMES = ("Ana", "Bo", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
+EVERYONE = tuple(Racer(600_000_000_000_000_000 + n, name, "en") for n, name in enumerate(NAMES))
+ANA, BO, CY, DEE = EVERYONE[:4]
 requests = itertools.count(1)
 
 
@@ -42,14 +49,17 @@ class Table:
 
     def __init__(self, storage: Storage, now: list[float]) -> None:
         self.manager = GameManager(storage, clock=lambda: now[0])
-        changes = Changes(storage, self.manager)
+        self.changes = changes = Changes(storage, self.manager)
         self.plays = Plays(self.manager, ServerSettings(storage), None, changes)  # type: ignore[arg-type]
         self.parties = Parties(self.manager, changes)
 
     async def tap(self, party: Party, racer: Racer, spot: int) -> Played:
         seat = party.of(racer.player_id)
         assert seat is not None
-        press = Press(seat.seat, racer.player_id, "en", request=next(requests))
+        return await self.tap_in(seat.seat, racer, spot)
+
+    async def tap_in(self, seat: int, racer: Racer, spot: int) -> Played:
+        press = Press(seat, racer.player_id, "en", request=next(requests))
         async with self.plays.play(press, lambda game: game.tap(spot)) as outcome:
             assert isinstance(outcome, Played)
             return outcome
@@ -151,3 +161,128 @@ async def test_a_party_goes_on_after_a_restart_in_its_countdown_and_in_its_race(
         await second.close()
     over = await table.parties.state(INSTANCE)
     assert isinstance(over, Party) and over.over and over.winner_id == ANA.player_id
+
+
+class Stalling(Changes):
+    """The one subscription of a process that stops (killed, cancelled) as soon as it tells of a first game
+    dealt: what it dealt is stored, nothing after it."""
+
+    def __init__(self, storage: Storage, manager: GameManager) -> None:
+        super().__init__(storage, manager)
+        self.dealt: list[GameChanged] = []
+        self.stopped = asyncio.Event()
+
+    async def publish(self, change: Change) -> None:
+        assert isinstance(change, GameChanged)
+        self.dealt.append(change)
+        self.stopped.set()
+        await asyncio.Event().wait()  # (until cancelled)
+
+
+async def stored_party(storage: Storage, party: Party) -> None:
+    """What the database holds of ``party`` is one race, its racers' games, each one game in play in its seat."""
+    assert await raw(storage, "SELECT COUNT(*) FROM races") == [(1,)]
+    assert await raw(storage, "SELECT COUNT(*) FROM race_players WHERE race_id = ?", party.race.id) == [
+        (len(party.standings),)
+    ]
+    playing = await raw(storage, "SELECT id, channel_id FROM games WHERE status = 'playing' ORDER BY id")
+    assert sorted(playing) == sorted((s.game_id, s.seat) for s in party.standings)  # (nothing else in play)
+
+
+async def test_a_begin_stopped_after_its_first_seat_is_dealt_once_by_the_next_read(storage):
+    now = [1_000_000.0]
+    table = Table(storage, now)
+    await table.parties.start(INSTANCE, CHANNEL, GUILD, ANA, kings_and_pairs())
+    for racer in (BO, CY):
+        await table.parties.join(INSTANCE, racer)
+    now[0] += COUNTDOWN
+    table.parties.changes = stalling = Stalling(storage, table.manager)
+    begin = asyncio.create_task(table.parties.state(INSTANCE))
+    await stalling.stopped.wait()
+    begin.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await begin
+    assert [g.channel_id for g in stalling.dealt] == [s.id for s in _seats(ANA)]  # Ana's seat dealt, no race
+    assert await raw(storage, "SELECT COUNT(*) FROM races") == [(0,)]
+
+    restarted = twin(storage)  # the process started again, on the same database
+    await restarted.open()
+    try:
+        again = Table(restarted, now)
+        party = await again.parties.state(INSTANCE)
+        assert isinstance(party, Party) and [s.name for s in party.standings] == ["Ana", "Bo", "Cy"]
+        assert party.of(ANA.player_id).game_id == stalling.dealt[0].game_id  # (kept: no game of hers left behind)
+        await stored_party(restarted, party)
+        assert await again.parties.state(INSTANCE) == party
+    finally:
+        await restarted.close()
+
+
+async def test_two_processes_join_begin_and_clear_at_once_as_the_database_decides(storage):
+    now = [1_000_000.0]
+    other = twin(storage)  # a second process on the same database
+    await other.open()
+    try:
+        one, two = Table(storage, now), Table(other, now)
+        await one.parties.start(INSTANCE, CHANNEL, GUILD, ANA, kings_and_pairs())
+        joins = [(one, two)[n % 2].parties.join(INSTANCE, racer) for n, racer in enumerate(EVERYONE[1:])]
+        assert all(isinstance(joined, Gathered) for joined in await asyncio.gather(*joins))
+        gathering = await two.parties.state(INSTANCE)
+        assert isinstance(gathering, Gathering) and {r.name for r in gathering.racers} == set(NAMES)  # none lost
+
+        now[0] += COUNTDOWN  # both processes read the countdown that ran out at once
+        first, second = await asyncio.gather(one.parties.state(INSTANCE), two.parties.state(INSTANCE))
+        assert isinstance(first, Party) and isinstance(second, Party) and first.race.id == second.race.id
+        assert {s.game_id for s in first.standings} == {s.game_id for s in second.standings}
+        await stored_party(storage, first)
+
+        taps = clear_kings_and_pairs_taps()
+        for table, racer in ((one, ANA), (two, BO)):  # each racer's moves made on a process of their own
+            for spot in taps[:-1]:
+                await table.tap(first, racer, spot)
+        last = await asyncio.gather(one.tap(first, ANA, taps[-1]), two.tap(first, BO, taps[-1]))
+        assert {p.live.record.status for p in last} == {WON}
+        seen = [await table.parties.state(INSTANCE) for table in (one, two)]
+        winners = {party.winner_id for party in seen if isinstance(party, Party)}
+        assert len(winners) == 1 and winners <= {ANA.player_id, BO.player_id}
+        stats = [await storage.race_stats(GUILD, r.player_id) for r in (ANA, BO)]
+        assert sorted(s.won for s in stats) == [0, 1]
+    finally:
+        await other.close()
+
+
+async def test_a_player_in_todays_daily_races_a_party_and_keeps_their_attempt(storage):
+    now = [1_000_000.0]
+    table = Table(storage, now)
+    deals = DailyDeals(None, table.manager.clock)  # type: ignore[arg-type]
+    todays = TodaysDaily(table.manager, deals, DailyAttempts(storage), table.changes, table.manager.clock)
+    day = todays.today()
+    deals.codes[day.day] = kings_and_pairs().code
+    ana = Player(ANA.player_id, ANA.name, GUILD, "en")
+    daily_seat = Seat.daily(CHANNEL, ANA.player_id, day.number).id
+    assert isinstance(await todays.open(day, SeatBoard(), Here(daily_seat), ana), Opened)
+    taps = clear_kings_and_pairs_taps()
+    await table.tap_in(daily_seat, ANA, taps[0])
+
+    party = await gathered(table, now, ANA, BO)  # Ana races with her daily open
+    assert party.of(ANA.player_id).seat != daily_seat
+    for spot in taps[:3]:
+        await table.tap(party, ANA, spot)
+    back = await todays.open(day, SeatBoard(), Here(CHANNEL), ana)  # "Today's daily": back to the attempt
+    assert isinstance(back, AttemptTaken) and back.attempt.status is None and back.attempt.channel_id == daily_seat
+    for spot in taps[1:]:
+        played = await table.tap_in(daily_seat, ANA, spot)
+    assert played.live.record.status == WON and played.live.record.daily == day.key
+
+    now[0] += TIME_LIMIT
+    over = await table.parties.state(INSTANCE)
+    assert isinstance(over, Party) and over.over and over.of(ANA.player_id).removed == 3  # (her party board's own)
+    done = await todays.open(day, SeatBoard(), Here(daily_seat), ana)
+    assert isinstance(done, AttemptTaken) and done.attempt.status == WON and done.attempt.removed == 28
+    assert await raw(storage, "SELECT COUNT(*) FROM daily_attempts WHERE player_id = ?", ANA.player_id) == [(1,)]
+    races = await storage.race_stats(GUILD, ANA.player_id)
+    assert (races.played, races.won) == (1, 0)  # the daily's clear is not the party's
+
+
+def _seats(*racers: Racer) -> list[Seat]:
+    return [Seat.party(CHANNEL, r.player_id, int((1_000_000.0 + COUNTDOWN) * 1000)) for r in racers]

@@ -24,7 +24,7 @@ from pyramide.daily import today
 from pyramide.i18n import t
 from pyramide_discord.daily_words import already_words, month_png
 from pyramide_discord.host import Host
-from pyramide_service.opening import AttemptTaken, Dealt, Here, Opened, Player
+from pyramide_service.opening import AttemptTaken, Here, Opened, Player, SeatBoard
 from pyramide_service.seats import DAILY, Seat, is_seat
 from pyramide_service.solving import SolverBusy
 
@@ -32,22 +32,6 @@ from .presses import Reply
 from .viewers import Viewer, Viewers
 
 KINDS = frozenset({"daily", "table", "month"})
-
-
-class NoBoard:
-    """``opening.BoardPort`` of a seat: never asked to post (a seat's board is the page)."""
-
-    async def make_thread(self, owner_id: int) -> int | None:
-        return None
-
-    async def post(self, dealt: Dealt) -> int:
-        return 0
-
-    def may_have_shown(self, error: BaseException) -> bool:
-        return False
-
-    async def remove_thread(self, channel_id: int) -> None:
-        return None
 
 
 class PageDaily:
@@ -71,7 +55,7 @@ class PageDaily:
         seat = Seat.daily(viewer.home, session.user_id, day.number)
         player = Player(session.user_id, session.name, session.guild_id, lang)
         try:
-            opened = await bot.todays_daily.open(day, NoBoard(), Here(seat.id), player)
+            opened = await bot.todays_daily.open(day, SeatBoard(), Here(seat.id), player)
         except SolverBusy:  # (today's deal worked out for it: nothing was dealt)
             return Reply([t(lang, "error.solver_busy")])
         match opened:

@@ -44,7 +44,8 @@ class PostgresNotices(Notices):
     async def _listen(self, heard: Heard, missed: Missed) -> None:
         def notified(connection: object, pid: int, channel: str, payload: str) -> None:
             origin, _, channel_text = payload.partition(":")
-            if origin != self.origin and channel_text.isdigit():
+            # (a seat's id is negative: ``pyramide_service.seats``)
+            if origin != self.origin and channel_text.removeprefix("-").isdigit():
                 heard(int(channel_text))
 
         failures, heard_before = 0, False

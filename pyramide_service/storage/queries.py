@@ -6,7 +6,7 @@ data rights), on one class that a backend completes with how it runs a unit (``s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -128,6 +128,10 @@ RESET_PLAYER = "DELETE FROM games WHERE guild_id = ? AND status != 'playing' AND
 META = "SELECT value FROM meta WHERE key = ?"
 SET_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 KEEP_META = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"
+SWAP_META = "UPDATE meta SET value = ? WHERE key = ? AND value = ?"
+# The meta row locked (an update that changes nothing), as LOCK_RACE_OF_GAME locks a race: on PostgreSQL
+# (READ COMMITTED) a second caller waits for the first one's commit, and its next statement sees it.
+LOCK_META = "UPDATE meta SET value = value WHERE key = ?"
 
 # ----------------------------------------------------------------------------------------- races
 INSERT_RACE = "INSERT INTO races (guild_id, channel_id, code, created_at) VALUES (?, ?, ?, ?) RETURNING id"
@@ -164,6 +168,14 @@ async def _load_game(db: Tx, found: Sequence[Any] | None) -> GameRecord | Unread
     except (ValueError, TypeError) as error:
         return UnreadableGame(game_record(row), f"stored actions unreadable: {error}")
     return game_record(row, actions)
+
+
+async def _insert_race(
+    db: Tx, guild_id: int, channel_id: int, code: str, at: float, players: list[tuple[int, int]]
+) -> int:
+    race_id = int(await db.value(INSERT_RACE, guild_id, channel_id, code, at))
+    await db.many(INSERT_RACER, [(race_id, player, game, place) for place, (player, game) in enumerate(players)])
+    return race_id
 
 
 async def _load_race(db: Tx, race_id: int) -> RaceRecord | None:
@@ -414,6 +426,15 @@ class Storage(LeaderboardQueries, AchievementStorage, EventQueries, DataRights, 
     async def set_meta(self, db: Tx, key: str, value: str) -> None:
         await db.execute(SET_META, key, value)
 
+    @write()
+    async def swap_meta(self, db: Tx, key: str, old: str | None, new: str) -> bool:
+        """Compare-and-set: ``key`` is set to ``new`` only if it holds ``old`` (``None``: only if it holds
+        nothing); returns whether it was. The database decides between callers on every process (one
+        statement: PostgreSQL re-checks its condition on the row another caller just committed)."""
+        if old is None:
+            return await db.changed(KEEP_META, key, new) == 1
+        return await db.changed(SWAP_META, new, key, old) == 1
+
     @write(several=True)
     async def daily_secret(self, db: Tx, fresh: str) -> str:
         """The deployment's daily secret: ``fresh`` is kept if none was stored yet."""
@@ -425,8 +446,25 @@ class Storage(LeaderboardQueries, AchievementStorage, EventQueries, DataRights, 
     async def create_race(
         self, db: Tx, guild_id: int, channel_id: int, code: str, at: float, players: list[tuple[int, int]]
     ) -> int:
-        race_id = int(await db.value(INSERT_RACE, guild_id, channel_id, code, at))
-        await db.many(INSERT_RACER, [(race_id, player, game, place) for place, (player, game) in enumerate(players)])
+        return await _insert_race(db, guild_id, channel_id, code, at, players)
+
+    @write(several=True, retry=False)
+    async def create_race_in_meta(
+        self,
+        db: Tx,
+        key: str,
+        old: str,
+        value: Callable[[int], str],
+        race: tuple[int, int, str, float, list[tuple[int, int]]],
+    ) -> int | None:
+        """``create_race(*race)`` and ``key`` set to ``value(race_id)`` in one transaction, only if ``key``
+        still holds ``old`` (its row locked first: of two callers at once, on any process, the second finds
+        the first one's value and stores nothing). The race's id, or ``None`` when nothing was stored."""
+        await db.execute(LOCK_META, key)
+        if await db.value(META, key) != old:
+            return None
+        race_id = await _insert_race(db, *race)
+        await db.execute(SET_META, key, value(race_id))
         return race_id
 
     @write()
