@@ -11,16 +11,19 @@ import dataclasses
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
 import pytest
 
+from pyramide.daily import daily_number, day_key, today
 from pyramide.i18n import t
 from pyramide_bot.activity.sessions import Session
 from pyramide_service.outcomes import Played
 from pyramide_service.parties import COUNTDOWN, Party
 from pyramide_service.play import Press
+from pyramide_service.seats import Seat
 from pyramide_service.workers import Workers
 from tests.support.activity_edge import ROOMY, NoProxy, serve_activity
 from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
@@ -193,3 +196,33 @@ async def test_a_racers_move_on_another_process_reaches_the_rivals_page_within_a
         await other.stop()
         await serving.stop()
     assert hub.invalid == [], hub.invalid
+
+
+async def test_a_racer_plays_todays_daily_in_its_seat_and_the_table_takes_them_back_to_the_race(
+    harness: Harness, opened
+) -> None:
+    h = harness
+    day = today(datetime.fromtimestamp(h.now[0], UTC))
+    h.bot.dailies.codes[day] = kings_and_pairs().code
+    ana, bo = await opened(ANA), await opened(BO)
+    await ana.ask(t="party", options={"code": kings_and_pairs().code})
+    await bo.ask(t="join")
+    h.now[0] += COUNTDOWN
+    race = (await ana.ask(t="look"))["game"]
+    taps = clear_kings_and_pairs_taps()
+    await ana.ask(t="tap", spot=str(taps[0]), version=int(race["version"]))
+
+    daily = await ana.ask(t="daily")  # "Today's daily", mid-race: her attempt, in its seat
+    assert daily["you"]["seat"] == "daily" and daily["game"]["id"] != race["id"]
+    assert daily["party"]["phase"] == "racing"  # (the race shown beside it)
+    played = await ana.ask(t="tap", spot=str(taps[0]), version=int(daily["game"]["version"]))
+    assert played["game"]["id"] == daily["game"]["id"] and removed_of(played, ANA) == 1  # her daily's move only
+    seat = Seat.daily(CHANNEL_ID, ANA, daily_number(day)).id
+    assert (await h.storage.game(daily["game"]["id"])).channel_id == seat
+
+    back = await ana.ask(t="table")  # back to the race, where she left it
+    assert back["game"]["id"] == race["id"] and back["you"]["plays"]
+    again = await ana.ask(t="daily")  # and to the attempt again: still open, nothing counted
+    assert again["game"]["id"] == daily["game"]["id"] and not again["game"]["finished"]
+    attempt = await h.storage.daily_attempt(day_key(day), ANA)
+    assert attempt is not None and attempt.status is None and attempt.game_id == daily["game"]["id"]

@@ -23,6 +23,7 @@ from pyramide.i18n import t
 from pyramide_discord.host import Host
 from pyramide_service import parties as pt
 from pyramide_service.manager import Live
+from pyramide_service.seats import is_seat
 
 from .dealer import Dealer
 from .party_channel import PartyChannel
@@ -51,7 +52,11 @@ class PartyDesk:
         return self._seats.get(channel_id) or channel_id
 
     def seated(self, session: Session) -> Session:
-        """The session as its player's presses go: into their seat while they race in the instance's party."""
+        """The session as its player's presses go: into their seat while they race in the instance's party,
+        unless the page sits in a seat of the player's own already (today's daily: "Today's daily" took it
+        there, the table takes it back to the race; the attempt stays theirs, in its seat)."""
+        if is_seat(session.channel_id):
+            return session
         state = self._states.get(session.instance_id)
         mine = state.of(session.user_id) if isinstance(state, pt.Party) else None
         return dataclasses.replace(session, channel_id=mine.seat) if mine is not None else session
@@ -152,6 +157,8 @@ class PartyDesk:
     async def dress(self, message: dict[str, Any], session: Session, party: dict[str, Any] | None, lang: str) -> None:
         """Add the party to a page's state; a racer's board is their seat's game."""
         message["party"] = party
+        if is_seat(session.channel_id):  # (the page plays its daily: the party shows beside it)
+            return
         state = self._states.get(session.instance_id)
         mine = state.of(session.user_id) if isinstance(state, pt.Party) else None
         if mine is None:
