@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,16 +191,17 @@ class Parties:
     async def start(self, instance_id: str, channel_id: int, guild_id: int, starter: Racer, game: Game) -> StartOutcome:
         """Start gathering a party on ``game``'s deal; its countdown starts now."""
         async with self._lock(instance_id):
+            tried: Gathering | None = None
             while True:  # (until this process's change is the one stored, or the stored one refuses it)
                 kept, state = await self._read(instance_id)
-                if isinstance(state, Gathering):
-                    return AlreadyGathering(state)
+                if isinstance(state, Gathering):  # (``tried``: stored after all, its answer lost on the way)
+                    return Gathered(state) if state == tried else AlreadyGathering(state)
                 if isinstance(state, Party) and not state.over:
                     return Running(state)
                 starts_at = self.manager.clock() + COUNTDOWN
-                gathering = Gathering(instance_id, channel_id, guild_id, game.code, starts_at, (starter,))
-                if await self._keep(gathering, kept):
-                    return Gathered(gathering)
+                tried = Gathering(instance_id, channel_id, guild_id, game.code, starts_at, (starter,))
+                if await self._keep(tried, kept):
+                    return Gathered(tried)
 
     async def join(self, instance_id: str, racer: Racer) -> JoinOutcome:
         """Join the gathering party (joining twice is joining once)."""
@@ -244,14 +246,17 @@ class Parties:
         await self.storage.set_race_message(race_id, message_id)
 
     async def claim_podium(self, instance_id: str) -> bool:
-        """Whether the caller is the one to tell the channel of the party's end (once, restarts included)."""
+        """Whether the caller is the one to tell the channel of the party's end (once, restarts and every
+        process included): the claim is stored with a mark of this call's own, so that a claim stored whose
+        answer was lost on the way (the write tried again) is still this caller's."""
+        claim = secrets.token_hex(8)
         async with self._lock(instance_id):
             while True:
                 kept = await self.storage.meta(key_of(instance_id))
                 data = json.loads(kept) if kept else {}
                 if "race" not in data or data.get("podium"):
-                    return False
-                if await self.storage.swap_meta(key_of(instance_id), kept, json.dumps({**data, "podium": True})):
+                    return data.get("podium") == claim
+                if await self.storage.swap_meta(key_of(instance_id), kept, json.dumps({**data, "podium": claim})):
                     return True
 
     # ------------------------------------------------------------------------- inside

@@ -247,6 +247,8 @@ async def test_two_processes_join_begin_and_clear_at_once_as_the_database_decide
         assert len(winners) == 1 and winners <= {ANA.player_id, BO.player_id}
         stats = [await storage.race_stats(GUILD, r.player_id) for r in (ANA, BO)]
         assert sorted(s.won for s in stats) == [0, 1]
+        claims = await asyncio.gather(*(table.parties.claim_podium(INSTANCE) for table in (one, two, one, two)))
+        assert sorted(claims) == [False, False, False, True]  # the channel told of the podium once
     finally:
         await other.close()
 
