@@ -17,3 +17,16 @@ class Races:
     async def race_of_game(self, game_id: int) -> RaceRecord | None:
         """The race ``game_id`` is played in; ``None`` for a game of no race."""
         return await self.storage.race_of_game(game_id)
+
+    async def channel_refused(self, race_id: int) -> None:
+        """Discord refused to tell the race's channel of it (the bot may not post there): the players are
+        offered the podium to share themselves. Stored, so that a restart still offers it."""
+        await self.storage.set_meta(_untold(race_id), "1")
+
+    async def refused_channel(self, race_id: int) -> bool:
+        """Whether Discord refused to tell the race's channel of it (``channel_refused``)."""
+        return await self.storage.meta(_untold(race_id)) is not None
+
+
+def _untold(race_id: int) -> str:
+    return f"race:untold:{race_id}"

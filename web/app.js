@@ -37,7 +37,7 @@ async function signIn(sdk, clientId) {
   }
   await sdk.commands.authenticate({ access_token: body.access_token });
   const { locale } = await sdk.commands.userSettingsGetLocale();
-  return { session: body.session, locale };
+  return { session: body.session, locale, token: body.access_token };
 }
 
 async function main() {
@@ -60,7 +60,9 @@ async function main() {
   table.onAsk = (message) => link.send(message);
   const daily = new Daily(table.root, table, (message) => link.send(message));
   link.onMonth = (message) => daily.pictured(message);
-  const party = new Party(table.root, table, form, (message) => link.send(message), sdk); // (#48)
+  const signedIn = { token: signed.token, clientId: config.client_id };
+  const party = new Party(table.root, table, form, (message) => link.send(message), sdk, signedIn); // (#48)
+  link.onPodium = (message) => party.pictured(message);
   const choose = table.onAction;
   table.onAction = (action, button) => party.chosen(action) || choose(action, button);
   link.onTexts = (texts) => {

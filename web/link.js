@@ -11,6 +11,7 @@ export class Link {
     this.onTexts = () => {};
     this.onState = () => {};
     this.onMonth = () => {}; // the daily's month picture (daily.js)
+    this.onPodium = () => {}; // a party's podium picture, to share (party.js)
     this.onLost = () => {};
     this.onRefused = () => {};
     this.wait = 250;
@@ -33,6 +34,8 @@ export class Link {
         this.onState(message);
       } else if (message.t === "month") {
         this.onMonth(message);
+      } else if (message.t === "podium") {
+        this.onPodium(message);
       }
     });
     socket.addEventListener("close", (event) => {

@@ -4,6 +4,11 @@
 // who joined (data-action="join"), each rival (data-rival, data-user, data-removed, their name and a
 // small grid of their pyramid: a cell a card, filled while it is there), the podium (data-podium, each
 // place data-place and data-user). Rivals are announced at a calm rate: a lead change, a clear, the end.
+// The clock, the podium and the rivals are a compact strip above the racer's own board; once the race is
+// over the page offers one next race (the deal form behind "Other options…"). Where Discord refused the
+// bot's posts in the channel ("untold"), Share uploads the podium picture the bot draws as an attachment of
+// the application (POST /applications/{id}/attachment with the player's token, through Discord's proxy:
+// the URL mapping /discord) and opens the SDK's share-moment dialog on its Discord CDN URL.
 function fill(text, values) {
   return (text || "").replace(/\{(\w+)\}/g, (_all, name) => String(values[name] ?? ""));
 }
@@ -14,19 +19,25 @@ function clock(seconds) {
 }
 
 export class Party {
-  constructor(root, table, form, send, sdk) {
+  constructor(root, table, form, send, sdk, signed) {
     this.root = root;
     this.table = table;
     this.form = form;
     this.send = send;
     this.sdk = sdk;
+    this.signed = signed; // { token, clientId }: the player's access token, for the podium's upload
     this.section = root.querySelector("#party");
-    this.status = this.section.querySelector("#party-status");
-    this.rivals = this.section.querySelector("#rivals");
-    this.podium = this.section.querySelector("[data-podium]");
+    this.race = root.querySelector("#race");
+    this.status = this.race.querySelector("#party-status");
+    this.rivals = this.race.querySelector("#rivals");
+    this.podium = this.race.querySelector("[data-podium]");
     this.join = this.section.querySelector('[data-action="join"]');
     this.start = this.section.querySelector('[data-action="party"]');
+    this.options = this.section.querySelector('[data-action="party-options"]');
+    this.share = this.section.querySelector('[data-action="podium-share"]');
+    this.untold = this.section.querySelector("#party-untold");
     this.invite = this.section.querySelector('[data-action="invite"]');
+    this.opened = false; // the deal form opened by "Other options…" over the podium
     this.party = null;
     this.deadline = 0; // when the countdown (or the race) ends, on this page's clock
     this.leader = null;
@@ -46,7 +57,13 @@ export class Party {
       this.send({ t: "party", options: {} });
     } else if (action === "party-these") {
       this.send({ t: "party", options: this.form.options() });
-      this.form.show(false);
+      this.showForm(false);
+    } else if (action === "party-options") {
+      this.showForm(this.form.form.hidden);
+      if (this.opened) this.form.form.querySelector("input").focus();
+    } else if (action === "podium-share") {
+      this.share.disabled = true;
+      this.send({ t: "podium" });
     } else if (action === "join") {
       this.send({ t: "join" });
     } else if (action === "invite") {
@@ -57,12 +74,29 @@ export class Party {
     return true;
   }
 
+  showForm(visible) {
+    this.opened = visible;
+    this.form.show(visible);
+    this.options.setAttribute("aria-expanded", String(visible));
+  }
+
   shown(state) {
     const party = state.party || null;
     const you = state.you && state.you.id;
+    const phase = party ? party.phase : "none";
+    if (phase !== (this.party ? this.party.phase : "none")) this.opened = false;
     this.party = party;
-    this.section.dataset.phase = party ? party.phase : "none";
+    this.section.dataset.phase = phase;
+    this.root.dataset.party = phase;
+    const racer = Boolean(party && party.phase !== "gathering" && party.rivals.some((r) => r.id === you));
+    if (racer) this.root.dataset.racer = "";
+    else delete this.root.dataset.racer;
+    this.race.hidden = !party;
     this.start.hidden = Boolean(party && party.phase !== "over");
+    this.options.hidden = phase !== "over";
+    const untold = phase === "over" && Boolean(party.untold);
+    this.share.hidden = !untold;
+    this.untold.hidden = !untold;
     const joined = party && party.phase === "gathering" && party.racers.some((r) => r.id === you);
     this.join.hidden = !(party && party.phase === "gathering" && !joined);
     if (!party) {
@@ -83,8 +117,10 @@ export class Party {
       this.drawRivals(party, you);
       this.speak(party);
     }
-    // A spectator watches the race rather than a form to deal in the channel (it is offered again at the end).
-    if (!state.game && party.phase !== "over") this.form.show(false);
+    // A spectator watches the race rather than a form to deal in the channel; over the podium the form
+    // waits behind "Other options…".
+    if (!state.game && !this.opened) this.form.show(false);
+    this.options.setAttribute("aria-expanded", String(!this.form.form.hidden));
     this.podium.hidden = party.phase !== "over";
     if (party.phase === "over") this.drawPodium(party);
     this.tick();
@@ -102,8 +138,7 @@ export class Party {
       const time = fill(this.texts["party.ends_in"], { time: clock(left) });
       this.status.textContent = racing ? time : `${this.texts["party.watch"] || ""} ${time}`;
     } else {
-      const winner = party.rivals.find((r) => r.id === party.winner);
-      this.status.textContent = winner ? fill(this.texts["party.over"], { name: winner.name }) : this.texts["party.no_winner"] || "";
+      this.status.textContent = this.texts["party.podium"] || ""; // (the winner is said in #words: speak())
     }
   }
 
@@ -134,6 +169,28 @@ export class Party {
       return item;
     });
     this.rivals.replaceChildren(...items);
+  }
+
+  // The podium picture the bot sent (t: podium), uploaded as the application's attachment and shared.
+  async pictured(message) {
+    const texts = this.texts;
+    try {
+      const bytes = Uint8Array.from(atob(message.png.slice(message.png.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+      const body = new FormData();
+      body.append("file", new Blob([bytes], { type: "image/png" }), "podium.png");
+      const answer = await fetch(`/discord/api/v10/applications/${this.signed.clientId}/attachment`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${this.signed.token}` },
+        body,
+      });
+      if (!answer.ok) throw new Error(`upload: ${answer.status}`);
+      const { attachment } = await answer.json();
+      await this.sdk.commands.openShareMomentDialog({ mediaUrl: attachment.url });
+    } catch {
+      this.table.say(texts["party.share_failed"] || "");
+    } finally {
+      this.share.disabled = false;
+    }
   }
 
   drawPodium(party) {

@@ -126,9 +126,11 @@ export class Table {
     this.root.setAttribute("aria-busy", "false");
     this.root.dataset.role = state.you.plays ? "play" : "watch";
     this.root.dataset.state = game ? (game.finished ? "finished" : "playing") : "empty";
-    this.root.querySelector("#players").textContent = state.players
-      .map((p) => `${p.name} (${p.plays ? this.texts["activity.plays"] : this.texts["activity.watches"]})`)
-      .join(", ");
+    // A racer of the running party races (on their own board, not the channel's); the others play or watch.
+    const party = state.party;
+    const racing = new Set(party && party.phase === "racing" ? party.rivals.filter((r) => r.status === "playing").map((r) => r.id) : []);
+    const doing = (p) => (racing.has(p.id) ? "activity.races" : p.plays ? "activity.plays" : "activity.watches");
+    this.root.querySelector("#players").textContent = state.players.map((p) => `${p.name} (${this.texts[doing(p)]})`).join(", ");
     if (state.words) this.say(state.words.join(" "));
     if (game && game.finished) this.announcer.result(game.id, state.ending);
     // A broadcast of the same position (a hint's count stored) keeps the hint this page was shown.

@@ -31,6 +31,7 @@ class Costs:
                 ("deal", limits.deals),
                 ("daily", limits.deals),  # (today's daily opened: a deal; its month picture: a drawing)
                 ("month", limits.playbacks),
+                ("podium", limits.playbacks),  # (a party's podium picture, to share: a drawing, #48)
                 ("hint", limits.hints),
                 ("playback", limits.playbacks),
             )

@@ -126,6 +126,7 @@ SCHEMA: dict[str, Fields] = {
     "month": Fields({"t": TYPE}),
     "party": Fields({"t": TYPE, "options": DEAL}, frozenset({"options"})),  # a party race (#48)
     "join": Fields({"t": TYPE}),
+    "podium": Fields({"t": TYPE}),  # the party's podium picture, for the share-moment dialog
 }
 SIGN_IN = Fields(
     {"code": Text(1, 200), "instance_id": Text(1, 100, INSTANCE_ID), "locale": LOCALE},

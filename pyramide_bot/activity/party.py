@@ -26,7 +26,7 @@ from pyramide_service.manager import Live
 from pyramide_service.seats import is_seat
 
 from .dealer import Dealer
-from .party_channel import PartyChannel
+from .party_channel import PartyChannel, podium_png
 from .position import game_view
 from .presses import Reply
 from .sessions import Session
@@ -45,7 +45,7 @@ class PartyDesk:
         self._states: LRU[str, pt.State] = LRU(5_000)  # an instance -> its party as last read
         self._timers: dict[str, tuple[float, asyncio.Task[None]]] = {}
         self._langs: LRU[str, str] = LRU(5_000)  # an instance -> its starter's language (the channel's words)
-        self.channel = PartyChannel(bot)
+        self.channel = PartyChannel(bot, changed)
 
     def channel_of(self, channel_id: int) -> int:
         """The channel whose pages show ``channel_id``'s game: a seat's instance channel, else itself."""
@@ -151,8 +151,18 @@ class PartyDesk:
                     "ends_in": round(max(0.0, state.ends_at - now)),
                     "winner": winner,
                     "rivals": rivals,
+                    # Discord refused the bot's posts there: the podium is the players' to share (#48)
+                    "untold": await self.channel.refused(state.race.id),
                 }
         return None
+
+    async def podium(self, instance_id: str, lang: str) -> bytes | None:
+        """The podium picture of the instance's party once it is over (the page's share-moment dialog)."""
+        state = await self.bot.parties.state(instance_id)
+        self._keep(instance_id, state)
+        if not isinstance(state, pt.Party) or not state.over:
+            return None
+        return await podium_png(state, lang)
 
     async def dress(self, message: dict[str, Any], session: Session, party: dict[str, Any] | None, lang: str) -> None:
         """Add the party to a page's state; a racer's board is their seat's game."""

@@ -30,6 +30,7 @@ PAGE_TEXTS = (
     "activity.players",
     "activity.plays",
     "activity.watches",
+    "activity.races",
     "activity.motion",
     "activity.reconnecting",
     "cmd.new.code",
@@ -94,6 +95,9 @@ PAGE_TEXTS = (
     "party.watch",
     "party.give_up",
     "party.share",
+    "party.options",
+    "party.untold",
+    "party.share_failed",
     "party.invite",
 )
 

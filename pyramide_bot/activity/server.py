@@ -14,6 +14,7 @@ bound is in ``limits.py`` and docs/activity.md.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import time
@@ -337,10 +338,21 @@ class ActivityServer:
         try:
             if kind in daily.KINDS or (kind == "deal" and viewer.session.channel_id != viewer.home):
                 return await self.daily.act(viewer, kind, lang)
+            if kind == "podium":
+                return await self._podium(viewer, lang)
             return await self._play(viewer.session, kind, asked, lang)
         except StorageUnavailable as error:  # as the board answers a press: nothing was lost, try again
             log.info("an Activity %s found the storage unavailable (%s)", kind, type(error).__name__)
             return Reply([t(lang, f"error.{error.key}")])
+
+    async def _podium(self, viewer: Viewer, lang: str) -> Reply:
+        """The party's podium picture, sent to the page (``t: podium``) to upload and share (#48)."""
+        png = await self.party.podium(viewer.session.instance_id, lang)
+        if png is None:
+            return Reply([t(lang, "party.none")], stale=True)
+        picture = "data:image/png;base64," + base64.b64encode(png).decode()
+        self.viewers.post(viewer, json.dumps({"t": "podium", "png": picture}))
+        return Reply()
 
     async def _play(self, session: Session, kind: str, asked: dict[str, Any], lang: str) -> Reply:
         presses = self.presses

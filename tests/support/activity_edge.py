@@ -3,7 +3,8 @@
 - ``frame``: the Activity's origin as Discord's proxy serves it (``<app>.discordsays.com``): every path is
   passed on to the bot's Activity server (HTTP and the WebSocket), except ``/parent/``, the test's Discord
   client page (``tests/support/activity_parent/``) that frames the Activity and speaks the SDK's protocol. Both
-  are served with Discord's Content-Security-Policy. The bot may restart behind it (``target``).
+  are served with Discord's Content-Security-Policy. The bot may restart behind it (``target``). The URL
+  mapping ``/discord`` (docs/activity.md) is Discord's API itself: the page's upload of a podium picture.
 - ``api``: Discord's REST for the sign-in (``tests/support/fake_activity.py``), the ``DISCORD_API_BASE`` of the
   Activity under test.
 """
@@ -21,7 +22,13 @@ from aiohttp import WSMsgType, web
 
 from pyramide_bot.activity import Activity, Limits
 from pyramide_bot.settings import ActivitySettings
-from tests.support.fake_activity import BOT_TOKEN, CLIENT_SECRET, ActivityDiscord, retry_after_header
+from tests.support.fake_activity import (
+    ATTACHMENT_LIMIT,
+    BOT_TOKEN,
+    CLIENT_SECRET,
+    ActivityDiscord,
+    retry_after_header,
+)
 from tests.support.harness import APP_ID, Harness
 
 PARENT = Path(__file__).resolve().parent / "activity_parent"
@@ -55,8 +62,10 @@ class ActivityEdge:
 
     async def start(self) -> ActivityEdge:
         self._client = aiohttp.ClientSession(auto_decompress=False)
-        frame = web.Application(middlewares=[_discord_csp])
+        # (a body up to twice an attachment's bound reaches Discord's answer: the fake refuses a file too large)
+        frame = web.Application(middlewares=[_discord_csp], client_max_size=2 * ATTACHMENT_LIMIT)
         frame.router.add_get("/parent/{name}", self._parent)
+        frame.router.add_route("*", "/discord/api/v10/{path:.*}", self._api)  # (the URL mapping /discord)
         frame.router.add_route("*", "/{path:.*}", self._pass_on)
         api = web.Application()
         api.router.add_route("*", "/api/v10/{path:.*}", self._api)

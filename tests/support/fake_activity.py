@@ -12,12 +12,19 @@ Rate limits as Discord has them: ``limit(n, seconds)`` lets ``n`` requests throu
 a 429. A request sent while a Retry-After holds is what Discord counts towards banning the address: it is
 answered 429 again and kept in ``invalid``, which every test of the Activity expects to stay empty.
 
+An application's attachment uploaded by an Activity for the share-moment dialog (``POST
+/applications/{app}/attachment``): the user's ``Bearer`` token, a multipart form with one ``file`` part, an
+image no larger than ``ATTACHMENT_LIMIT``; answered with the attachment and its URL on Discord's CDN (kept in
+``attachments``).
+
 ``FakeDiscord`` (whole-process tests) and ``tests/support/activity_edge.py`` (the browser tests against the
 harness) both answer these routes through ``ActivityDiscord.answer``.
 """
 
 from __future__ import annotations
 
+import email.parser
+import email.policy
 import json
 import math
 import secrets
@@ -34,6 +41,8 @@ BOT_TOKEN = "test-bot-token"
 CODE_LIFETIME = 600.0  # Discord's authorization codes last 10 minutes
 TOKEN_LIFETIME = 604800  # and access tokens a week
 LIMITED = "You are being rate limited."
+ATTACHMENT_LIMIT = 10 * 1024 * 1024  # bytes of an application's attachment
+IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
 @dataclass
@@ -88,12 +97,13 @@ class ActivityDiscord:
         # or the fake's ``activity_instances``): a launch makes the instance the sign-in then finds
         self.by_channel: dict[int, dict[str, Any]] = {} if instances is None else instances
         self._codes: dict[str, tuple[int, float, tuple[str, ...]]] = {}
-        self._tokens: dict[str, int] = {}
+        self.tokens: dict[str, int] = {}  # access token -> its user
         self.names: dict[int, str] = {}
         self.dms: dict[int, int] = {OWNER: DM_CHANNEL_ID}  # user -> the bot's DM channel with them
         self.invalid: list[str] = []  # why requests Discord's API description refuses were refused
         self.seen: list[str] = []  # every request, "METHOD path", for the tests
         self.secrets_seen: list[str] = []  # the client secrets the exchanges carried
+        self.attachments: list[tuple[int, str, bytes]] = []  # (user, its CDN URL, the file) uploaded
         self.clock = time.monotonic  # Discord's clock for its rate limits (a test may share its own)
         self._window: tuple[int, float] | None = None  # (requests, seconds) let through before a 429
         self._times: list[float] = []
@@ -154,7 +164,7 @@ class ActivityDiscord:
             return self._exchange(headers, body)
         if path == "/users/@me" and headers.get("Authorization", "").startswith("Bearer "):
             self.seen.append(f"{method} {path}")
-            user_id = self._tokens.get(headers["Authorization"][len("Bearer ") :])
+            user_id = self.tokens.get(headers["Authorization"][len("Bearer ") :])
             if method != "GET" or user_id is None:
                 return _error(401, {"message": "401: Unauthorized", "code": 0})
             payload = user_payload(user_id)
@@ -162,6 +172,9 @@ class ActivityDiscord:
         if path == "/users/@me/channels":
             self.seen.append(f"{method} {path}")
             return self._dm(method, path, headers, body)
+        if path.startswith("/applications/") and path.endswith("/attachment"):
+            self.seen.append(f"{method} {path}")
+            return self._attachment(method, path, headers, body)
         prefix = f"/applications/{APP_ID}/activity-instances/"
         if path.startswith("/applications/") and "/activity-instances/" in path:
             self.seen.append(f"{method} {path}")
@@ -172,6 +185,44 @@ class ActivityDiscord:
                 return _error(404, {"message": "Unknown Activity Instance", "code": 10085})
             return 200, instance.payload()
         return None
+
+    def _attachment(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
+        """``POST /applications/{app}/attachment`` as Discord answers an Activity's user: the file on the CDN."""
+        authorization = headers.get("Authorization", "")
+        user_id = self.tokens.get(authorization[len("Bearer ") :]) if authorization.startswith("Bearer ") else None
+        if user_id is None:
+            return _error(401, {"message": "401: Unauthorized", "code": 0})
+        if method != "POST" or path != f"/applications/{APP_ID}/attachment":
+            return _error(404, {"message": "Unknown Application", "code": 10002})
+        if len(body) > ATTACHMENT_LIMIT:
+            return _error(413, {"message": "Request entity too large", "code": 40005})
+        kind = headers.get("Content-Type", "")
+        if not kind.startswith("multipart/form-data"):
+            self.invalid.append(f"{method} {path}: not a multipart form")
+            return _error(400, {"message": "Invalid Form Body", "code": 50035})
+        form = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            f"Content-Type: {kind}\r\n\r\n".encode() + body
+        )
+        parts = [part for part in form.iter_parts() if part.get_param("name", header="content-disposition") == "file"]
+        filename = parts[0].get_filename() if len(parts) == 1 else None
+        data = parts[0].get_payload(decode=True) if filename else None
+        if not filename or not isinstance(data, bytes) or parts[0].get_content_type() not in IMAGES:
+            self.invalid.append(f"{method} {path}: one image as the file part")
+            return _error(400, {"message": "Invalid Form Body", "code": 50035})
+        attachment_id = snowflake()
+        where = f"ephemeral-attachments/{APP_ID}/{attachment_id}/{urllib.parse.quote(filename)}"
+        url = f"https://cdn.discordapp.com/{where}?ex={int(time.time()) + 86400:x}"
+        self.attachments.append((user_id, url, data))
+        return 200, {
+            "attachment": {
+                "id": str(attachment_id),
+                "filename": filename,
+                "size": len(data),
+                "url": url,
+                "proxy_url": f"https://media.discordapp.net/{where}",
+                "content_type": parts[0].get_content_type(),
+            }
+        }
 
     def _dm(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
         """``POST /users/@me/channels`` as Discord answers a bot: its DM with the recipient (made on first use)."""
@@ -218,7 +269,7 @@ class ActivityDiscord:
             return _error(400, {"error": "invalid_grant", "error_description": 'Invalid "code" in request.'})
         user_id, _at, scopes = issued
         access_token = secrets.token_hex(15)
-        self._tokens[access_token] = user_id
+        self.tokens[access_token] = user_id
         return 200, {
             "access_token": access_token,
             "token_type": "Bearer",

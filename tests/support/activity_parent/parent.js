@@ -6,6 +6,9 @@ const params = new URLSearchParams(location.search);
 const user = { id: params.get("user"), username: params.get("name") || "player", discriminator: "0" };
 const frameId = "frame-" + Math.random().toString(16).slice(2);
 const log = (window.discordLog = []);
+const moments = (window.shareMoments = []); // the share-moment dialogs opened, by their media's URL
+// Discord's CDN, the one host a moment's media may come from (an attachment's URL as Discord returns it)
+const CDN = /^https:\/\/cdn\.discordapp\.com\/ephemeral-attachments\/[0-9]+\/[0-9]+\/[^/?#]+(\?[^#]*)?$/;
 window.violations = [];
 document.addEventListener("securitypolicyviolation", (event) => window.violations.push(event.violatedDirective));
 
@@ -72,6 +75,16 @@ window.addEventListener("message", (event) => {
     case "USER_SETTINGS_GET_LOCALE":
       answer(data, { locale: params.get("locale") || "en-US" });
       break;
+    case "OPEN_SHARE_MOMENT_DIALOG": {
+      const mediaUrl = (data.args || {}).mediaUrl;
+      if (typeof mediaUrl !== "string" || mediaUrl.length > 1024 || !CDN.test(mediaUrl)) {
+        refuse(data, 4000, "mediaUrl must be a Discord CDN URL");
+      } else {
+        moments.push(mediaUrl);
+        answer(data, null);
+      }
+      break;
+    }
     case "CAPTURE_LOG":
       answer(data, null);
       break;
