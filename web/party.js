@@ -88,7 +88,8 @@ export class Party {
     this.party = party;
     this.section.dataset.phase = phase;
     this.root.dataset.party = phase;
-    const racer = Boolean(party && party.phase !== "gathering" && party.rivals.some((r) => r.id === you));
+    // (a racer while the race runs; once it is over everyone is back at the table, under the podium)
+    const racer = Boolean(party && party.phase === "racing" && party.rivals.some((r) => r.id === you));
     if (racer) this.root.dataset.racer = "";
     else delete this.root.dataset.racer;
     this.race.hidden = !party;
