@@ -349,7 +349,7 @@ class Parties:
             record = await self.manager.record(game_id)
             if record is not None:
                 rows.append((player_id, record))
-        ranked = sorted(rows, key=lambda row: _rank(row[1], race.created_at, now))
+        ranked = sorted(rows, key=lambda row: _rank(row[1], row[0] == race.winner_id, race.created_at, now))
         standings = tuple(
             Standing(
                 place,
@@ -389,8 +389,10 @@ def _seconds(record: GameRecord, start: float, now: float) -> float:
     return max(0.0, end - start)
 
 
-def _rank(record: GameRecord, start: float, now: float) -> tuple[int, int, float]:
-    return (0 if record.status == WON else 1, -record.removed, _seconds(record, start, now))
+def _rank(record: GameRecord, winner: bool, start: float, now: float) -> tuple[int, int, int, float]:
+    """The race's winner first (the database's decision: of two clears at one moment, the one it kept), then
+    the other clears, then more cards removed, then less time."""
+    return (0 if winner else 1, 0 if record.status == WON else 1, -record.removed, _seconds(record, start, now))
 
 
 def _left(record: GameRecord) -> tuple[bool, ...]:
