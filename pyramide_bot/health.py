@@ -65,9 +65,7 @@ class Health:
         self.database_errors = Counter(
             "pyramide_database_errors", "Requests that failed on the database", registry=self.registry
         )
-        Gauge("pyramide_live_games", "Games held in memory", registry=self.registry).set_function(
-            figures.live_games
-        )
+        Gauge("pyramide_live_games", "Games held in memory", registry=self.registry).set_function(figures.live_games)
         Gauge("pyramide_solver_waiting", "Hints queued or being worked out", registry=self.registry).set_function(
             figures.solver_waiting
         )

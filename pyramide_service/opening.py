@@ -157,9 +157,7 @@ Opening = Placed | AttemptTaken | EntryTaken | EventClosed
 FreeOpening = Opened | NoThread | NotPosted | Refused  # a free deal, by the rules of ``admission``
 
 
-async def open_deal(
-    manager: GameManager, boards: BoardPort, deal: Deal, where: Where, *, changes: Changes
-) -> Opening:
+async def open_deal(manager: GameManager, boards: BoardPort, deal: Deal, where: Where, *, changes: Changes) -> Opening:
     """Open ``deal`` ``where`` asked and show it through ``boards``; a place with a game in play is
     ``Occupied``. Any failure before the board is up takes back what was made (the game, its attempt, the
     thread), a take-back that fails itself being logged, and is raised on; a failed post is returned
@@ -285,7 +283,15 @@ class SeatBoard:
         return None
 
 
-async def open_seats(manager: GameManager, deals: list[tuple[Deal, int]], *, changes: Changes) -> list[Live]:
+@dataclass(frozen=True, slots=True)
+class SeatDealt:
+    """A seat's game after ``open_seats``: ``new`` when this call dealt it (else it was in play there)."""
+
+    live: Live
+    new: bool
+
+
+async def open_seats(manager: GameManager, deals: list[tuple[Deal, int]], *, changes: Changes) -> list[SeatDealt]:
     """Each deal opened in its seat (``Here(seat)``, ``open_deal`` with a ``SeatBoard``), for a race of
     seats (a party's): the games, in the order of ``deals``. A seat that holds a game in play keeps it as
     that seat's game: a seat is named by its party, channel and player, so that game is this very deal,
@@ -294,26 +300,27 @@ async def open_seats(manager: GameManager, deals: list[tuple[Deal, int]], *, cha
     seat, and none is left behind in play. A deal that failed is tried once more: of two processes
     dealing one seat at once, the database's one game in play a channel refuses the second, whose second
     try finds the first one's game. (A failed deal takes back what it made, as ``open_deal`` does; the
-    seats dealt before it stay for the next try.)"""
+    seats dealt before it stay for the next try.) The caller takes back the ``new`` games of a race it
+    then fails to store (a seat whose race game is over already is dealt anew by a stale try)."""
     games = []
     for deal, seat in deals:
         try:
-            live = await _open_seat(manager, deal, seat, changes)
+            dealt = await _open_seat(manager, deal, seat, changes)
         except Exception:
             log.info("seat %s: dealing again (another process dealt it, or the database failed)", seat)
-            live = await _open_seat(manager, deal, seat, changes)
-        games.append(live)
+            dealt = await _open_seat(manager, deal, seat, changes)
+        games.append(dealt)
     return games
 
 
-async def _open_seat(manager: GameManager, deal: Deal, seat: int, changes: Changes) -> Live:
+async def _open_seat(manager: GameManager, deal: Deal, seat: int, changes: Changes) -> SeatDealt:
     opened = await open_deal(manager, SeatBoard(), deal, Here(seat), changes=changes)
     if isinstance(opened, Opened):
-        return opened.dealt.live
+        return SeatDealt(opened.dealt.live, True)
     live = await manager.live(seat) if isinstance(opened, Occupied) else None
     if live is None or live.record.code != deal.game.code or live.record.owner_id != deal.owner_id:
         raise RuntimeError(f"seat {seat} could not be dealt {deal.game.code}: {opened}")
-    return live
+    return SeatDealt(live, False)
 
 
 class RacePort(BoardPort, Protocol):

@@ -33,9 +33,11 @@ from pyramide import Game
 
 from .changes import Changes, GameChanged
 from .manager import GameManager, Live
-from .opening import Player, open_seats
+from .opening import Player, open_seats, take_back
 from .seats import Seat
 from .storage import ENDED, PLAYING, WON, GameRecord, RaceRecord
+from .storage.settling import RESOLVE_SECONDS, look_up
+from .stored import StorageOutcomeUnknown
 
 COUNTDOWN = 10.0  # seconds between a party's start and its deal: long enough to tap "Join"
 TIME_LIMIT = 15 * 60.0  # seconds a party runs at most: the games still in play then are ended
@@ -256,7 +258,7 @@ class Parties:
                 data = json.loads(kept) if kept else {}
                 if "race" not in data or data.get("podium"):
                     return data.get("podium") == claim
-                if await self.storage.swap_meta(key_of(instance_id), kept, json.dumps({**data, "podium": claim})):
+                if await self._swap(key_of(instance_id), kept, json.dumps({**data, "podium": claim})):
                     return True
 
     # ------------------------------------------------------------------------- inside
@@ -305,7 +307,20 @@ class Parties:
             "starts_at": gathering.starts_at,
             "racers": [[str(r.player_id), r.name, r.lang] for r in gathering.racers],
         }
-        return await self.storage.swap_meta(key_of(gathering.instance_id), kept, json.dumps(data))
+        return await self._swap(key_of(gathering.instance_id), kept, json.dumps(data))
+
+    async def _swap(self, key: str, kept: str | None, value: str) -> bool:
+        """``key`` set to ``value`` if it still holds ``kept``; whether it was. A swap whose answer did not come
+        (``StorageOutcomeUnknown``: sent, then a stall or a cut) is neither: it is settled, then looked up
+        (the stored value is ``value``, or it is not), and raises only if the database stays away."""
+        try:
+            return await self.storage.swap_meta(key, kept, value)
+        except StorageOutcomeUnknown as unknown:
+
+            async def stored() -> bool:
+                return await self.storage.meta(key) == value
+
+            return await look_up(self.storage, unknown, stored, RESOLVE_SECONDS)
 
     async def _begin(self, gathering: Gathering, kept: str) -> None:
         """The deal dealt to every racer, each in their seat (``open_seats``: a seat dealt already by a begin
@@ -320,7 +335,8 @@ class Parties:
             )
             for r in gathering.racers
         ]
-        dealt = await open_seats(self.manager, deals, changes=self.changes)
+        seated = await open_seats(self.manager, deals, changes=self.changes)
+        dealt = [seat.live for seat in seated]
         names = {str(r.player_id): r.name for r in gathering.racers}
         race = (
             gathering.guild_id,
@@ -332,10 +348,22 @@ class Parties:
         stored = await self.storage.create_race_in_meta(
             key_of(gathering.instance_id), kept, lambda race_id: json.dumps({"race": race_id, "names": names}), race
         )
-        if stored is None:
+        if stored is None:  # (another process stored its race first: a game this begin dealt anew is none of it)
+            await self._take_back_strays(instance_id=gathering.instance_id, new=[s.live for s in seated if s.new])
             return
         for live, racer in zip(dealt, gathering.racers, strict=True):  # (dealt to the party now: its race stored)
             await self.changes.publish(GameChanged.dealt_of(live.record, live.game.version, racer.lang))
+
+    async def _take_back_strays(self, instance_id: str, new: list[Live]) -> None:
+        """Of the games a begin that lost dealt anew (in a seat whose race game was over already: a begin of
+        a stale gathering), those outside the race stored take nothing away from anyone: they are taken back."""
+        kept = await self.storage.meta(key_of(instance_id))
+        data = json.loads(kept) if kept else {}
+        race = await self.storage.race(int(data["race"])) if "race" in data else None
+        in_race = {game_id for _player, game_id in race.players} if race is not None else set()
+        for live in new:
+            if live.record.id not in in_race:
+                await take_back(self.manager, live)
 
     async def _party(self, instance_id: str, race_id: int) -> Party | None:
         race = await self.storage.race(race_id)

@@ -23,9 +23,14 @@ class Races:
         offered the podium to share themselves. Stored, so that a restart still offers it."""
         await self.storage.set_meta(_untold(race_id), "1")
 
+    async def channel_told(self, race_id: int) -> None:
+        """The race's channel was told of its end after all (its podium posted): nothing to share."""
+        await self.storage.set_meta(_untold(race_id), "0")
+
     async def refused_channel(self, race_id: int) -> bool:
-        """Whether Discord refused to tell the race's channel of it (``channel_refused``)."""
-        return await self.storage.meta(_untold(race_id)) is not None
+        """Whether the race's channel could not be told of it (``channel_refused``, and not ``channel_told``
+        since)."""
+        return await self.storage.meta(_untold(race_id)) == "1"
 
 
 def _untold(race_id: int) -> str:

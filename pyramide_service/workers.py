@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 R = TypeVar("R")
 
 
-
 class PoolClosed(RuntimeError):
     """Work handed to a pool after it was closed (the bot is stopping)."""
 

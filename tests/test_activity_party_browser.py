@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,10 @@ import pytest
 import pytest_asyncio
 
 from pyramide_bot.activity import Activity
+from pyramide_bot.activity.limits import Limits
 from pyramide_service.parties import COUNTDOWN
 from tests.support.activity_browser import AXE, DESKTOP, PHONE, Player, module_browser, open_activity, serious_findings
-from tests.support.activity_edge import ActivityEdge, serve_activity
+from tests.support.activity_edge import ROOMY, ActivityEdge, serve_activity
 from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 from tests.support.fake_activity import ATTACHMENT_LIMIT, ActivityDiscord
 from tests.support.harness import APP_ID, CHANNEL_ID, GUILD_ID, OWNER, Harness
@@ -69,14 +70,14 @@ class Table:
         await player.frame.locator('#table[aria-busy="false"]').wait_for()
         return player
 
-    async def restart(self) -> None:
+    async def restart(self, limits: Limits = ROOMY) -> None:
         """The bot stops (every page says it reconnects) and starts again on the same database; back once
         every page has been sent a state by the new bot (the notice gone)."""
         await self.activity.close()
         for player in self.players:
             await player.frame.locator("#notice").wait_for()
         await self.h.restart()
-        self.activity = await serve_activity(self.h, self.edge)
+        self.activity = await serve_activity(self.h, self.edge, limits)
         for player in self.players:
             await player.frame.locator("#notice").wait_for(state="hidden")
 
@@ -239,7 +240,7 @@ async def test_a_party_where_the_bot_may_not_post_survives_restarts_and_offers_i
     ] == [1, 0]
     assert [s for s in h.hub.sent if s.method == "POST" and s.path == POSTS] == []  # nothing reached it
 
-    await table.restart()  # over: the refusal is remembered, Share still offered
+    await table.restart(replace(ROOMY, playbacks=(2, 600.0)))  # over: the refusal is remembered, Share still offered
     share = ana.frame.locator('[data-action="podium-share"]')
     assert await share.is_visible()
     await share.click()
@@ -259,6 +260,15 @@ async def test_a_party_where_the_bot_may_not_post_survives_restarts_and_offers_i
             async with client.post(upload, data=form, headers=headers) as answer:
                 assert (answer.status, (await answer.json())["code"]) == refusal
     assert len(edge.discord.attachments) == 1
+    # Shared again, and again: past the player's allowance of pictures the bot draws (two, after this restart)
+    # the press is refused in words, and the button is usable again (never left disabled).
+    await share.click()
+    await ana.page.wait_for_function("() => window.shareMoments.length === 2")
+    await ana.frame.locator('[data-action="podium-share"]:not([disabled])').wait_for()
+    await share.click()
+    await ana.frame.locator("#words", has_text="Not so fast").wait_for()
+    await ana.frame.locator('[data-action="podium-share"]:not([disabled])').wait_for()
+    assert len(edge.discord.attachments) == 2
     if AXE.is_file():
         assert await serious_findings(ana.page.frames[1]) == []
     if os.environ.get("PYRAMIDE_WRITE_REFERENCE"):

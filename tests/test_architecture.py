@@ -506,8 +506,7 @@ def test_import_linter_with_the_projects_contract_refuses_health_importing_the_b
     shell = next(c for c in config["contracts"] if c.get("containers") == ["pyramide_bot"])
     (tmp_path / "pyproject.toml").write_text(
         '[tool.importlinter]\nroot_packages = ["pyramide_bot"]\n\n'
-        "[[tool.importlinter.contracts]]\n"
-        + "".join(f"{key} = {json.dumps(value)}\n" for key, value in shell.items())
+        "[[tool.importlinter.contracts]]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in shell.items())
     )
     (tmp_path / "pyramide_bot").mkdir()
     modules = {

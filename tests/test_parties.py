@@ -2,12 +2,15 @@
 databases: gathered, joined during its countdown, dealt to every seat at once, played through the seats'
 ``Plays``, given up, ended by its time limit, ranked, counted as a race; two clears at one moment; a restart
 in the middle, a begin stopped after its first seat; two processes on one database joining, beginning and
-clearing at once; a player in today's daily racing a party."""
+clearing at once; a begin that read a stale countdown; a start and a podium claim whose answers were lost;
+a player in today's daily racing a party."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -32,6 +35,7 @@ from pyramide_service.play import Plays, Press
 from pyramide_service.seats import Seat
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.storage import ENDED, WON, Storage
+from pyramide_service.stored import StorageOutcomeUnknown
 from tests.support.backends import raw, twin
 from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
 
@@ -218,12 +222,20 @@ async def test_a_begin_stopped_after_its_first_seat_is_dealt_once_by_the_next_re
         await restarted.close()
 
 
-async def test_two_processes_join_begin_and_clear_at_once_as_the_database_decides(storage):
+@asynccontextmanager
+async def two_processes(storage: Storage) -> AsyncIterator[tuple[Table, Table, list[float]]]:
+    """The application on two processes of one database (a second storage on it), on one clock."""
     now = [1_000_000.0]
-    other = twin(storage)  # a second process on the same database
+    other = twin(storage)
     await other.open()
     try:
-        one, two = Table(storage, now), Table(other, now)
+        yield Table(storage, now), Table(other, now), now
+    finally:
+        await other.close()
+
+
+async def test_two_processes_join_begin_and_clear_at_once_as_the_database_decides(storage):
+    async with two_processes(storage) as (one, two, now):
         await one.parties.start(INSTANCE, CHANNEL, GUILD, ANA, kings_and_pairs())
         joins = [(one, two)[n % 2].parties.join(INSTANCE, racer) for n, racer in enumerate(EVERYONE[1:])]
         assert all(isinstance(joined, Gathered) for joined in await asyncio.gather(*joins))
@@ -249,8 +261,6 @@ async def test_two_processes_join_begin_and_clear_at_once_as_the_database_decide
         assert sorted(s.won for s in stats) == [0, 1]
         claims = await asyncio.gather(*(table.parties.claim_podium(INSTANCE) for table in (one, two, one, two)))
         assert sorted(claims) == [False, False, False, True]  # the channel told of the podium once
-    finally:
-        await other.close()
 
 
 async def test_a_player_in_todays_daily_races_a_party_and_keeps_their_attempt(storage):
@@ -288,3 +298,68 @@ async def test_a_player_in_todays_daily_races_a_party_and_keeps_their_attempt(st
 
 def _seats(*racers: Racer) -> list[Seat]:
     return [Seat.party(CHANNEL, r.player_id, int((1_000_000.0 + COUNTDOWN) * 1000)) for r in racers]
+
+
+async def test_a_begin_that_read_the_countdown_before_another_process_began_leaves_no_game_in_play(storage):
+    """A process reads the countdown that ran out, then stalls; another begins the race, and a racer gives up
+    (their seat has no game in play). The first goes on: it finds the race stored by the other, and deals
+    nothing that stays in play (a game it dealt in the empty seat is taken back)."""
+    async with two_processes(storage) as (one, two, now):
+        other = two.manager.storage
+        await one.parties.start(INSTANCE, CHANNEL, GUILD, ANA, kings_and_pairs())
+        await one.parties.join(INSTANCE, BO)
+        now[0] += COUNTDOWN
+        read, go_on = asyncio.Event(), asyncio.Event()
+        meta = other.meta
+
+        async def stalls_after_its_first_read(key: str) -> str | None:
+            value = await meta(key)
+            if not read.is_set():
+                read.set()
+                await go_on.wait()
+            return value
+
+        other.meta = stalls_after_its_first_read  # type: ignore[method-assign]
+        stale = asyncio.create_task(two.parties.state(INSTANCE))
+        await read.wait()
+        party = await one.parties.state(INSTANCE)
+        assert isinstance(party, Party)
+        assert isinstance(await one.parties.give_up(INSTANCE, ANA.player_id, "en"), GaveUp)
+        go_on.set()
+        seen = await stale
+        assert isinstance(seen, Party) and seen.race.id == party.race.id
+        bo = party.of(BO.player_id)
+        assert bo is not None
+        assert await raw(storage, "SELECT id, channel_id FROM games WHERE status = 'playing'") == [
+            (bo.game_id, bo.seat)
+        ]
+        assert await raw(storage, "SELECT COUNT(*) FROM races") == [(1,)]
+
+
+async def test_a_start_and_a_podium_claim_stored_whose_answers_were_lost_are_still_the_callers(storage):
+    """The database stores a party's start (then its podium's claim) and its answer does not come (a stall:
+    ``StorageOutcomeUnknown``): the write is settled and looked up, never taken as not done, so the starter is
+    told the countdown runs (not "a party is about to start: join it") and the channel is told of the podium."""
+    now = [1_000_000.0]
+    table = Table(storage, now)
+    swap, lost = storage.swap_meta, []
+
+    async def stored_then_answer_lost(key: str, kept: str | None, value: str) -> bool:
+        done = await swap(key, kept, value)
+        if not lost:
+            lost.append(value)
+            raise StorageOutcomeUnknown("the answer did not come in time")
+        return done
+
+    storage.swap_meta = stored_then_answer_lost  # type: ignore[method-assign]
+    started = await table.parties.start(INSTANCE, CHANNEL, GUILD, ANA, kings_and_pairs())
+    assert lost and isinstance(started, Gathered) and started.gathering.starter_id == ANA.player_id
+    assert isinstance(await table.parties.join(INSTANCE, BO), Gathered)
+    now[0] += COUNTDOWN
+    party = await table.parties.state(INSTANCE)
+    assert isinstance(party, Party)
+    for racer in (ANA, BO):
+        await table.parties.give_up(INSTANCE, racer.player_id, "en")
+    lost.clear()
+    assert await table.parties.claim_podium(INSTANCE) is True and lost  # its answer lost, still this caller's
+    assert await table.parties.claim_podium(INSTANCE) is False  # and once

@@ -261,9 +261,7 @@ async def test_an_expired_interaction_token_loses_nothing_and_the_next_press_pla
 
 
 @pytest.mark.parametrize("channel_id", INTERACTION_ONLY.values(), ids=INTERACTION_ONLY.keys())
-async def test_a_board_refused_as_a_follow_up_too_many_leaves_the_player_told_and_the_channel_free(
-    harness, channel_id
-):
+async def test_a_board_refused_as_a_follow_up_too_many_leaves_the_player_told_and_the_channel_free(harness, channel_id):
     known = asyncio.all_tasks()
     async with harness.bot.manager.turn(channel_id):  # a busy channel: the command is deferred privately
         payload = harness.command_payload("new", channel_id=channel_id, code=kings_and_pairs().code)
@@ -281,9 +279,7 @@ async def test_a_board_refused_as_a_follow_up_too_many_leaves_the_player_told_an
 
 
 @pytest.mark.parametrize("channel_id", INTERACTION_ONLY.values(), ids=INTERACTION_ONLY.keys())
-async def test_a_typed_hint_refused_as_a_follow_up_too_many_leaves_no_thinking_and_the_board_plays(
-    harness, channel_id
-):
+async def test_a_typed_hint_refused_as_a_follow_up_too_many_leaves_no_thinking_and_the_board_plays(harness, channel_id):
     await deal(harness, channel_id)
     harness.hub.fail("followup", "spent")
     sent = await harness.command("hint", channel_id=channel_id)  # deferred publicly: the hint is a new board

@@ -205,9 +205,7 @@ async def test_two_clears_at_the_same_moment_give_one_winner(harness, quick_edit
     assert race.winner_id in (OWNER, STRANGER)
     board = scoreboard_text(harness, race)
     assert board.count("wins the race") == 1 and f"🏆 <@{race.winner_id}> wins the race!" in board
-    stats = {
-        player: (await harness.storage.race_stats(GUILD_ID, player)).won for player in (OWNER, STRANGER)
-    }
+    stats = {player: (await harness.storage.race_stats(GUILD_ID, player)).won for player in (OWNER, STRANGER)}
     assert sorted(stats.values()) == [0, 1] and stats[race.winner_id] == 1
 
 

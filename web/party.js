@@ -62,7 +62,8 @@ export class Party {
       this.showForm(this.form.form.hidden);
       if (this.opened) this.form.form.querySelector("input").focus();
     } else if (action === "podium-share") {
-      this.share.disabled = true;
+      this.share.disabled = true; // (until the picture is shared, or the answer to the ask refuses it)
+      this.asked = true;
       this.send({ t: "podium" });
     } else if (action === "join") {
       this.send({ t: "join" });
@@ -97,6 +98,11 @@ export class Party {
     this.options.hidden = phase !== "over";
     const untold = phase === "over" && Boolean(party.untold);
     this.share.hidden = !untold;
+    // The answer to "share" came and no picture is being shared (refused: slow down, busy): press it again.
+    if (this.asked && "words" in state && !this.uploading) {
+      this.asked = false;
+      this.share.disabled = false;
+    }
     this.untold.hidden = !untold;
     const joined = party && party.phase === "gathering" && party.racers.some((r) => r.id === you);
     this.join.hidden = !(party && party.phase === "gathering" && !joined);
@@ -175,6 +181,7 @@ export class Party {
   // The podium picture the bot sent (t: podium), uploaded as the application's attachment and shared.
   async pictured(message) {
     const texts = this.texts;
+    this.uploading = true;
     try {
       const bytes = Uint8Array.from(atob(message.png.slice(message.png.indexOf(",") + 1)), (c) => c.charCodeAt(0));
       const body = new FormData();
@@ -190,6 +197,7 @@ export class Party {
     } catch {
       this.table.say(texts["party.share_failed"] || "");
     } finally {
+      this.uploading = false;
       this.share.disabled = false;
     }
   }

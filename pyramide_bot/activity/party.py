@@ -117,6 +117,7 @@ class PartyDesk:
                 return Reply()
             case pt.AlreadyGathering(gathering):
                 self._keep(session.instance_id, gathering)
+                self.changed(session.channel_id)  # (every page shows the countdown it joins)
                 return Reply([t(lang, "party.gathering")])
             case pt.Full():
                 return Reply([t(lang, "party.full", players=pt.MAX_PLAYERS)])

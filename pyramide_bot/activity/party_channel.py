@@ -92,10 +92,16 @@ class PartyChannel:
                 lines = [t(lang, "party.place", place=s.place, name=s.name, removed=s.removed) for s in party.standings]
                 file = discord.File(io.BytesIO(png), filename="podium.png")
                 await channel.send(content="\n".join(lines)[:2000], file=file, allowed_mentions=NONE)
+                if await self.refused(race.id):  # (its start was refused, its podium is there: no Share)
+                    self._refused.put(race.id, False)
+                    await self.bot.races.channel_told(race.id)
+                    self.changed(race.channel_id)
         except discord.Forbidden as error:  # (Missing Access, Missing Permissions: the bot may not post here)
             log_refusal(f"party race {race.id}: the channel told ({what})", error)
             await self._refused_here(race.id, race.channel_id)
-        except DISCORD_ERRORS as error:
+        except DISCORD_ERRORS as error:  # (the podium claimed and not posted: the players may share it)
             log_refusal(f"party race {race.id}: the channel told ({what})", error)
+            if what == "podium":
+                await self._refused_here(race.id, race.channel_id)
         except Exception:
             log.exception("party race %s: the channel could not be told (%s)", race.id, what)

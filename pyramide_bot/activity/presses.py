@@ -193,4 +193,3 @@ class PagePresses:
                 await channel.get_partial_message(live.record.message_id).edit(attachments=[file], **message)
             except DISCORD_ERRORS as error:
                 log_refusal(f"board of game {live.record.id} edited for the Activity", error)
-

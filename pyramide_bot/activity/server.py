@@ -54,6 +54,8 @@ CLOSE_FLOOD = 4008
 CLOSE_MALFORMED = 4003
 CLOSE_FULL = 1013  # too many sockets (of the player, or of all): try again later
 KEPT = 256  # refusals remembered (the latest)
+
+
 class ActivityServer:
     def __init__(
         self,

@@ -182,9 +182,7 @@ async def _discord_csp(request: web.Request, handler: web.RequestHandler) -> web
 
 # The browser tests sign in and deal far more often than a player, on a clock that stands still: their
 # allowances are unbounded (tests/test_activity_door.py tests each bound).
-ROOMY = Limits(
-    signin_burst=10**6, overall_burst=10**6, deals=(10**6, 1.0), hints=(10**6, 1.0), playbacks=(10**6, 1.0)
-)
+ROOMY = Limits(signin_burst=10**6, overall_burst=10**6, deals=(10**6, 1.0), hints=(10**6, 1.0), playbacks=(10**6, 1.0))
 
 
 @dataclass

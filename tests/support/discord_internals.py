@@ -35,6 +35,7 @@ __all__ = [
     "setup",
 ]
 
+
 class UntestedDiscordVersion(RuntimeError):
     """The installed discord.py is outside the range the harness's internals were checked against."""
 

@@ -40,4 +40,3 @@ async def add_game(
     started_at = finished - seconds
     record = replace(record, status=status, score=score, moves=moves, started_at=started_at, finished_at=finished)
     return await store.finish_game(replace(record, seconds=seconds))
-

@@ -1,12 +1,13 @@
 """A test that stops advancing fails, and says where it waits, instead of holding the run forever.
 
 Each test (its set-up, body and tear-down) runs under a bound (``PYRAMIDE_TEST_BOUND`` seconds, 150 by
-default: the slowest test takes about a fifth of that). Past it, a thread of this plugin writes to stderr every
-thread's stack and every pending asyncio task of every running event loop (and to a file,
-``pyramide-hang-<pid>.txt`` in the temporary folder), with the frame each waits in
-(each coroutine it awaits in turn), then cancels those tasks so that the test fails and the run goes on. If the
-test still has not ended a minute later (a thread that never returns), the worker exits, and the run fails
-rather than never ending."""
+default: the slowest test takes about a fifth of that). Past it, a thread of this plugin writes to stderr
+every thread's stack and every pending asyncio task of every running event loop (and to a file,
+``pyramide-hang-<pid>.txt`` in the temporary folder), with each coroutine it awaits in turn, then cancels
+those tasks so that the test fails and the run goes on (every task of the loop: where a module shares one
+loop, as the browser tests do, its later tests fail with it; the stacks name the one that hung). If the test
+still has not ended a minute later (a thread that never returns), the worker exits, and the run fails rather
+than never ending."""
 
 from __future__ import annotations
 

@@ -874,9 +874,7 @@ class Harness:
     def deliver(self, payload: dict[str, Any]) -> None:
         """``INTERACTION_CREATE`` as the gateway hands it over, logged as discord.py's gateway logs it."""
         assert self.bot is not None
-        GATEWAY_LOG.debug(
-            "For Shard ID %s: WebSocket Event: %s", 0, {"op": 0, "t": "INTERACTION_CREATE", "d": payload}
-        )
+        GATEWAY_LOG.debug("For Shard ID %s: WebSocket Event: %s", 0, {"op": 0, "t": "INTERACTION_CREATE", "d": payload})
         internals.deliver_interaction(self.bot, payload)
 
     async def say(self, content: str, user: int = OWNER, channel_id: int = CHANNEL_ID) -> list[Sent]:
@@ -903,7 +901,7 @@ class Harness:
                 "embeds": [],
                 "pinned": False,
                 "type": 0,
-            }
+            },
         )
         while pending := asyncio.all_tasks() - known - {asyncio.current_task()}:
             known |= pending
