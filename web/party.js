@@ -8,7 +8,7 @@
 // over the page offers one next race (the deal form behind "Other options…"). Where Discord refused the
 // bot's posts in the channel ("untold"), Share uploads the podium picture the bot draws as an attachment of
 // the application (POST /applications/{id}/attachment with the player's token, through Discord's proxy:
-// the URL mapping /discord) and opens the SDK's share-moment dialog on its Discord CDN URL.
+// the URL mapping /discord/api) and opens the SDK's share-moment dialog on its Discord CDN URL.
 function fill(text, values) {
   return (text || "").replace(/\{(\w+)\}/g, (_all, name) => String(values[name] ?? ""));
 }

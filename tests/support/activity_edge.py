@@ -4,7 +4,7 @@
   passed on to the bot's Activity server (HTTP and the WebSocket), except ``/parent/``, the test's Discord
   client page (``tests/support/activity_parent/``) that frames the Activity and speaks the SDK's protocol. Both
   are served with Discord's Content-Security-Policy. The bot may restart behind it (``target``). The URL
-  mapping ``/discord`` (docs/activity.md) is Discord's API itself: the page's upload of a podium picture.
+  mapping ``/discord/api`` (docs/activity.md) is Discord's API itself: the page's upload of a podium picture.
 - ``api``: Discord's REST for the sign-in (``tests/support/fake_activity.py``), the ``DISCORD_API_BASE`` of the
   Activity under test.
 """
@@ -65,7 +65,7 @@ class ActivityEdge:
         # (a body up to twice an attachment's bound reaches Discord's answer: the fake refuses a file too large)
         frame = web.Application(middlewares=[_discord_csp], client_max_size=2 * ATTACHMENT_LIMIT)
         frame.router.add_get("/parent/{name}", self._parent)
-        frame.router.add_route("*", "/discord/api/v10/{path:.*}", self._api)  # (the URL mapping /discord)
+        frame.router.add_route("*", "/discord/api/v10/{path:.*}", self._api)  # (the URL mapping /discord/api)
         frame.router.add_route("*", "/{path:.*}", self._pass_on)
         api = web.Application()
         api.router.add_route("*", "/api/v10/{path:.*}", self._api)
