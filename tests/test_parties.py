@@ -363,3 +363,24 @@ async def test_a_start_and_a_podium_claim_stored_whose_answers_were_lost_are_sti
     lost.clear()
     assert await table.parties.claim_podium(INSTANCE) is True and lost  # its answer lost, still this caller's
     assert await table.parties.claim_podium(INSTANCE) is False  # and once
+
+
+async def test_a_player_forgotten_leaves_no_name_in_a_party(storage):
+    """``/pyramide forget-me``: a party gathering or raced keeps nothing of the player (their name was stored
+    in it), and the others' party goes on."""
+    now = [1_000_000.0]
+    table = Table(storage, now)
+    await table.parties.start(INSTANCE, CHANNEL, GUILD, ANA, kings_and_pairs())
+    for racer in (BO, CY):
+        await table.parties.join(INSTANCE, racer)
+    await storage.forget_player(CY.player_id)
+    gathering = await table.parties.state(INSTANCE)
+    assert isinstance(gathering, Gathering) and [r.name for r in gathering.racers] == ["Ana", "Bo"]
+    now[0] += COUNTDOWN
+    party = await table.parties.state(INSTANCE)
+    assert isinstance(party, Party) and [s.name for s in party.standings] == ["Ana", "Bo"]
+    await storage.forget_player(BO.player_id)
+    party = await table.parties.state(INSTANCE)
+    assert isinstance(party, Party) and [s.name for s in party.standings] == ["Ana"]
+    stored = await raw(storage, "SELECT value FROM meta WHERE key LIKE 'party:%'")
+    assert stored and all("Bo" not in value and "Cy" not in value for (value,) in stored)

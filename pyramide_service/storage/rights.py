@@ -5,6 +5,8 @@ can deadlock with a game that ends at the same moment on PostgreSQL (docs/storag
 
 from __future__ import annotations
 
+import json
+
 from . import achievements, events, styles
 from .units import Backend, Tx, write
 
@@ -34,6 +36,11 @@ DELETE_PLAYER_ENTRIES = "DELETE FROM event_entries WHERE player_id = ?"
 FORGET_EVENT_STARTER = "UPDATE events SET created_by = 0 WHERE created_by = ?"  # 0: nobody's id
 DELETE_PLAYER_NAME = "DELETE FROM players WHERE player_id = ?"
 ANONYMISE_ATTEMPTS = "UPDATE daily_attempts SET player_id = -game_id, channel_id = 0 WHERE player_id = ?"
+# An Activity instance's party race (``pyramide_service.parties``: the ``meta`` value ``party:<instance>``) names
+# its players: a gathering its racers (``[id, name, language]``), a race begun their names (``{id: name}``).
+PARTIES_NAMING = "SELECT key, value FROM meta WHERE key LIKE 'party:%' AND value LIKE ?"
+SET_PARTY = "UPDATE meta SET value = ? WHERE key = ?"
+DELETE_PARTY = "DELETE FROM meta WHERE key = ?"
 
 
 class DataRights(Backend):
@@ -77,7 +84,23 @@ class DataRights(Backend):
             await db.execute(CLOSE_EMPTIED_RACE, race_id)
         await db.execute(FORGET_RACE_WINS, player_id)  # a race they won keeps no id of theirs: nobody won it
         await db.execute(DELETE_PLAYER_NAME, player_id)
+        for key, value in await db.rows(PARTIES_NAMING, f'%"{player_id}"%'):
+            kept = party_without(str(value), player_id)
+            await (db.execute(SET_PARTY, kept, str(key)) if kept else db.execute(DELETE_PARTY, str(key)))
         await db.execute(styles.DELETE_STYLE, player_id)
         await db.execute(ANONYMISE_ATTEMPTS, player_id)
         await achievements.forget(db, player_id)
         return int(deleted), channels
+
+
+def party_without(value: str, player_id: int) -> str | None:
+    """A party's stored value with nothing of the player: out of its gathering (``None``: none left in it,
+    the party is gone), their name gone from its race (their games are deleted with the rest, so its
+    standings no longer hold them)."""
+    data = json.loads(value)
+    if "racers" in data:
+        data["racers"] = [racer for racer in data["racers"] if racer[0] != str(player_id)]
+        if not data["racers"]:
+            return None
+    data.get("names", {}).pop(str(player_id), None)
+    return json.dumps(data)
