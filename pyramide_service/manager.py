@@ -221,6 +221,11 @@ class GameManager:
         """The channel's engine if it is in memory (no loading, no lock): for guesses only."""
         return self._live.get(channel_id)
 
+    def held(self, channel_id: int) -> Live | None:
+        """The channel's engine in memory while nothing says it is behind the stored game (no other process's
+        change of it heard since): no loading, no lock, no copy; for readers that only read it at once."""
+        return None if channel_id in self._outdated else self._live.get(channel_id)
+
     @property
     def live_count(self) -> int:
         return len(self._live)

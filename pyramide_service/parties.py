@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyramide import Game
+from pyramide.bounded import LRU
 
 from .changes import Changes, GameChanged
 from .manager import GameManager, Live
@@ -42,6 +43,7 @@ from .stored import StorageOutcomeUnknown
 COUNTDOWN = 10.0  # seconds between a party's start and its deal: long enough to tap "Join"
 TIME_LIMIT = 15 * 60.0  # seconds a party runs at most: the games still in play then are ended
 MAX_PLAYERS = 8  # Discord's design guide: groups of 3 to 8 play together the most
+KEPT = 20_000  # racers' games whose seat, finished record and pyramids are kept (a few hundred bytes each)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +184,12 @@ class Parties:
         self.storage = manager.storage
         self.changes = changes
         self._locks: dict[str, asyncio.Lock] = {}
+        # What a look at a party needs of its games, kept so that it reads no game the engines hold up to date
+        # (``_record``): a game -> its seat, a finished game -> its record (it changes no more), and a game at
+        # so many stored actions -> which cards of its pyramid are left (actions are only ever appended).
+        self._seats: LRU[int, int] = LRU(KEPT)
+        self._over: LRU[int, GameRecord] = LRU(KEPT)
+        self._lefts: LRU[tuple[int, int], tuple[bool, ...]] = LRU(KEPT)
 
     def _lock(self, instance_id: str) -> asyncio.Lock:
         lock = self._locks.get(instance_id)
@@ -278,12 +286,13 @@ class Parties:
             return None
         data: dict[str, Any] = json.loads(kept)
         if "race" in data:
-            party = await self._party(instance_id, int(data["race"]))
+            names = _names(data)
+            party = await self._party(instance_id, int(data["race"]), names)
             if party is not None and not party.over and self.manager.clock() >= party.ends_at:
                 for standing in party.standings:
                     if standing.playing:
                         await self._end(standing)
-                party = await self._party(instance_id, party.race.id)
+                party = await self._party(instance_id, party.race.id, names)
             return party
         gathering = Gathering(
             instance_id,
@@ -365,16 +374,19 @@ class Parties:
             if live.record.id not in in_race:
                 await take_back(self.manager, live)
 
-    async def _party(self, instance_id: str, race_id: int) -> Party | None:
+    async def _party(self, instance_id: str, race_id: int, names: dict[str, str] | None = None) -> Party | None:
+        """The party of race ``race_id`` as stored (its racers' ``names`` as the instance's meta keeps them,
+        read when not given)."""
         race = await self.storage.race(race_id)
         if race is None:  # (a server's data removed meanwhile)
             return None
-        kept = await self.storage.meta(key_of(instance_id))
-        names: dict[str, str] = json.loads(kept).get("names", {}) if kept else {}
+        if names is None:
+            kept = await self.storage.meta(key_of(instance_id))
+            names = _names(json.loads(kept)) if kept else {}
         now = self.manager.clock()
         rows: list[tuple[int, GameRecord]] = []
         for player_id, game_id in race.players:
-            record = await self.manager.record(game_id)
+            record = await self._record(game_id)
             if record is not None:
                 rows.append((player_id, record))
         ranked = sorted(rows, key=lambda row: _rank(row[1], row[0] == race.winner_id, race.created_at, now))
@@ -395,13 +407,35 @@ class Parties:
         )
         return Party(instance_id, race, standings, race.created_at + TIME_LIMIT)
 
+    async def _record(self, game_id: int) -> GameRecord | None:
+        """A racer's game as stored: the record of its engine while this process holds it up to date (every
+        move here is stored before the engine's record follows; another process's change drops the engine,
+        ``GameManager.outdated``), a finished game's as it was read (it changes no more), else read."""
+        seat = self._seats.get(game_id)
+        live = self.manager.held(seat) if seat is not None else None
+        if live is not None and live.record.id == game_id:
+            return live.record
+        record = self._over.get(game_id) or await self.manager.record(game_id)
+        if record is not None:
+            self._seats.put(game_id, record.channel_id)
+            if record.status != PLAYING:
+                self._over.put(game_id, record)
+        return record
+
     def _left(self, record: GameRecord) -> tuple[bool, ...]:
-        """Which cards of the pyramid are left: from the engine in memory when it agrees with the stored
-        record (a move's own process), else replayed from the stored actions."""
-        live = self.manager.peek(record.channel_id)
-        if live is not None and live.record.id == record.id and live.game.removed == record.removed:
-            return tuple(card is not None for card in live.game.pyramid)
-        return _left(record)
+        """Which cards of the pyramid are left after the record's actions: as worked out before for as many
+        actions, else from the engine in memory when it is at those very actions (a move's own process),
+        else replayed from them."""
+        key = (record.id, len(record.actions))
+        left = self._lefts.get(key)
+        if left is None:
+            live = self.manager.held(record.channel_id)
+            if live is not None and live.record.id == record.id and len(live.game.actions) == len(record.actions):
+                left = tuple(card is not None for card in live.game.pyramid)
+            else:
+                left = _left(record)
+            self._lefts.put(key, left)
+        return left
 
     async def _end(self, standing: Standing) -> Live | None:
         async with self.manager.turn(standing.seat) as turn:
@@ -421,6 +455,11 @@ def _rank(record: GameRecord, winner: bool, start: float, now: float) -> tuple[i
     """The race's winner first (the database's decision: of two clears at one moment, the one it kept), then
     the other clears, then more cards removed, then less time."""
     return (0 if winner else 1, 0 if record.status == WON else 1, -record.removed, _seconds(record, start, now))
+
+
+def _names(data: dict[str, Any]) -> dict[str, str]:
+    """The racers' names as the instance's meta keeps them (by player id)."""
+    return {str(player): str(name) for player, name in data.get("names", {}).items()}
 
 
 def _left(record: GameRecord) -> tuple[bool, ...]:

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from pyramide_service.changes import Change, Changes, GameChanged
+from pyramide_service.changes import Change, ChangedElsewhere, Changes, GameChanged
 from pyramide_service.dailies import DailyAttempts, DailyDeals
 from pyramide_service.daily_open import TodaysDaily
 from pyramide_service.manager import GameManager
@@ -35,6 +35,7 @@ from pyramide_service.play import Plays, Press
 from pyramide_service.seats import Seat
 from pyramide_service.server_settings import ServerSettings
 from pyramide_service.storage import ENDED, WON, Storage
+from pyramide_service.storage.postgres import PostgresStorage
 from pyramide_service.stored import StorageOutcomeUnknown
 from tests.support.backends import raw, twin
 from tests.support.deals import clear_kings_and_pairs_taps, kings_and_pairs
@@ -384,3 +385,33 @@ async def test_a_player_forgotten_leaves_no_name_in_a_party(storage):
     assert isinstance(party, Party) and [s.name for s in party.standings] == ["Ana"]
     stored = await raw(storage, "SELECT value FROM meta WHERE key LIKE 'party:%'")
     assert stored and all("Bo" not in value and "Cy" not in value for (value,) in stored)
+
+
+async def test_a_move_another_process_stored_shows_in_this_process_party_once_heard(storage):
+    if not isinstance(storage, PostgresStorage):
+        pytest.skip("SQLite is one process's database")
+    now = [1_000_000.0]
+    here = Table(storage, now)  # the process serving the instance's pages: it holds every seat's engine
+    party = await gathered(here, now, ANA, BO)
+    elsewhere = asyncio.Event()
+
+    async def hear(change: Change) -> None:
+        if isinstance(change, ChangedElsewhere):
+            elsewhere.set()
+
+    here.plays.changes.subscribe(hear)
+    here.plays.changes.listen()
+    other_storage = twin(storage)
+    await other_storage.open()
+    try:
+        await asyncio.wait_for(here.plays.changes.hearing.wait(), 5)
+        there = Table(other_storage, now)
+        for spot in clear_kings_and_pairs_taps()[:3]:  # a king, then a pair selected and removed
+            played = await there.tap(party, ANA, spot)
+        await asyncio.wait_for(elsewhere.wait(), 5)
+        seen = await here.parties.state(INSTANCE)
+        assert isinstance(seen, Party) and seen.of(ANA.player_id).removed == 3
+        assert seen.of(ANA.player_id).left == tuple(card is not None for card in played.snapshot.pyramid)
+    finally:
+        await here.plays.changes.close()
+        await other_storage.close()

@@ -21,13 +21,14 @@ from pyramide import Game
 from pyramide.bounded import LRU
 from pyramide.i18n import t
 from pyramide_discord.host import Host
+from pyramide_service import PLAYING
 from pyramide_service import parties as pt
 from pyramide_service.manager import Live
 from pyramide_service.seats import is_seat
 
 from .dealer import Dealer
 from .party_channel import PartyChannel, podium_png
-from .position import game_view
+from .position import game_view, seconds_played
 from .presses import Reply
 from .sessions import Session
 
@@ -45,6 +46,11 @@ class PartyDesk:
         self._states: LRU[str, pt.State] = LRU(5_000)  # an instance -> its party as last read
         self._timers: dict[str, tuple[float, asyncio.Task[None]]] = {}
         self._langs: LRU[str, str] = LRU(5_000)  # an instance -> its starter's language (the channel's words)
+        # A racer's board as their pages draw it, worked out once a position and language (every page of the
+        # instance is sent the party after each move: the racers whose board did not change are not drawn
+        # again), and the finished games of racers (they change no more: not read and replayed for each look).
+        self._boards: LRU[tuple[int, str], tuple[tuple[Any, ...], dict[str, Any]]] = LRU(20_000)
+        self._finished: LRU[int, Live] = LRU(20_000)
         self.channel = PartyChannel(bot, changed)
 
     def channel_of(self, channel_id: int) -> int:
@@ -181,14 +187,30 @@ class PartyDesk:
         live = await self._seat_game(mine)
         if live is None:
             return
-        message["game"] = game_view(live, live.game, lang, self.clock())
+        message["game"] = self._board(live, lang)
         message["ending"] = []
         message["you"] = {**message["you"], "plays": mine.playing}
 
+    def _board(self, live: Live, lang: str) -> dict[str, Any]:
+        """The seat's game as its page draws it (``game_view``), its clock read now; a stored position's
+        worked out once (its stored actions name it: they are only ever appended)."""
+        game, record, now = live.game, live.record, self.clock()
+        if len(game.actions) != len(record.actions):  # (a move being stored: not kept)
+            return game_view(live, game, lang, now)
+        at = (len(record.actions), record.status, game.started_at, game.finished_at)
+        kept = self._boards.get((record.id, lang))
+        if kept is None or kept[0] != at:
+            kept = self._boards.put((record.id, lang), (at, game_view(live, game, lang, now)))
+        return {**kept[1], "seconds": seconds_played(game, now)}
+
     async def _seat_game(self, mine: pt.Standing) -> Live | None:
-        live = await self.bot.manager.snapshot(mine.seat)
+        """The racer's game: its engine here (read at once, not copied), else as stored."""
+        live = self.bot.manager.held(mine.seat) or await self.bot.manager.snapshot(mine.seat)
         if live is not None and live.record.id == mine.game_id:
             return live
+        finished = self._finished.get(mine.game_id)
+        if finished is not None:
+            return finished
         record = await self.bot.manager.record(mine.game_id)
         if record is None:
             return None
@@ -197,7 +219,10 @@ class PartyDesk:
         except (ValueError, TypeError):
             return None
         game.started_at, game.finished_at = record.started_at, record.finished_at
-        return Live(record, game)
+        live = Live(record, game)
+        if record.status != PLAYING:
+            self._finished.put(record.id, live)
+        return live
 
     def _keep(self, instance_id: str, state: pt.State) -> None:
         """Remember the party, name its seats, and wake up at its next moment (the deal, the time limit)."""

@@ -153,7 +153,7 @@ def game_view(live: Live, game: Game, lang: str, now: float) -> dict[str, Any]:
         "selected": str(selected) if selected is not None else None,
         "score": game.score,
         "moves": game.moves,
-        "seconds": _seconds(game, now),
+        "seconds": seconds_played(game, now),
         "running": game.started_at is not None and not finished,
         "passes": t(lang, "board.passes", current=game.passes + 1, total=game.rules.pass_limit + 1)
         if game.rules.pass_limit is not None
@@ -164,7 +164,8 @@ def game_view(live: Live, game: Game, lang: str, now: float) -> dict[str, Any]:
     }
 
 
-def _seconds(game: Game, now: float) -> float:
+def seconds_played(game: Game, now: float) -> float:
+    """The game's clock: from its first move to its end, or to ``now`` while it runs."""
     if game.started_at is None:
         return 0.0
     end = game.finished_at if game.finished_at is not None else now
