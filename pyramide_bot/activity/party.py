@@ -52,6 +52,10 @@ class PartyDesk:
         self._boards: LRU[tuple[int, str], tuple[tuple[Any, ...], dict[str, Any]]] = LRU(20_000)
         self._finished: LRU[int, Live] = LRU(20_000)
         self.channel = PartyChannel(bot, changed)
+        # An instance's party as read since the last change heard of its channel (``stale``): the pages of a
+        # burst (a move's answer, then every page of the instance) share one read, under way or done.
+        self._reads: LRU[str, tuple[int, asyncio.Task[pt.State]]] = LRU(5_000)
+        self._read_in: LRU[int, set[str]] = LRU(5_000)  # a channel -> its instances whose read is kept
 
     def channel_of(self, channel_id: int) -> int:
         """The channel whose pages show ``channel_id``'s game: a seat's instance channel, else itself."""
@@ -134,9 +138,42 @@ class PartyDesk:
                 return Reply([t(lang, "party.none")], stale=True)
 
     # ------------------------------------------------------------------ showing
-    async def view(self, instance_id: str) -> dict[str, Any] | None:
-        """The instance's party as every page of it draws it (the same for all: no card of anyone's)."""
-        state = await self.bot.parties.state(instance_id)
+    def stale(self, channel_id: int) -> None:
+        """Something of the channel changed (a racer's move, here or heard from another process, a join, a
+        timer): its instances' parties are read again at their next look."""
+        for instance_id in self._read_in.pop(channel_id) or ():
+            self._reads.pop(instance_id)
+
+    async def _state(self, instance_id: str, channel_id: int) -> pt.State:
+        """The instance's party as read since the last change of its channel (``channel_id``), else read now;
+        read again when its countdown or its time ran out meanwhile (``Parties.state`` moves it on)."""
+        kept, known = self._reads.get(instance_id), self._read_in.get(channel_id) or set()
+        heard = kept is not None and kept[0] == channel_id and instance_id in known  # (else: a change may be unheard)
+        if kept is not None and heard and (not kept[1].done() or self._current(kept[1])):
+            return await asyncio.shield(kept[1])
+        read = asyncio.get_running_loop().create_task(self.bot.parties.state(instance_id))
+        self._reads.put(instance_id, (channel_id, read))
+        self._read_in.put(channel_id, known | {instance_id})
+        read.add_done_callback(lambda done: self._dropped(instance_id, done))
+        return await asyncio.shield(read)
+
+    def _current(self, read: asyncio.Task[pt.State]) -> bool:
+        state, now = read.result(), self.clock()
+        if isinstance(state, pt.Gathering):
+            return now < state.starts_at
+        return not isinstance(state, pt.Party) or state.over or now < state.ends_at
+
+    def _dropped(self, instance_id: str, read: asyncio.Task[pt.State]) -> None:
+        """A failed read is not kept (the next look reads again)."""
+        if read.cancelled() or read.exception() is not None:
+            kept = self._reads.get(instance_id)
+            if kept is not None and kept[1] is read:
+                self._reads.pop(instance_id)
+
+    async def view(self, instance_id: str, channel_id: int) -> dict[str, Any] | None:
+        """The instance's party as every page of it draws it (the same for all: no card of anyone's), its
+        channel ``channel_id``."""
+        state = await self._state(instance_id, channel_id)
         self._keep(instance_id, state)
         now = self.clock()
         match state:

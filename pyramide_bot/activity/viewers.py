@@ -138,6 +138,8 @@ class Viewers:
     def changed(self, channel_id: int) -> None:
         """The channel's game changed (stored): every page on it is sent the new position, once per burst
         (a seat's: and the pages of its instance how far it is)."""
+        if self.party is not None:
+            self.party.stale(channel_id)  # (its instances' parties are read again)
         if is_seat(channel_id):
             for home in {viewer.home for viewer in self.of(channel_id)}:
                 self.changed(home)
@@ -178,8 +180,8 @@ class Viewers:
         now = self.clock()
         parties = {}  # (#48: each instance's party, read once for all its pages)
         if self.party is not None:
-            for instance_id in {viewer.session.instance_id for viewer in viewers}:
-                parties[instance_id] = await self.party.view(instance_id)
+            for instance_id, home in {(viewer.session.instance_id, viewer.home) for viewer in viewers}:
+                parties[instance_id] = await self.party.view(instance_id, home)
         by_language: dict[str, dict[str, Any]] = {}
         for viewer in viewers:
             state = by_language.get(viewer.lang)
