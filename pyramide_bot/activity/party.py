@@ -149,8 +149,10 @@ class PartyDesk:
         read again when its countdown or its time ran out meanwhile (``Parties.state`` moves it on)."""
         kept, known = self._reads.get(instance_id), self._read_in.get(channel_id) or set()
         heard = kept is not None and kept[0] == channel_id and instance_id in known  # (else: a change may be unheard)
-        if kept is not None and heard and (not kept[1].done() or self._current(kept[1])):
+        if kept is not None and heard and not kept[1].done():
             return await asyncio.shield(kept[1])
+        if kept is not None and heard and self._current(kept[1]):
+            return kept[1].result()  # (at once: no turn of the loop)
         read = asyncio.get_running_loop().create_task(self.bot.parties.state(instance_id))
         self._reads.put(instance_id, (channel_id, read))
         self._read_in.put(channel_id, known | {instance_id})
