@@ -386,6 +386,10 @@ class Parties:
         now = self.manager.clock()
         rows: list[tuple[int, GameRecord]] = []
         for player_id, game_id in race.players:
+            if (
+                str(player_id) not in names
+            ):  # (forgotten: ``/pyramide forget-me``; a record kept here is theirs no more)
+                continue
             record = await self._record(game_id)
             if record is not None:
                 rows.append((player_id, record))
