@@ -386,9 +386,7 @@ class Parties:
         now = self.manager.clock()
         rows: list[tuple[int, GameRecord]] = []
         for player_id, game_id in race.players:
-            if (
-                str(player_id) not in names
-            ):  # (forgotten: ``/pyramide forget-me``; a record kept here is theirs no more)
+            if str(player_id) not in names:  # (forgotten by forget-me: a record kept here is no more theirs)
                 continue
             record = await self._record(game_id)
             if record is not None:
