@@ -156,7 +156,10 @@ async def press(player: Player, key: str) -> None:
     """A key, and the bot's answer shown: a new position, or new words (a card selected, a refusal)."""
     before = await page(player).evaluate(SHOWN)
     await player.page.keyboard.press(key)
-    await page(player).wait_for_function(f"(before) => ({SHOWN})() !== before", arg=before, timeout=WAIT)
+    # (polled every 50 ms, not at each animation frame: a frame that stops drawing, as at a game's end, is
+    # still read)
+    shown = f"(before) => ({SHOWN})() !== before"
+    await page(player).wait_for_function(shown, arg=before, timeout=WAIT, polling=50)
 
 
 async def focus_on(player: Player, spot: int) -> None:
@@ -272,6 +275,7 @@ async def test_in_croatian_dialogs_motion_and_reflow(served: tuple[Harness, Acti
     assert await frame.locator("#confirm").is_hidden() and await page(player).evaluate(ACTIVE) == "end"
     await reflowed(player, "the playing page")
     await keys.press("Enter")
+    await frame.locator('[data-action="end-yes"]:focus').wait_for(timeout=WAIT)  # (the question, its choice focused)
     await press(player, "Enter")  # End, confirmed
     assert await page(player).evaluate(ACTIVE) == "new"
     await axe(player, DESKTOP, PHONE)  # the finished page

@@ -34,12 +34,26 @@ export class Announcer {
     region.textContent = text && region.textContent.trimEnd() === text && !region.textContent.endsWith("\u00a0") ? `${text}\u00a0` : text;
   }
 
-  // A finished game's first line (its result) after the move's words, the first time the page sees it.
-  result(game, lines) {
-    if (this.told === game || !lines || !lines.length) return;
-    this.told = game;
-    const words = this.region.textContent.trim();
+  // A finished game's first line (its result) after the move's words, the first time the page sees it. The
+  // position of the move that ended it may reach the page first (the broadcast to every page: no words) and
+  // the move's own answer after it (its words, maybe none, said over the region): the result is then said
+  // once more after that answer, so that it is heard after the last move whichever came first.
+  // (``version``: the finished position's; ``answered``: this state answers the page's own press.)
+  result(game, version, lines, answered) {
+    if (!lines || !lines.length) return;
     const result = lines[0].replaceAll("**", "");
+    if (this.told === game) {
+      if (answered && !this.answered && this.toldAt === version) {
+        this.answered = true;
+        const words = this.region.textContent.trim();
+        if (!words.includes(result)) this.region.textContent = words ? `${words} ${result}` : result;
+      }
+      return;
+    }
+    this.told = game;
+    this.toldAt = version;
+    this.answered = answered;
+    const words = this.region.textContent.trim();
     this.region.textContent = words ? `${words} ${result}` : result;
   }
 }

@@ -132,7 +132,7 @@ export class Table {
     const doing = (p) => (racing.has(p.id) ? "activity.races" : p.plays ? "activity.plays" : "activity.watches");
     this.root.querySelector("#players").textContent = state.players.map((p) => `${p.name} (${this.texts[doing(p)]})`).join(", ");
     if (state.words) this.say(state.words.join(" "));
-    if (game && game.finished) this.announcer.result(game.id, state.ending);
+    if (game && game.finished) this.announcer.result(game.id, game.version, state.ending, state.words !== undefined);
     // A broadcast of the same position (a hint's count stored) keeps the hint this page was shown.
     const same = previous && game && previous.id === game.id && previous.version === game.version;
     if (state.highlight || !same) this.highlight(state.highlight || []);
